@@ -1,0 +1,137 @@
+/**
+ * The canonical format itself (`toolcap: 1`), in JSON or YAML. Import checks
+ * it against the published JSON Schema; values the schema rejects are
+ * reported and left out, so later stages only see valid canonical entries.
+ * @module
+ */
+import type { TObject } from '@sinclair/typebox';
+import { declared } from '../model/derive.js';
+import { splitPointer } from '../model/diagnostics.js';
+import { compact } from '../model/objects.js';
+import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
+import { canonicalValidator, describeAjvError } from '../model/validator.js';
+import { isPlainObject } from './reader.js';
+import { defineDialect, type ImportContext, type ImportedDocument, type Located } from './types.js';
+
+/** Keys the schema knows, per object kind, for unknown-field warnings. */
+const KNOWN: Record<string, ReadonlySet<string>> = {
+  tool: keysOf(ToolSchema),
+  skill: keysOf(SkillSchema),
+  agent: keysOf(AgentSchema),
+  job: keysOf(JobSchema),
+  bundle: keysOf(BundleInfoSchema),
+};
+const NESTED: Record<string, ReadonlySet<string>> = Object.fromEntries(
+  Object.entries(ToolSchema.properties)
+    .filter(([, s]) => (s as { type?: unknown }).type === 'object' && 'properties' in s)
+    .map(([k, s]) => [k, keysOf(s as TObject)]),
+);
+const TOP = new Set(['$schema', 'toolcap', 'bundle', 'tools', 'skills', 'agents', 'jobs']);
+
+function keysOf(schema: TObject): ReadonlySet<string> {
+  return new Set(Object.keys(schema.properties));
+}
+
+/** Pointers of names and capabilities are linted by the rules with better messages. */
+function handledByRules(pointer: string, keyword: string): boolean {
+  return keyword === 'pattern' && /\/(name|capabilities\/\d+)$/.test(pointer);
+}
+
+function importCanonical(context: ImportContext): ImportedDocument {
+  const doc = context.file.value;
+  const result: ImportedDocument = { tools: [], skills: [], agents: [], jobs: [] };
+  if (!isPlainObject(doc)) {
+    context.report('TYPE_MISMATCH', 'A toolcap manifest must be an object with "toolcap: 1".', '');
+    return result;
+  }
+  const validate = canonicalValidator();
+  const rejected = new Set<string>();
+  if (!validate(doc)) {
+    for (const error of validate.errors ?? []) {
+      if (handledByRules(error.instancePath, error.keyword)) continue;
+      if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue; // its branches are reported
+      const { code, message, pointer } = describeAjvError(error);
+      context.report(code, message, pointer, { hint: 'See `toolcap schema` for the canonical fields.' });
+      if (code !== 'MISSING_FIELD') rejected.add(pointer);
+    }
+  }
+  // Deepest and highest index first, so removals do not shift each other.
+  for (const pointer of [...rejected].sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))) remove(doc, pointer);
+
+  for (const key of Object.keys(doc)) {
+    if (!TOP.has(key)) context.report('UNKNOWN_FIELD', `Unknown top-level field "${key}"; it is ignored.`, `/${key}`, { key: true });
+  }
+  if (isPlainObject(doc['bundle'])) {
+    warnUnknown(context, doc['bundle'], '/bundle', KNOWN['bundle']!);
+    result.bundle = doc['bundle'] as BundleInfo;
+  }
+  const collect = <T extends { name?: unknown }>(key: string, kind: string, into: Array<Located<T>>) => {
+    const list = doc[key];
+    if (!Array.isArray(list)) return;
+    list.forEach((entry, i) => {
+      const pointer = `/${key}/${i}`;
+      if (!isPlainObject(entry) || typeof entry['name'] !== 'string') return; // reported by the schema
+      warnUnknown(context, entry, pointer, KNOWN[kind]!);
+      if (kind === 'tool') {
+        for (const [group, known] of Object.entries(NESTED)) {
+          if (isPlainObject(entry[group])) warnUnknown(context, entry[group], `${pointer}/${group}`, known);
+        }
+      }
+      into.push({ value: entry as T, pointer });
+    });
+  };
+  collect<Tool>('tools', 'tool', result.tools);
+  collect<Skill>('skills', 'skill', result.skills);
+  collect<Agent>('agents', 'agent', result.agents);
+  collect<Job>('jobs', 'job', result.jobs);
+  return result;
+}
+
+function warnUnknown(context: ImportContext, obj: Record<string, unknown>, pointer: string, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(obj)) {
+    if (!known.has(key))
+      context.report('UNKNOWN_FIELD', `Unknown field "${key}"; it is kept but has no effect.`, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, {
+        key: true,
+        hint: 'Check the spelling against `toolcap schema`.',
+      });
+  }
+}
+
+/** Delete the value at a pointer (array items are removed). */
+function remove(root: unknown, pointer: string): void {
+  const tokens = splitPointer(pointer);
+  const last = tokens.pop();
+  if (last === undefined) return;
+  let node: unknown = root;
+  for (const t of tokens) {
+    if (node === null || typeof node !== 'object') return;
+    node = (node as Record<string, unknown>)[t];
+  }
+  if (Array.isArray(node)) node.splice(Number(last), 1);
+  else if (isPlainObject(node)) delete node[last];
+}
+
+export const toolcapDialect = defineDialect({
+  id: 'toolcap',
+  title: 'toolcap canonical manifest',
+  detect(value) {
+    return isPlainObject(value) && 'toolcap' in value ? 1 : 0;
+  },
+  import: importCanonical,
+  export(fragment) {
+    const value = compact({
+      toolcap: 1 as const,
+      bundle: fragment.bundle,
+      tools: fragment.tools?.map(declared),
+      skills: fragment.skills,
+      agents: fragment.agents,
+      jobs: fragment.jobs,
+    });
+    return [{ path: 'toolcap.yaml', format: 'yaml', value }];
+  },
+  // Canonical paths are their own pointers.
+  fieldMap: Object.fromEntries([
+    ...[...KNOWN['tool']!].map((k) => [k, `/${k}`]),
+    ...Object.entries(NESTED).flatMap(([group, keys]) => [...keys].map((k) => [`${group}.${k}`, `/${group}/${k}`])),
+  ]) as Record<string, string>,
+});

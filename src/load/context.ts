@@ -1,0 +1,59 @@
+/**
+ * The import context handed to a dialect: reporting at source positions, and
+ * reading files a manifest refers to, confined to the layer's root folder.
+ * @module
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
+import type { ImportContext } from '../dialects/types.js';
+import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+
+export interface ContextOptions {
+  persona?: string;
+  limits?: ParseLimits;
+  /** Files referred to must lie inside this folder. @default the file's folder */
+  root?: string;
+}
+
+/** An {@link ImportContext} for one parsed file. */
+export function createImportContext(file: SourceFile, options: ContextOptions = {}): ImportContext {
+  const diagnostics: Diagnostic[] = [];
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const root = resolve(options.root ?? dirname(file.path));
+  const context: ImportContext = {
+    file,
+    limits,
+    diagnostics,
+    ...(options.persona !== undefined ? { persona: options.persona } : {}),
+    report(code, message, pointer, extra = {}) {
+      const d = diagnostic(code, message, at(file, pointer, extra.key ?? false));
+      if (extra.hint !== undefined) d.hint = extra.hint;
+      if (extra.severity !== undefined) d.severity = extra.severity;
+      diagnostics.push(d);
+    },
+    readRelative(relativePath, fromPointer) {
+      const target = resolve(dirname(file.path), relativePath);
+      const fail = (message: string, hint: string) => {
+        context.report('REF_NOT_FOUND', message, fromPointer, { hint });
+        return undefined;
+      };
+      if (target !== root && !target.startsWith(root + sep)) {
+        return fail(`"${relativePath}" points outside ${relative(process.cwd(), root) || '.'}.`, 'Keep referenced files inside the manifest folder.');
+      }
+      let size: number;
+      try {
+        const stat = statSync(target);
+        if (!stat.isFile()) return fail(`"${relativePath}" is not a file.`, 'Point at a JSON or YAML file.');
+        size = stat.size;
+      } catch {
+        return fail(`"${relativePath}" does not exist (looked for ${relative(process.cwd(), target)}).`, 'Fix the path; it is relative to the manifest file.');
+      }
+      if (size > limits.maxBytes) return fail(`"${relativePath}" is larger than ${limits.maxBytes} bytes.`, 'Referenced files share the size limit of manifests.');
+      const parsed = parseSource(relative(process.cwd(), target) || target, readFileSync(target, 'utf8'), limits);
+      diagnostics.push(...parsed.diagnostics);
+      return parsed.file?.value;
+    },
+  };
+  return context;
+}

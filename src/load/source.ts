@@ -1,0 +1,316 @@
+/**
+ * Turning bytes into a value: JSON or YAML, within documented limits, with
+ * source positions looked up only when a diagnostic needs one (so the happy
+ * path costs little more than JSON.parse).
+ * @module
+ */
+import { findNodeAtLocation, parseTree, type Node as JsonNode, parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
+
+/** Limits that keep hostile input from exhausting memory or the stack. */
+export interface ParseLimits {
+  /** Largest file read, in bytes. @default 33554432 (32 MiB) */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects. @default 64 */
+  maxDepth: number;
+  /** YAML alias expansions allowed per document (yaml's maxAliasCount). @default 100 */
+  maxAliasCount: number;
+}
+
+export const DEFAULT_LIMITS: ParseLimits = { maxBytes: 32 * 1024 * 1024, maxDepth: 64, maxAliasCount: 100 };
+
+export type SourceFormat = 'json' | 'yaml';
+
+/** A parsed file: its value, and where every part of it came from. */
+export interface SourceFile {
+  readonly path: string;
+  readonly text: string;
+  readonly format: SourceFormat;
+  readonly value: unknown;
+  /** Line and column (1-based) of the node at `pointer`, or of its key when `key` is set. */
+  locate(pointer: string, key?: boolean): { line: number; column: number } | undefined;
+}
+
+/** Where a pointer lands, as a diagnostic's location fields. */
+export function at(file: SourceFile, pointer: string, key = false): { file: string; pointer: string; line?: number; column?: number } {
+  const pos = file.locate(pointer, key);
+  return pos ? { file: file.path, pointer, ...pos } : { file: file.path, pointer };
+}
+
+/** Offsets to 1-based line/column, with the line index built on first use. */
+class LineIndex {
+  #starts: number[] | undefined;
+  constructor(private readonly text: string) {}
+  position(offset: number): { line: number; column: number } {
+    const starts = (this.#starts ??= this.#build());
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  }
+  #build(): number[] {
+    const starts = [0];
+    for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) starts.push(i + 1);
+    return starts;
+  }
+}
+
+/** Pick JSON or YAML by extension, then by the first significant character. */
+export function sniffFormat(path: string, text: string): SourceFormat {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.json')) return 'json';
+  if (lower.endsWith('.yaml') || lower.endsWith('.yml')) return 'yaml';
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[' ? 'json' : 'yaml';
+}
+
+/**
+ * Parse text into a {@link SourceFile}. Never throws: every problem becomes a
+ * diagnostic, and `file` is undefined when nothing usable was read.
+ */
+export function parseSource(
+  path: string,
+  rawText: string,
+  limits: ParseLimits = DEFAULT_LIMITS,
+  format: SourceFormat = sniffFormat(path, rawText),
+): { file?: SourceFile; diagnostics: Diagnostic[] } {
+  const text = rawText.charCodeAt(0) === 0xfeff ? rawText.slice(1) : rawText;
+  const lines = new LineIndex(text);
+  if (text.trim() === '') {
+    return {
+      diagnostics: [
+        diagnostic('FILE_EMPTY', 'The file is empty.', { file: path, line: 1, column: 1, hint: 'Add a manifest, or remove the file.' }),
+      ],
+    };
+  }
+  const result = format === 'json' ? parseJson(path, text, lines) : parseYaml(path, text, lines, limits);
+  if (!result.file) return result;
+  const diagnostics = [...result.diagnostics, ...sanitize(result.file, limits)];
+  if (diagnostics.some((d) => d.code === 'NESTING_TOO_DEEP')) return { diagnostics };
+  return { file: result.file, diagnostics };
+}
+
+function parseJson(path: string, text: string, lines: LineIndex): { file?: SourceFile; diagnostics: Diagnostic[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // JSON.parse says little; jsonc-parser says where and what.
+    const errors: ParseError[] = [];
+    parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const first = errors[0];
+    const pos = lines.position(first ? first.offset : text.length);
+    const what = first ? printParseErrorCode(first.error) : 'InvalidJSON';
+    return {
+      diagnostics: [
+        diagnostic('PARSE_ERROR', `Invalid JSON: ${what}.`, {
+          file: path,
+          ...pos,
+          hint: 'Fix the JSON syntax at this position (a truncated file ends early; check brackets, commas and quotes).',
+        }),
+      ],
+    };
+  }
+  let tree: JsonNode | undefined;
+  const locate = (pointer: string, key = false) => {
+    tree ??= parseTree(text);
+    if (!tree) return undefined;
+    const node = findNodeAtLocation(tree, splitPointer(pointer).map((t) => (/^\d+$/.test(t) ? Number(t) : t)));
+    if (!node) return undefined;
+    const target = key && node.parent?.type === 'property' ? node.parent.children?.[0] ?? node : node;
+    return lines.position(target.offset);
+  };
+  return { file: { path, text, format: 'json', value, locate }, diagnostics: [] };
+}
+
+/**
+ * Deepest nesting in YAML text, estimated from flow brackets and block
+ * indentation, so that pathological input is refused before the YAML
+ * composer (which recurses) sees it.
+ */
+function yamlNestingDepth(text: string): { depth: number; offset: number } {
+  let flow = 0;
+  let max = 0;
+  let maxAt = 0;
+  const indents: number[] = [];
+  let lineStart = 0;
+  let quote = '';
+  for (let i = 0; i <= text.length; i++) {
+    const c = text[i];
+    if (i === lineStart && !quote) {
+      // block depth: indentation levels plus inline sequence dashes
+      let j = i;
+      while (text[j] === ' ') j++;
+      const indent = j - i;
+      let dashes = 0;
+      while (text[j] === '-' && (text[j + 1] === ' ' || text[j + 1] === '\n')) {
+        dashes++;
+        j += 2;
+        while (text[j] === ' ') j++;
+      }
+      if (text[j] !== '\n' && text[j] !== '#' && j < text.length && flow === 0) {
+        while (indents.length > 0 && indents[indents.length - 1]! >= indent) indents.pop();
+        indents.push(indent);
+        const depth = indents.length + dashes;
+        if (depth > max) [max, maxAt] = [depth, i];
+      }
+    }
+    if (c === '\n' || c === undefined) {
+      lineStart = i + 1;
+      continue;
+    }
+    if (quote) {
+      if (c === quote) quote = '';
+      else if (c === '\\' && quote === '"') i++;
+      continue;
+    }
+    if (c === '#' && (i === 0 || text[i - 1] === ' ' || text[i - 1] === '\n')) {
+      const nl = text.indexOf('\n', i);
+      i = (nl < 0 ? text.length : nl) - 1;
+      continue;
+    }
+    if ((c === '"' || c === "'") && (i === 0 || /[\s[{,:]/.test(text[i - 1]!))) quote = c;
+    else if (c === '[' || c === '{') {
+      flow++;
+      const depth = indents.length + flow;
+      if (depth > max) [max, maxAt] = [depth, i];
+    } else if ((c === ']' || c === '}') && flow > 0) flow--;
+  }
+  return { depth: max, offset: maxAt };
+}
+
+function parseYaml(
+  path: string,
+  text: string,
+  lines: LineIndex,
+  limits: ParseLimits,
+): { file?: SourceFile; diagnostics: Diagnostic[] } {
+  const nesting = yamlNestingDepth(text);
+  if (nesting.depth > limits.maxDepth) {
+    return {
+      diagnostics: [
+        diagnostic('NESTING_TOO_DEEP', `Nesting is deeper than the limit of ${limits.maxDepth} levels.`, {
+          file: path,
+          ...lines.position(nesting.offset),
+          hint: 'Flatten the document; manifests never need this depth.',
+        }),
+      ],
+    };
+  }
+  const lineCounter = new LineCounter();
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+  } catch {
+    return { diagnostics: [diagnostic('PARSE_ERROR', 'The YAML parser could not read this file.', { file: path, line: 1, column: 1 })] };
+  }
+  const diagnostics: Diagnostic[] = [];
+  for (const error of doc.errors) {
+    const pos = lines.position(error.pos[0]);
+    const duplicate = error.code === 'DUPLICATE_KEY';
+    diagnostics.push(
+      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${firstLine(error.message)}`, {
+        file: path,
+        ...pos,
+        hint: duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.',
+      }),
+    );
+  }
+  if (diagnostics.length > 0) return { diagnostics };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+  } catch (error) {
+    // yaml signals alias expansion beyond maxAliasCount with a ReferenceError.
+    const bomb = error instanceof ReferenceError;
+    return {
+      diagnostics: [
+        diagnostic(bomb ? 'YAML_ALIAS_LIMIT' : 'PARSE_ERROR', bomb
+          ? `YAML aliases expand past the limit of ${limits.maxAliasCount}; this looks like an alias bomb.`
+          : 'The YAML document could not be turned into data.', {
+          file: path,
+          line: 1,
+          column: 1,
+          hint: bomb ? 'Write the repeated parts out, or use fewer anchors and aliases.' : 'Check anchors, tags and aliases.',
+        }),
+      ],
+    };
+  }
+  const locate = (pointer: string, key = false) => {
+    const tokens = splitPointer(pointer);
+    const node = doc.getIn(tokens, true) as YamlNode | undefined;
+    let range = node && typeof node === 'object' && 'range' in node ? node.range : undefined;
+    if (key && tokens.length > 0) {
+      const parent = tokens.length === 1 ? doc.contents : (doc.getIn(tokens.slice(0, -1), true) as unknown);
+      if (isMap(parent)) {
+        const last = tokens[tokens.length - 1];
+        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
+        if (pair && isScalar(pair.key) && pair.key.range) range = pair.key.range;
+      }
+    }
+    if (!range) return undefined;
+    const p = lineCounter.linePos(range[0]);
+    return { line: p.line, column: p.col };
+  };
+  return { file: { path, text, format: 'yaml', value, locate }, diagnostics };
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/**
+ * Walk the parsed value once: refuse nesting past the limit, and remove
+ * `__proto__` keys so nothing later can pollute a prototype through them.
+ */
+function sanitize(file: SourceFile, limits: ParseLimits): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  // The path is a stack; a pointer string is built only for a diagnostic.
+  const path: Array<string | number> = [];
+  const walk = (node: unknown, depth: number): boolean => {
+    if (node === null || typeof node !== 'object') return true;
+    if (depth > limits.maxDepth) {
+      diagnostics.push(
+        diagnostic('NESTING_TOO_DEEP', `Nesting is deeper than the limit of ${limits.maxDepth} levels.`, {
+          ...at(file, joinPointer('', ...path)),
+          hint: 'Flatten the document; manifests never need this depth.',
+        }),
+      );
+      return false;
+    }
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        path.push(i);
+        const ok = walk(node[i], depth + 1);
+        path.pop();
+        if (!ok) return false;
+      }
+      return true;
+    }
+    const obj = node as Record<string, unknown>;
+    if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) {
+      diagnostics.push(
+        diagnostic('UNSAFE_KEY', 'The key "__proto__" is ignored: it could change object prototypes.', {
+          ...at(file, joinPointer('', ...path, '__proto__'), true),
+          hint: 'Remove the key; no manifest field has this name.',
+        }),
+      );
+      delete obj['__proto__'];
+    }
+    for (const key of Object.keys(obj)) {
+      path.push(key);
+      const ok = walk(obj[key], depth + 1);
+      path.pop();
+      if (!ok) return false;
+    }
+    return true;
+  };
+  walk(file.value, 1);
+  return diagnostics;
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    typecheck: { enabled: false },
+    testTimeout: 20_000,
+  },
+});

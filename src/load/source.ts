@@ -91,7 +91,11 @@ export function parseSource(
   const result = format === 'json' ? parseJson(path, text, lines) : parseYaml(path, text, lines, limits);
   if (!result.file) return result;
   const diagnostics = [...result.diagnostics, ...sanitize(result.file, limits)];
-  if (diagnostics.some((d) => d.code === 'NESTING_TOO_DEEP')) return { diagnostics };
+  const deep = diagnostics.find((d) => d.code === 'NESTING_TOO_DEEP');
+  if (deep) {
+    if (deep.line === undefined) Object.assign(deep, lines.position(jsonOffsetAtDepth(text, limits.maxDepth + 1)));
+    return { diagnostics: [deep] };
+  }
   return { file: result.file, diagnostics };
 }
 
@@ -116,9 +120,15 @@ function parseJson(path: string, text: string, lines: LineIndex): { file?: Sourc
       ],
     };
   }
-  let tree: JsonNode | undefined;
+  let tree: JsonNode | undefined | null;
   const locate = (pointer: string, key = false) => {
-    tree ??= parseTree(text);
+    if (tree === undefined) {
+      try {
+        tree = parseTree(text) ?? null;
+      } catch {
+        tree = null; // jsonc-parser recurses; input deeper than the stack has no positions
+      }
+    }
     if (!tree) return undefined;
     const node = findNodeAtLocation(tree, splitPointer(pointer).map((t) => (/^\d+$/.test(t) ? Number(t) : t)));
     if (!node) return undefined;
@@ -126,6 +136,20 @@ function parseJson(path: string, text: string, lines: LineIndex): { file?: Sourc
     return lines.position(target.offset);
   };
   return { file: { path, text, format: 'json', value, locate }, diagnostics: [] };
+}
+
+/** Offset of the first bracket that opens nesting level `depth` in JSON text (strings skipped). */
+function jsonOffsetAtDepth(text: string, depth: number): number {
+  let level = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \\ */) i++;
+    } else if (c === 91 || c === 123 /* [ { */) {
+      if (++level >= depth) return i;
+    } else if (c === 93 || c === 125) level--;
+  }
+  return 0;
 }
 
 /**

@@ -64,13 +64,14 @@ export function complete(tool: Tool): Tool {
     derived.add(path);
   };
 
-  const declaredEffect = effects.sideEffects;
+  // `external: false` says as much as `sideEffects: none`.
+  const declaredEffect = effects.sideEffects ?? (effects.external === false ? 'none' : undefined);
   let mode: Mode;
   if (effects.mode !== undefined) mode = effects.mode;
   else if (declaredEffect !== undefined) mode = READ_ONLY_EFFECTS.has(declaredEffect) ? 'read' : 'write';
   else mode = 'write';
   set(effects, 'mode', 'effects.mode', mode);
-  const sideEffect: SideEffect = effects.external === false ? 'none' : mode === 'read' ? 'read_external_service' : 'write';
+  const sideEffect: SideEffect = declaredEffect ?? (mode === 'read' ? 'read_external_service' : 'write');
   set(effects, 'sideEffects', 'effects.sideEffects', sideEffect);
   const reversible: Reversibility = effects.mode === 'read' ? 'full' : 'none';
   set(effects, 'reversible', 'effects.reversible', reversible);

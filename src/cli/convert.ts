@@ -1,0 +1,68 @@
+/**
+ * `toolcap convert <path>... --to <dialect> [--out F]`: write the merged
+ * catalog in another format. Nothing is written when the input has errors.
+ * @module
+ */
+import { resolve, sep } from 'node:path';
+import { dialectIds, getDialect } from '../dialects/registry.js';
+import { hasFailures } from '../model/diagnostics.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { serialize, writeOut, type CliIO } from './io.js';
+import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
+
+export interface ConvertFlags extends LoadFlags {
+  to: string;
+  out?: string;
+}
+
+export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO): ExitCode {
+  const dialect = getDialect(flags.to);
+  if (!dialect) {
+    io.stderr(`toolcap: unknown dialect "${flags.to}"; use one of: ${dialectIds().join(', ')}\n`);
+    return EXIT.USAGE;
+  }
+  const result = loadCatalog(paths, flags);
+  printDiagnostics(result, io);
+  if (result.unreadable || hasFailures(result.diagnostics)) {
+    io.stderr('toolcap: not converted: fix the errors above first.\n');
+    return exitFor(result);
+  }
+  const { catalog } = result;
+  const files = dialect.export({
+    ...(catalog.bundles[0] ? { bundle: catalog.bundles[0] } : {}),
+    tools: catalog.tools.map((e) => e.value),
+    skills: catalog.skills.map((e) => e.value),
+    agents: catalog.agents.map((e) => e.value),
+    jobs: catalog.jobs.map((e) => e.value),
+  });
+  if (files.length === 0) {
+    io.stderr(`toolcap: nothing to write: the ${dialect.id} format has no place for these entries.\n`);
+    return EXIT.FINDINGS;
+  }
+  const [only] = files;
+  if (flags.out === undefined) {
+    if (files.length > 1 || !only) {
+      io.stderr(`toolcap: the ${dialect.id} format writes ${files.length} files (${files.map((f) => f.path).join(', ')}); give --out <folder>.\n`);
+      return EXIT.USAGE;
+    }
+    io.stdout(serialize(only.value, only.format));
+    return EXIT.OK;
+  }
+  if (files.length === 1 && only) {
+    writeOut(flags.out, serialize(only.value, flags.out.endsWith('.json') ? 'json' : flags.out.match(/\.ya?ml$/) ? 'yaml' : only.format));
+    io.stderr(`Wrote ${flags.out}\n`);
+    return EXIT.OK;
+  }
+  const root = resolve(flags.out);
+  for (const file of files) {
+    // Paths come from manifest data (persona names): never write outside --out.
+    const target = resolve(root, ...file.path.split('/'));
+    if (!target.startsWith(root + sep)) {
+      io.stderr(`toolcap: refused to write ${file.path}: it points outside ${flags.out}.\n`);
+      return EXIT.FINDINGS;
+    }
+    writeOut(target, serialize(file.value, file.format));
+    io.stderr(`Wrote ${target}\n`);
+  }
+  return EXIT.OK;
+}

@@ -1,0 +1,63 @@
+/**
+ * `toolcap inspect <path>... [--persona P] [--json] [--out F]`: the merged
+ * canonical catalog, with where every tool came from.
+ * @module
+ */
+import { catalogDocument, provenance, type Catalog } from '../registry/catalog.js';
+import type { Tool } from '../model/schema.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { writeOut, type CliIO } from './io.js';
+import { summarize } from './render.js';
+import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
+
+export interface InspectFlags extends LoadFlags {
+  persona?: string;
+  json?: boolean;
+  out?: string;
+}
+
+export function inspectCommand(paths: string[], flags: InspectFlags, io: CliIO): ExitCode {
+  const result = loadCatalog(paths, flags);
+  printDiagnostics(result, io);
+  const code = exitFor(result);
+  if (code === EXIT.USAGE) return code;
+  const doc = { ...catalogDocument(result.catalog, flags.persona), provenance: provenance(result.catalog) };
+  const json = `${JSON.stringify(doc, null, 2)}\n`;
+  if (flags.out !== undefined) {
+    writeOut(flags.out, json);
+    io.stderr(`Wrote the merged catalog (${doc.tools.length} tools) to ${flags.out}\n`);
+  }
+  if (flags.json) io.stdout(json);
+  else if (flags.out === undefined) io.stdout(describe(result.catalog, doc.tools));
+  io.stderr(`${summarize(doc.tools.length, result.diagnostics)}\n`);
+  return code;
+}
+
+function flag(tool: Tool, path: string): string {
+  return tool.derived?.includes(path) ? '*' : '';
+}
+
+/** A readable listing: one block per tool. */
+function describe(catalog: Catalog, tools: readonly Tool[]): string {
+  const lines: string[] = [];
+  const origins = provenance(catalog);
+  for (const tool of tools) {
+    const e = tool.effects ?? {};
+    const scope = tool.scope?.personas?.length ? `personas: ${tool.scope.personas.join(', ')}` : 'shared';
+    lines.push(`${tool.name}${tool.version ? ` ${tool.version}` : ''}  [${scope}]${tool.enabled === false ? '  (disabled)' : ''}`);
+    if (tool.description) lines.push(`  ${tool.description.split('\n')[0]}`);
+    lines.push(
+      `  mode ${e.mode}${flag(tool, 'effects.mode')} · side effects ${e.sideEffects}${flag(tool, 'effects.sideEffects')} · ` +
+        `risk ${e.risk}${flag(tool, 'effects.risk')} · reversible ${e.reversible}${flag(tool, 'effects.reversible')} · ` +
+        `approval ${tool.approval?.required ? 'required' : 'no'}${flag(tool, 'approval.required')}${tool.approval?.consent ? ' + consent' : ''} · ` +
+        `timeout ${tool.execution?.timeoutSec}s${flag(tool, 'execution.timeoutSec')} · retry ${tool.execution?.retryClass}${flag(tool, 'execution.retryClass')}`,
+    );
+    const key = Object.keys(origins).find((k) => k === tool.name || k.startsWith(`${tool.name}@`)) ?? tool.name;
+    const chain = (origins[key] ?? []).map((o) => `${o.file}:${o.line ?? '?'} (${o.dialect})`);
+    if (chain.length > 0) lines.push(`  from ${chain.join(' <- overridden by ')}`.replace(/ <- overridden by /g, ', overridden by '));
+  }
+  lines.push('', '* derived: not declared by any layer; the most restrictive reading consistent with what was declared.');
+  const counts = [`${catalog.skills.length} skills`, `${catalog.agents.length} agents`, `${catalog.jobs.length} jobs`].join(', ');
+  lines.push(counts);
+  return `${lines.join('\n')}\n`;
+}

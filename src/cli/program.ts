@@ -1,0 +1,93 @@
+/**
+ * The `toolcap` command: argument parsing only; every command is a function
+ * of (paths, flags, io) returning an exit code.
+ * @module
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { dialectIds } from '../dialects/registry.js';
+import { convertCommand, type ConvertFlags } from './convert.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { inspectCommand, type InspectFlags } from './inspect.js';
+import { processIO, type CliIO } from './io.js';
+import { schemaCommand } from './schema-command.js';
+import { validateCommand, type ValidateFlags } from './validate.js';
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
+  const dialectOption = () => new Option('--dialect <dialect>', 'read every file as this format instead of detecting it').choices(dialectIds());
+  const program = new Command('toolcap')
+    .description('Capability-manifest registry for the tools AI agents call.')
+    .version(version())
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(run toolcap --help for usage)');
+
+  program
+    .command('validate')
+    .description('check manifests; exit 0 without errors, 1 with errors, 2 for bad usage or unreadable paths')
+    .argument('<paths...>', 'files or folders; several paths are layers, later ones override earlier ones')
+    .option('--strict', 'warnings fail too')
+    .option('--json', 'print {"ok", "tools", "diagnostics"} as JSON')
+    .option('--compile-schemas', 'also compile every input/output schema (stricter, slower)')
+    .addOption(dialectOption())
+    .action((paths: string[], flags: ValidateFlags) => done(validateCommand(paths, flags, io)));
+
+  program
+    .command('inspect')
+    .description('print the merged canonical catalog')
+    .argument('<paths...>', 'files or folders, as layers in order')
+    .option('--persona <persona>', 'only what this persona sees (shared tools plus its own)')
+    .option('--json', 'print {"tools", "skills", "agents", "jobs", "provenance"} as JSON')
+    .option('--out <file>', 'also write that JSON to a file')
+    .addOption(dialectOption())
+    .action((paths: string[], flags: InspectFlags) => done(inspectCommand(paths, flags, io)));
+
+  program
+    .command('convert')
+    .description('write the merged catalog in another format')
+    .argument('<paths...>', 'files or folders, as layers in order')
+    .addOption(new Option('--to <dialect>', 'the format to write').choices(dialectIds()).makeOptionMandatory())
+    .option('--out <path>', 'a file, or a folder when the format writes several files')
+    .addOption(dialectOption())
+    .action((paths: string[], flags: ConvertFlags) => done(convertCommand(paths, flags, io)));
+
+  program
+    .command('schema')
+    .description('print the canonical JSON Schema (2020-12)')
+    .action(() => done(schemaCommand(io)));
+
+  return program;
+}
+
+/**
+ * Run the toolcap command in-process.
+ * @example const code = await run(['validate', 'examples/'], processIO);
+ */
+export async function run(argv: readonly string[], io: CliIO = processIO): Promise<ExitCode> {
+  let code: ExitCode = EXIT.OK;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and version end with exit code 0; everything else is a usage error
+      return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    io.stderr(`toolcap: internal error (please report): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.INTERNAL;
+  }
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.USAGE;
+  }
+  return code;
+}

@@ -1,0 +1,46 @@
+/**
+ * Diagnostics for people: `file:line:column severity CODE message`, the
+ * source line with a caret under the column, and the hint.
+ * @module
+ */
+import type { Diagnostic } from '../model/diagnostics.js';
+
+/** Longest excerpt line shown, in characters. */
+const EXCERPT_WIDTH = 120;
+
+function excerpt(text: string | undefined, line: number | undefined, column: number | undefined): string[] {
+  if (text === undefined || line === undefined) return [];
+  let start = 0;
+  for (let i = 1; i < line; i++) {
+    const next = text.indexOf('\n', start);
+    if (next < 0) return [];
+    start = next + 1;
+  }
+  const end = text.indexOf('\n', start);
+  let source = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '').replace(/\t/g, ' ');
+  let col = Math.max(1, column ?? 1);
+  if (source.length > EXCERPT_WIDTH) {
+    const from = Math.max(0, Math.min(col - 1 - EXCERPT_WIDTH / 2, source.length - EXCERPT_WIDTH));
+    source = `…${source.slice(from, from + EXCERPT_WIDTH)}…`;
+    col = col - from + 1;
+  }
+  const gutter = String(line).length;
+  return [`  ${String(line)} | ${source}`, `  ${' '.repeat(gutter)} | ${' '.repeat(Math.max(0, col - 1))}^`];
+}
+
+/** One diagnostic as lines of text. */
+export function renderDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>): string {
+  const where = d.file ? `${d.file}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ''}` : 'toolcap';
+  const lines = [`${where}: ${d.severity} ${d.code}: ${d.message}`];
+  lines.push(...excerpt(d.file ? sources.get(d.file) : undefined, d.line, d.column));
+  if (d.hint) lines.push(`  hint: ${d.hint}`);
+  for (const r of d.related ?? []) lines.push(`  ${r.message}: ${r.file ?? ''}${r.line !== undefined ? `:${r.line}:${r.column ?? 1}` : ''}`);
+  return lines.join('\n');
+}
+
+/** A count line: "12 tools; 0 errors, 3 warnings". */
+export function summarize(tools: number, diagnostics: readonly Diagnostic[]): string {
+  const count = (s: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === s).length;
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  return `${plural(tools, 'tool')}; ${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}`;
+}

@@ -1,0 +1,43 @@
+/**
+ * toolcap: a capability-manifest registry for the tools AI agents call.
+ *
+ * @example
+ * import { buildCatalog, personaTools } from 'toolcap';
+ * const { catalog, diagnostics } = buildCatalog(['examples/catalog']);
+ * const tools = personaTools(catalog, 'Atlas');
+ * @module
+ */
+export {
+  SIDE_EFFECTS,
+  RISK_LEVELS,
+  MODES,
+  REVERSIBILITY,
+  RETRY_CLASSES,
+  COST_LANES,
+  AUTH_TYPES,
+  SURFACE_DOMAINS,
+  SURFACE_OPERATIONS,
+  TASK_ROLES,
+  AUDIT_STATUSES,
+  rank,
+  mostRestrictive,
+} from './model/vocabulary.js';
+export type { SideEffect, RiskLevel, Mode, Reversibility, RetryClass, CostLane, AuthType } from './model/vocabulary.js';
+export { ToolSchema, SkillSchema, AgentSchema, JobSchema, CatalogSchema, canonicalJsonSchema } from './model/schema.js';
+export type { Tool, Skill, Agent, Job, BundleInfo, CatalogDocument, Effects, Auth, Execution, Provider, Surface, JsonSchema } from './model/schema.js';
+export { DIAGNOSTIC_CODES, SEVERITIES, hasFailures } from './model/diagnostics.js';
+export type { Diagnostic, DiagnosticCode, Severity, Location } from './model/diagnostics.js';
+export { complete, declared, isDerived, DEFAULT_TIMEOUT_SEC } from './model/derive.js';
+export { canonicalJson, jsonEqual } from './model/objects.js';
+export { DIALECTS, getDialect, detectDialect, dialectIds } from './dialects/registry.js';
+export { defineDialect, DIALECT_IDS } from './dialects/types.js';
+export type { Dialect, DialectId, ImportedDocument, CanonicalFragment, ExportedFile, ImportContext } from './dialects/types.js';
+export { parseSource, DEFAULT_LIMITS } from './load/source.js';
+export type { ParseLimits, SourceFile } from './load/source.js';
+export { loadLayers } from './load/loader.js';
+export type { LoadOptions, Layer, LoadedDocument, LoadResult } from './load/loader.js';
+export { mergeLayers, toolKey } from './registry/merge.js';
+export type { Entry, Origin } from './registry/merge.js';
+export { buildCatalog, personaTools, catalogDocument, provenance } from './registry/catalog.js';
+export type { Catalog, CatalogOptions, CatalogResult } from './registry/catalog.js';
+export { run } from './cli/program.js';

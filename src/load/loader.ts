@@ -1,0 +1,196 @@
+/**
+ * Sources: files and folders, each path a layer, each file in the dialect it
+ * is detected (or told) to be in. Reading never throws: missing paths,
+ * unreadable and oversized files, and files in no known format all become
+ * diagnostics.
+ * @module
+ */
+import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { detectDialect, dialectIds, getDialect } from '../dialects/registry.js';
+import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js';
+import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
+import { createImportContext } from './context.js';
+import { DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+
+/** File endings read in a folder walk. */
+const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
+/** Folders never walked into. */
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.toolcap']);
+/** Most files read from one folder walk. @default 20000 */
+export const MAX_FILES_PER_LAYER = 20_000;
+
+export interface LoadOptions {
+  /** Read every file as this dialect instead of detecting it. */
+  dialect?: DialectId;
+  limits?: Partial<ParseLimits>;
+}
+
+/** One file, parsed and imported. */
+export interface LoadedDocument {
+  file: SourceFile;
+  dialect: Dialect;
+  imported: ImportedDocument;
+}
+
+/** One path given by the user: a file or a folder, in layer order. */
+export interface Layer {
+  index: number;
+  source: string;
+  documents: LoadedDocument[];
+}
+
+export interface LoadResult {
+  layers: Layer[];
+  diagnostics: Diagnostic[];
+  /** True when a path could not be read at all (CLI exit 2). */
+  unreadable: boolean;
+}
+
+/** Display form of a path: relative to the working directory when inside it. */
+export function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : path.split(sep).join('/');
+}
+
+/**
+ * Load each path as a layer, in order.
+ * @example loadLayers(['examples/pylot/config/tool_manifest.yaml', 'overrides/'])
+ */
+export function loadLayers(paths: readonly string[], options: LoadOptions = {}): LoadResult {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits } satisfies ParseLimits;
+  const diagnostics: Diagnostic[] = [];
+  const layers: Layer[] = [];
+  let unreadable = false;
+  const forced = options.dialect === undefined ? undefined : getDialect(options.dialect);
+  if (options.dialect !== undefined && !forced) {
+    diagnostics.push(
+      diagnostic('UNKNOWN_DIALECT', `Unknown dialect "${options.dialect}".`, { hint: `Use one of: ${dialectIds().join(', ')}.` }),
+    );
+    return { layers, diagnostics, unreadable: true };
+  }
+  paths.forEach((path, index) => {
+    const layer: Layer = { index, source: displayPath(resolve(path)), documents: [] };
+    layers.push(layer);
+    let stat: Stats;
+    try {
+      stat = statSync(path);
+    } catch {
+      unreadable = true;
+      diagnostics.push(
+        diagnostic('PATH_NOT_FOUND', `No such file or folder: ${path}`, { file: path, hint: 'Check the path; it is relative to the current folder.' }),
+      );
+      return;
+    }
+    const root = resolve(stat.isDirectory() ? path : join(path, '..'));
+    const files = stat.isDirectory() ? walk(resolve(path), diagnostics) : [resolve(path)];
+    for (const file of files) {
+      const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, ...(forced ? { dialect: forced } : {}) }, diagnostics);
+      if (doc === 'unreadable') unreadable = true;
+      else if (doc) layer.documents.push(doc);
+    }
+  });
+  return { layers, diagnostics, unreadable };
+}
+
+/** Manifest candidates below a folder, sorted, without following links. */
+function walk(folder: string, diagnostics: Diagnostic[]): string[] {
+  const found: string[] = [];
+  const visit = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read the folder ${displayPath(dir)}.`, { file: displayPath(dir) }));
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isSymbolicLink()) {
+        diagnostics.push(
+          diagnostic('NOT_A_MANIFEST', 'Skipped: symbolic links are not followed in a folder walk.', { file: displayPath(full) }),
+        );
+      } else if (entry.isDirectory()) {
+        if (!SKIPPED_FOLDERS.has(entry.name) && !entry.name.startsWith('.')) visit(full);
+      } else if (entry.isFile() && MANIFEST_ENDINGS.some((e) => entry.name.toLowerCase().endsWith(e))) {
+        if (found.length >= MAX_FILES_PER_LAYER) {
+          diagnostics.push(
+            diagnostic('FILE_TOO_LARGE', `More than ${MAX_FILES_PER_LAYER} manifest files below ${displayPath(folder)}; the rest are skipped.`, {
+              file: displayPath(full),
+              hint: 'Point toolcap at a smaller folder.',
+            }),
+          );
+          return;
+        }
+        found.push(full);
+      }
+    }
+  };
+  visit(folder);
+  return found;
+}
+
+interface FileOptions {
+  explicit: boolean;
+  limits: ParseLimits;
+  root: string;
+  dialect?: Dialect;
+}
+
+/** Read, parse, detect and import one file. */
+function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[]): LoadedDocument | 'unreadable' | undefined {
+  const shown = displayPath(path);
+  let text: string;
+  try {
+    const size = lstatSync(path).size;
+    if (size > options.limits.maxBytes) {
+      diagnostics.push(
+        diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, over the limit of ${options.limits.maxBytes}.`, {
+          file: shown,
+          hint: 'Split the manifest, or raise limits.maxBytes.',
+        }),
+      );
+      return undefined;
+    }
+    text = readFileSync(path, 'utf8');
+  } catch {
+    diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }));
+    return options.explicit ? 'unreadable' : undefined;
+  }
+  const parsed = parseSource(shown, text, options.limits);
+  diagnostics.push(...parsed.diagnostics);
+  if (!parsed.file) return undefined;
+  const file = parsed.file;
+  const dialect = options.dialect ?? detectDialect(file.value, { path: path.split(sep).join('/') })?.dialect;
+  if (!dialect) {
+    const tried = dialectIds().join(', ');
+    diagnostics.push(
+      options.explicit
+        ? diagnostic('UNKNOWN_FORMAT', `Not a manifest in any known format (tried: ${tried}).`, {
+            file: shown,
+            line: 1,
+            column: 1,
+            hint: 'Name the format with --dialect, or check the file against docs/dialects/.',
+          })
+        : diagnostic('NOT_A_MANIFEST', `Skipped: not a manifest in any known format (tried: ${tried}).`, { file: shown }),
+    );
+    return undefined;
+  }
+  const context = createImportContext(file, { limits: options.limits, root: options.root });
+  let imported: ImportedDocument;
+  try {
+    imported = dialect.import(context);
+  } catch (error) {
+    // A dialect must report, not throw; if one does, that is our bug, and the file is still not lost silently.
+    diagnostics.push(
+      diagnostic('PARSE_ERROR', `The ${dialect.id} importer failed on this file: ${error instanceof Error ? error.message : String(error)}.`, {
+        file: shown,
+        hint: 'This is a toolcap bug; please report it with the file.',
+      }),
+    );
+    return undefined;
+  }
+  diagnostics.push(...context.diagnostics);
+  return { file, dialect, imported };
+}

@@ -1,0 +1,142 @@
+/**
+ * A catalog: layers loaded, merged, completed with conservative readings and
+ * linted. The one entry point the CLI and the library use.
+ * @module
+ */
+import { loadLayers, type LoadOptions } from '../load/loader.js';
+import { complete } from '../model/derive.js';
+import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagnostics.js';
+import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import { createSchemaChecker } from '../validate/json-schema.js';
+import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
+import { mergeLayers, type Entry, type MergedCatalog, type Origin } from './merge.js';
+
+export interface CatalogOptions extends LoadOptions {
+  /** Compile every input/output/config schema (slower, stricter). @default false */
+  compileSchemas?: boolean;
+}
+
+/** A loaded catalog, with everything found on the way. */
+export interface Catalog {
+  bundles: BundleInfo[];
+  tools: Array<Entry<Tool>>;
+  skills: Array<Entry<Skill>>;
+  agents: Array<Entry<Agent>>;
+  jobs: Array<Entry<Job>>;
+}
+
+export interface CatalogResult {
+  catalog: Catalog;
+  diagnostics: Diagnostic[];
+  /** A path could not be read at all. */
+  unreadable: boolean;
+  /** Source text by file, for rendering excerpts. */
+  sources: Map<string, string>;
+}
+
+/**
+ * Load paths as layers (in order), merge, complete and lint.
+ * @example
+ * const { catalog, diagnostics } = buildCatalog(['examples/']);
+ */
+export function buildCatalog(paths: readonly string[], options: CatalogOptions = {}): CatalogResult {
+  const loaded = loadLayers(paths, options);
+  const merged = mergeLayers(loaded.layers);
+  const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
+  const catalog: Catalog = {
+    bundles: merged.catalog.bundles,
+    tools: merged.catalog.tools.map((e) => ({ ...e, value: complete(e.value) })),
+    skills: merged.catalog.skills,
+    agents: merged.catalog.agents,
+    jobs: merged.catalog.jobs,
+  };
+  diagnostics.push(...lint(catalog, merged.catalog, options));
+  const sources = new Map<string, string>();
+  for (const [path, doc] of merged.catalog.documents) sources.set(path, doc.file.text);
+  return { catalog, diagnostics: sortDiagnostics(diagnostics), unreadable: loaded.unreadable, sources };
+}
+
+/** A function that puts a canonical field of an entry back on its source line. */
+function locator(merged: MergedCatalog, entry: Entry<unknown>): (path: string) => Location {
+  return (path) => {
+    const group = path.split('.')[0] ?? path;
+    const index = entry.fieldOrigins.get(path) ?? entry.fieldOrigins.get(group) ?? 0;
+    const origin: Origin | undefined = entry.origins[index] ?? entry.origins[0];
+    if (!origin) return {};
+    const doc = merged.documents.get(origin.file);
+    const suffix = doc?.dialect.fieldMap[path] ?? doc?.dialect.fieldMap[group];
+    if (doc && suffix !== undefined) {
+      const pointer = origin.pointer + suffix;
+      const pos = doc.file.locate(pointer, true);
+      if (pos) return { file: origin.file, pointer, ...pos };
+    }
+    return { file: origin.file, pointer: origin.pointer, ...(origin.line !== undefined ? { line: origin.line, column: origin.column ?? 1 } : {}) };
+  };
+}
+
+function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions): Diagnostic[] {
+  const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
+  const out: Diagnostic[] = [];
+  const references: Reference[] = [];
+  for (const entry of catalog.tools) {
+    const locate = locator(merged, entry);
+    out.push(...lintTool(entry.value, locate, checkSchema));
+    references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
+  }
+  const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: string) => {
+    for (const entry of entries) {
+      const locate = locator(merged, entry);
+      const from = `${what} "${entry.value.name}"`;
+      references.push({ from, kind: 'tool', names: entry.value.tools, field: 'tools', locate: () => locate('tools') });
+      references.push({ from, kind: 'skill', names: entry.value.skills, field: 'skills', locate: () => locate('skills') });
+    }
+  };
+  refs(catalog.skills, 'Skill');
+  refs(catalog.agents, 'Agent');
+  refs(catalog.jobs, 'Job');
+  const known = { tools: new Set(catalog.tools.map((e) => e.value.name)), skills: new Set(catalog.skills.map((e) => e.value.name)) };
+  out.push(...lintReferences(references, known));
+  return out;
+}
+
+/**
+ * The tools one persona sees: shared tools plus that persona's, a persona's
+ * own version shadowing a shared one of the same name; disabled tools left
+ * out. Without a persona: every enabled entry, shared or scoped.
+ */
+export function personaTools(catalog: Catalog, persona?: string): Tool[] {
+  const scoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
+  let tools: Tool[];
+  if (persona === undefined) {
+    tools = catalog.tools.map((e) => e.value);
+  } else {
+    const byName = new Map<string, Tool>();
+    for (const { value } of catalog.tools) {
+      if (scoped(value) && !value.scope?.personas?.includes(persona)) continue;
+      const current = byName.get(value.name);
+      if (current && scoped(current) && !scoped(value)) continue; // the persona's own version wins
+      byName.set(value.name, value);
+    }
+    tools = [...byName.values()];
+  }
+  return tools.filter((t) => t.enabled !== false).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The canonical document of a catalog (or of one persona's view of it). */
+export function catalogDocument(catalog: Catalog, persona?: string): { tools: Tool[]; skills: Skill[]; agents: Agent[]; jobs: Job[] } {
+  const tools = persona === undefined ? catalog.tools.map((e) => e.value) : personaTools(catalog, persona);
+  const visible = (personas: readonly string[] | undefined) => persona === undefined || !personas || personas.length === 0 || personas.includes(persona);
+  return {
+    tools,
+    skills: catalog.skills.map((e) => e.value),
+    agents: catalog.agents.map((e) => e.value).filter((a) => persona === undefined || a.persona === undefined || a.persona === persona),
+    jobs: catalog.jobs.map((e) => e.value).filter((j) => visible(j.personas)),
+  };
+}
+
+/** Provenance of every tool, keyed like the merge (name, or name@personas). */
+export function provenance(catalog: Catalog): Record<string, Origin[]> {
+  const out: Record<string, Origin[]> = Object.create(null) as Record<string, Origin[]>;
+  for (const entry of catalog.tools) out[entry.key] = entry.origins;
+  return out;
+}

@@ -1,0 +1,173 @@
+/**
+ * Merging layers into one catalog.
+ *
+ * The rule: entries match by name (tools by name and persona scope). A later
+ * layer overrides field by field: top-level fields are replaced; the grouping
+ * objects (effects, approval, auth, cost, latency, execution, surface,
+ * implementation, observability, scope, storage) merge one level deep, so an
+ * overlay can say `approval: { required: true }` without restating the rest;
+ * schemas, arrays and free-form objects are replaced whole. A derived value
+ * never overrides a declared one. Why field by field: overlays are partial by
+ * nature (Pylot's "layer local manifests to disable risky tools"); replacing
+ * whole tools would make every overlay restate, and silently drop, the rest.
+ * @module
+ */
+import type { DialectId } from '../dialects/types.js';
+import type { LoadedDocument, Layer } from '../load/loader.js';
+import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
+import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+
+/** Where one version of an entry came from. */
+export interface Origin {
+  file: string;
+  pointer: string;
+  line?: number;
+  column?: number;
+  dialect: DialectId;
+  layer: number;
+  /** The path the layer was given as. */
+  source: string;
+}
+
+/** A merged entry, with its override chain (oldest first). */
+export interface Entry<T> {
+  key: string;
+  value: T;
+  origins: Origin[];
+  /** Canonical field path -> index in `origins` of the layer that last set it (absent: origins[0]). */
+  fieldOrigins: Map<string, number>;
+}
+
+export interface MergedCatalog {
+  bundles: BundleInfo[];
+  tools: Array<Entry<Tool>>;
+  skills: Array<Entry<Skill>>;
+  agents: Array<Entry<Agent>>;
+  jobs: Array<Entry<Job>>;
+  /** Every loaded document by file path, for locating findings. */
+  documents: Map<string, LoadedDocument>;
+}
+
+/** Objects merged one level deep rather than replaced. */
+export const MERGED_GROUPS: ReadonlySet<string> = new Set([
+  'effects',
+  'approval',
+  'auth',
+  'cost',
+  'latency',
+  'execution',
+  'surface',
+  'implementation',
+  'observability',
+  'scope',
+  'storage',
+  'extensions',
+]);
+
+/** The identity of a tool within a layer: name, plus personas when scoped. */
+export function toolKey(tool: Pick<Tool, 'name' | 'scope'>): string {
+  const personas = tool.scope?.personas;
+  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
+}
+
+type Named = { name: string; derived?: string[] };
+
+/** Apply `over` on top of `base`, recording which fields `index` set. */
+function overlay<T extends Named>(base: T, over: T, index: number, fieldOrigins: Map<string, number>): T {
+  const out: Record<string, unknown> = { ...base };
+  const baseDerived = new Set(base.derived ?? []);
+  const overDerived = new Set(over.derived ?? []);
+  const derived = new Set(baseDerived);
+  const apply = (path: string, write: () => void) => {
+    if (overDerived.has(path) && !baseDerived.has(path) && hasPath(base, path)) return;
+    write();
+    fieldOrigins.set(path, index);
+    if (overDerived.has(path)) derived.add(path);
+    else derived.delete(path);
+  };
+  for (const [key, value] of Object.entries(over)) {
+    if (key === 'name' || key === 'derived' || value === undefined) continue;
+    const current = out[key];
+    if (MERGED_GROUPS.has(key) && isObject(value) && (current === undefined || isObject(current))) {
+      const group: Record<string, unknown> = { ...current };
+      for (const [sub, subValue] of Object.entries(value)) apply(`${key}.${sub}`, () => (group[sub] = subValue));
+      out[key] = group;
+    } else {
+      apply(key, () => (out[key] = value));
+    }
+  }
+  if (derived.size > 0) out['derived'] = [...derived].sort();
+  else delete out['derived'];
+  return out as T;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function hasPath(obj: object, path: string): boolean {
+  const [head, sub] = path.split('.') as [string, string | undefined];
+  const v = (obj as Record<string, unknown>)[head];
+  if (sub === undefined) return v !== undefined;
+  return isObject(v) && v[sub] !== undefined;
+}
+
+/** Merge layers in order. Duplicates within one layer are errors; the first is kept. */
+export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const catalog: MergedCatalog = { bundles: [], tools: [], skills: [], agents: [], jobs: [], documents: new Map() };
+  const maps = { tools: new Map<string, Entry<Tool>>(), skills: new Map<string, Entry<Skill>>(), agents: new Map<string, Entry<Agent>>(), jobs: new Map<string, Entry<Job>>() };
+
+  for (const layer of layers) {
+    const seen = { tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() };
+    for (const doc of layer.documents) {
+      catalog.documents.set(doc.file.path, doc);
+      if (doc.imported.bundle) catalog.bundles.push(doc.imported.bundle);
+      const originOf = (pointer: string): Origin => {
+        const pos = doc.file.locate(pointer);
+        return { file: doc.file.path, pointer, ...pos, dialect: doc.dialect.id, layer: layer.index, source: layer.source };
+      };
+      const add = <T extends Named>(kind: keyof typeof maps, entries: ReadonlyArray<{ value: T; pointer: string }>, keyOf: (v: T) => string) => {
+        const map = maps[kind] as unknown as Map<string, Entry<T>>;
+        for (const { value, pointer } of entries) {
+          const key = keyOf(value);
+          const origin = originOf(pointer);
+          const first = seen[kind].get(key);
+          if (first) {
+            diagnostics.push(duplicate(kind, key, origin, first));
+            continue;
+          }
+          seen[kind].set(key, origin);
+          const existing = map.get(key);
+          if (!existing) {
+            map.set(key, { key, value, origins: [origin], fieldOrigins: new Map() });
+          } else {
+            existing.origins.push(origin);
+            existing.value = overlay(existing.value, value, existing.origins.length - 1, existing.fieldOrigins);
+          }
+        }
+      };
+      add('tools', doc.imported.tools, toolKey);
+      add('skills', doc.imported.skills, (s) => s.name);
+      add('agents', doc.imported.agents, (a) => a.name);
+      add('jobs', doc.imported.jobs, (j) => j.name);
+    }
+  }
+  catalog.tools = [...maps.tools.values()];
+  catalog.skills = [...maps.skills.values()];
+  catalog.agents = [...maps.agents.values()];
+  catalog.jobs = [...maps.jobs.values()];
+  return { catalog, diagnostics };
+}
+
+function duplicate(kind: string, key: string, origin: Origin, first: Origin): Diagnostic {
+  const what = kind === 'tools' ? 'tool' : kind.slice(0, -1);
+  const firstAt = `${first.file}:${first.line ?? '?'}:${first.column ?? '?'}`;
+  return diagnostic(kind === 'tools' ? 'DUPLICATE_TOOL' : 'DUPLICATE_ENTRY', `Duplicate ${what} "${key}" in one layer; the first, at ${firstAt}, is kept.`, {
+    file: origin.file,
+    pointer: origin.pointer,
+    ...(origin.line !== undefined ? { line: origin.line, column: origin.column ?? 1 } : {}),
+    hint: `Rename one, or move the override to a later layer.`,
+    related: [{ file: first.file, pointer: first.pointer, ...(first.line !== undefined ? { line: first.line, column: first.column ?? 1 } : {}), message: 'first defined here' }],
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * Is a tool's input, output or config schema a valid JSON Schema?
+ * @module
+ */
+import { createAjv } from '../model/validator.js';
+import type { JsonSchema } from '../model/schema.js';
+
+export interface SchemaCheckOptions {
+  /**
+   * Also compile each schema, which catches unresolvable `$ref`s and bad
+   * patterns, not just wrong keyword shapes. Costs about a millisecond per
+   * schema. @default false
+   */
+  compile?: boolean;
+}
+
+/** Returns a checker giving a problem description, or undefined for a valid schema. */
+export function createSchemaChecker(options: SchemaCheckOptions = {}): (schema: JsonSchema) => string | undefined {
+  const ajv = createAjv();
+  return (schema) => {
+    if (typeof schema === 'boolean') return undefined;
+    // Schemas written against another draft are checked against 2020-12 anyway; the
+    // keywords a tool schema uses are the same in all of them.
+    const { $schema: _ignored, ...body } = schema;
+    if (!ajv.validateSchema(body)) {
+      const first = ajv.errors?.[0];
+      return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'is not a valid JSON Schema';
+    }
+    if (!options.compile) return undefined;
+    try {
+      ajv.compile(body);
+      ajv.removeSchema(body);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+}

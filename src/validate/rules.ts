@@ -1,0 +1,106 @@
+/**
+ * Semantic rules over canonical entries: names, contradictory claims, schema
+ * validity and references. They lint what was declared; values toolcap
+ * derived are consistent by construction and are not linted.
+ * @module
+ */
+import { isDerived } from '../model/derive.js';
+import { diagnostic, joinPointer, type Diagnostic, type DiagnosticCode, type Location } from '../model/diagnostics.js';
+import type { Tool } from '../model/schema.js';
+import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
+
+/** Where a canonical field of the entry being linted stands in its source. */
+export type Locate = (path: string) => Location;
+
+const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
+const CAPABILITY = new RegExp(CAPABILITY_PATTERN);
+const WRITE_EFFECTS: ReadonlySet<SideEffect> = new Set(['write', 'system']);
+const MUTATING_EFFECTS: ReadonlySet<SideEffect> = new Set(['write', 'database', 'filesystem', 'system']);
+
+/** The value at a canonical path if it was declared, else undefined. */
+function declaredValue<T>(tool: Tool, path: string, value: T | undefined): T | undefined {
+  return value !== undefined && !isDerived(tool, path) ? value : undefined;
+}
+
+/**
+ * Lint one tool.
+ * @param checkSchema returns a problem with a JSON Schema, or undefined
+ */
+export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => string | undefined): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const report = (code: DiagnosticCode, path: string, message: string, hint: string, sub?: string | number) => {
+    const where = locate(path);
+    out.push(diagnostic(code, message, { ...where, ...(sub !== undefined && where.pointer !== undefined ? { pointer: joinPointer(where.pointer, sub) } : {}), hint }));
+  };
+
+  if (!TOOL_NAME.test(tool.name) && !isDerived(tool, 'name')) {
+    report('INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" must be lowercase letters, digits, "_", "." or "-".`, `Try "${suggestName(tool.name)}".`);
+  }
+  tool.capabilities?.forEach((cap) => {
+    if (!CAPABILITY.test(cap))
+      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" is not dot-separated lowercase verb/object (e.g. "tasks.probe").`, 'Use lowercase segments joined by dots, at least two.');
+  });
+
+  const mode = declaredValue(tool, 'effects.mode', tool.effects?.mode);
+  const sideEffects = declaredValue(tool, 'effects.sideEffects', tool.effects?.sideEffects);
+  if (mode === 'read' && sideEffects !== undefined && WRITE_EFFECTS.has(sideEffects)) {
+    report('CONTRADICTORY_CLAIM', 'effects.sideEffects', `Mode is "read" but side effects are "${sideEffects}".`, 'A read tool changes nothing: fix the mode or the side effects.');
+  }
+  const retry = declaredValue(tool, 'execution.retryClass', tool.execution?.retryClass);
+  if (retry === 'safe' && tool.execution?.idempotent !== true) {
+    report('RETRY_NOT_IDEMPOTENT', 'execution.retryClass', 'Retry class "safe" on a tool not declared idempotent.', 'Declare the tool idempotent, or use retry class "guarded" or "never".');
+  }
+  const approved = declaredValue(tool, 'approval.required', tool.approval?.required) === true || tool.approval?.consent === true;
+  if (sideEffects === 'system' && !approved) {
+    report('SYSTEM_WITHOUT_APPROVAL', 'effects.sideEffects', 'System-level side effects without a declared approval or consent.', 'Add approval: { required: true } (ATLAS: requires_consent: true).');
+  }
+  const writingEffect = sideEffects !== undefined && MUTATING_EFFECTS.has(sideEffects);
+  const writes = mode === 'write' || mode === 'mixed' || writingEffect;
+  const irreversible = declaredValue(tool, 'effects.reversible', tool.effects?.reversible) === 'none';
+  if (writes && !tool.effects?.rollbackHint && !irreversible) {
+    report('WRITE_WITHOUT_ROLLBACK', writingEffect ? 'effects.sideEffects' : 'effects.mode', 'A tool that writes has no rollback hint.', 'Add effects.rollbackHint, or declare reversible: none.');
+  }
+  for (const field of ['inputSchema', 'outputSchema', 'configSchema'] as const) {
+    const schema = declaredValue(tool, field, tool[field]);
+    if (schema === undefined) continue;
+    const problem = typeof schema === 'object' && schema !== null ? checkSchema(schema) : undefined;
+    if (problem !== undefined) report('INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
+  }
+  return out;
+}
+
+/** A valid tool name close to `name`. */
+export function suggestName(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '_')
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+  return s || 'tool';
+}
+
+/** A reference from one entry to others, to check that the targets exist. */
+export interface Reference {
+  from: string;
+  kind: 'tool' | 'skill';
+  names: readonly string[] | undefined;
+  locate: () => Location;
+  field: string;
+}
+
+/** Report references to tools or skills the catalog does not have. */
+export function lintReferences(references: readonly Reference[], known: { tools: ReadonlySet<string>; skills: ReadonlySet<string> }): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const ref of references) {
+    const pool = ref.kind === 'tool' ? known.tools : known.skills;
+    for (const name of ref.names ?? []) {
+      if (pool.has(name)) continue;
+      out.push(
+        diagnostic('UNKNOWN_REFERENCE', `${ref.from} names ${ref.kind} "${name}" in ${ref.field}, which no layer defines.`, {
+          ...ref.locate(),
+          hint: `Add the ${ref.kind}, or fix the name.`,
+        }),
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { cli } from './helpers.js';
+
+const BASE = 'test/fixtures/core/base';
+const OVERLAY = 'test/fixtures/core/overlay';
+const tmp = () => mkdtempSync(join(tmpdir(), 'toolcap-cli-'));
+const write = (dir: string, name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+describe('toolcap validate', () => {
+  it.each([
+    ['valid manifests with warnings', [BASE], 0],
+    ['warnings under --strict', [BASE, '--strict'], 1],
+    ['a missing path', ['does/not/exist'], 2],
+    ['no path at all', [], 2],
+    ['an unknown --dialect', [BASE, '--dialect', 'klingon'], 2],
+  ])('%s -> exit %i', async (_name, args, code) => {
+    expect((await cli('validate', ...args)).code).toBe(code);
+  });
+
+  it('exits 1 on errors, printing file:line:column, a caret excerpt and a hint', async () => {
+    const dir = tmp();
+    const file = write(dir, 'bad.yaml', 'toolcap: 1\ntools:\n  - name: x\n    effects: { sideEffects: teleport }\n');
+    const { code, stdout } = await cli('validate', file);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`${file}:4:29: error UNKNOWN_ENUM_VALUE`);
+    expect(stdout).toMatch(/\n\s+4 \|\s+effects: \{ sideEffects: teleport \}\n\s+\|\s+\^\n/);
+    expect(stdout).toContain('hint:');
+  });
+
+  it('--json prints {ok, tools, diagnostics} with codes and positions', async () => {
+    const { code, stdout } = await cli('validate', BASE, OVERLAY, '--json');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as { ok: boolean; tools: number; diagnostics: Array<Record<string, unknown>> };
+    expect(out.ok).toBe(true);
+    expect(out.tools).toBe(5);
+    expect(out.diagnostics.length).toBeGreaterThan(0);
+    for (const d of out.diagnostics) expect(Object.keys(d)).toEqual(expect.arrayContaining(['code', 'severity', 'message', 'file']));
+  });
+
+  it('--json is ok: false and exit 1 when strict and there are warnings', async () => {
+    const { code, stdout } = await cli('validate', BASE, '--json', '--strict');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: false });
+  });
+
+  it('names the formats it tried for an explicit file in no known format', async () => {
+    const file = write(tmp(), 'schema.json', '{"type": "object", "properties": {}}');
+    const { code, stdout } = await cli('validate', file, '--json');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).diagnostics).toMatchObject([{ code: 'UNKNOWN_FORMAT', file, line: 1 }]);
+  });
+
+  it('skips non-manifests in a folder walk with a note, not an error', async () => {
+    const dir = tmp();
+    write(dir, 'schema.json', '{"type": "object"}');
+    write(dir, 'tools.yaml', 'toolcap: 1\ntools:\n  - name: a\n    effects: { mode: read, sideEffects: none }\n');
+    const { code, stdout } = await cli('validate', dir, '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).diagnostics).toMatchObject([{ code: 'NOT_A_MANIFEST', severity: 'info' }]);
+  });
+
+  it.each([
+    ['truncated JSON', 'a.json', '{"toolcap": 1, "tools": [', 'PARSE_ERROR'],
+    ['an empty file', 'a.yaml', '', 'FILE_EMPTY'],
+    ['wrong types', 'a.yaml', 'toolcap: 1\ntools: {name: x}\n', 'TYPE_MISMATCH'],
+  ])('%s gets a located diagnostic and exit 1, never a crash', async (_n, name, text, code) => {
+    const file = write(tmp(), name, text);
+    const out = await cli('validate', file, '--json');
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stdout).diagnostics[0]).toMatchObject({ code, file });
+    expect(out.stderr).not.toContain('internal error');
+  });
+});
+
+describe('toolcap inspect', () => {
+  it('--json prints the merged catalog with provenance', async () => {
+    const { code, stdout } = await cli('inspect', BASE, OVERLAY, '--json');
+    expect(code).toBe(0);
+    const doc = JSON.parse(stdout) as Record<string, unknown[]>;
+    expect(Object.keys(doc)).toEqual(['tools', 'skills', 'agents', 'jobs', 'provenance']);
+    expect(doc['tools']).toHaveLength(5);
+    expect(doc['provenance']).toHaveProperty(['files.delete', 1, 'layer'], 1);
+  });
+
+  it('--persona shows that persona\'s view', async () => {
+    const { stdout } = await cli('inspect', BASE, OVERLAY, '--json', '--persona', 'Researcher');
+    const names = (JSON.parse(stdout) as { tools: Array<{ name: string; cost?: { lane?: string } }> }).tools.map((t) => `${t.name}:${t.cost?.lane ?? '-'}`);
+    expect(names).toEqual(['files.delete:-', 'files.read:-', 'web.search:medium']);
+  });
+
+  it('prints a readable listing marking derived values', async () => {
+    const { stdout } = await cli('inspect', BASE);
+    expect(stdout).toContain('files.delete 1.0.0  [shared]');
+    expect(stdout).toMatch(/risk low\*/);
+  });
+
+  it('--out writes the JSON catalog', async () => {
+    const out = join(tmp(), 'nested', 'catalog.json');
+    expect((await cli('inspect', BASE, '--out', out)).code).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).tools).toHaveLength(5);
+  });
+});
+
+describe('toolcap convert', () => {
+  it('writes the canonical format without derived values', async () => {
+    const { code, stdout } = await cli('convert', BASE, OVERLAY, '--to', 'toolcap');
+    expect(code).toBe(0);
+    const doc = parse(stdout) as { toolcap: number; tools: Array<Record<string, unknown>> };
+    expect(doc.toolcap).toBe(1);
+    const search = doc.tools.find((t) => t['name'] === 'web.search' && !t['scope']);
+    expect(search).toEqual({ name: 'web.search', description: 'Search the web', effects: { sideEffects: 'read_external_service' }, cost: { lane: 'low', estimatedDollars: 0.002 } });
+  });
+
+  it('refuses to convert input with errors, writing nothing', async () => {
+    const dir = tmp();
+    const file = write(dir, 'bad.yaml', 'toolcap: 1\ntools:\n  - name: x\n    effects: { mode: teleport }\n');
+    const out = join(dir, 'out.yaml');
+    const result = await cli('convert', file, '--to', 'toolcap', '--out', out);
+    expect(result.code).toBe(1);
+    expect(() => readFileSync(out)).toThrow();
+  });
+
+  it.each([
+    ['--to is required', ['convert', BASE]],
+    ['--to must be a dialect', ['convert', BASE, '--to', 'klingon']],
+  ])('%s (exit 2)', async (_n, args) => {
+    expect((await cli(...args)).code).toBe(2);
+  });
+});
+
+describe('toolcap schema and help', () => {
+  it('prints the canonical JSON Schema', async () => {
+    const { code, stdout } = await cli('schema');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', required: ['toolcap'] });
+  });
+
+  it.each([['--help'], ['--version'], ['validate', '--help']])('%s exits 0', async (...args) => {
+    expect((await cli(...args)).code).toBe(0);
+  });
+
+  it('an unknown command is a usage error', async () => {
+    expect((await cli('frobnicate')).code).toBe(2);
+  });
+});

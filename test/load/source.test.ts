@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, parseSource } from '../../src/load/source.js';
+
+const billionLaughs = [
+  'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+  'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+  'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+  'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+  'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+  'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+  'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]',
+].join('\n');
+
+describe('parseSource: hostile and broken input becomes located diagnostics', () => {
+  it.each([
+    ['empty file', 'a.json', '', 'FILE_EMPTY', 1],
+    ['whitespace only', 'a.yaml', '  \n\n ', 'FILE_EMPTY', 1],
+    ['truncated JSON', 'a.json', '[{"name": "x",\n  "description": "y"', 'PARSE_ERROR', 2],
+    ['trailing comma JSON', 'a.json', '{"a": 1,}', 'PARSE_ERROR', 1],
+    ['YAML syntax', 'a.yaml', 'a: [1, 2\nb: 3', 'PARSE_ERROR', undefined],
+    ['YAML duplicate keys', 'a.yaml', 'name: a\nname: b\n', 'DUPLICATE_KEY', 2],
+    ['YAML alias bomb', 'a.yaml', billionLaughs, 'YAML_ALIAS_LIMIT', 1],
+    ['deep JSON nesting', 'a.json', '['.repeat(10_000) + ']'.repeat(10_000), 'NESTING_TOO_DEEP', 1],
+    ['deep YAML flow nesting', 'a.yaml', '['.repeat(10_000) + ']'.repeat(10_000), 'NESTING_TOO_DEEP', 1],
+    ['deep YAML block nesting', 'a.yaml', Array.from({ length: 200 }, (_, i) => `${' '.repeat(i * 2)}k${i}:`).join('\n') + ' 1', 'NESTING_TOO_DEEP', undefined],
+    ['binary garbage as JSON', 'a.json', '\u0000\u0001\u0002{', 'PARSE_ERROR', 1],
+  ])('%s -> %s', (_name, path, text, code, line) => {
+    const { file, diagnostics } = parseSource(path, text);
+    expect(file).toBeUndefined();
+    expect(diagnostics[0]).toMatchObject({ code, severity: 'error', file: path });
+    if (line !== undefined) expect(diagnostics[0]?.line).toBe(line);
+  });
+
+  it('refuses nesting one level past the documented limit and accepts the limit itself', () => {
+    const at = (n: number) => parseSource('a.json', '['.repeat(n) + ']'.repeat(n));
+    expect(at(DEFAULT_LIMITS.maxDepth).file).toBeDefined();
+    expect(at(DEFAULT_LIMITS.maxDepth + 1).diagnostics).toMatchObject([{ code: 'NESTING_TOO_DEEP' }]);
+  });
+
+  it.each([
+    ['JSON', 'a.json', '{"tools": [{"name": "x", "__proto__": {"polluted": true}}]}', '/tools/0/__proto__', 1],
+    ['YAML', 'a.yaml', 'tools:\n  - name: x\n    __proto__:\n      polluted: true\n', '/tools/0/__proto__', 3],
+  ])('%s __proto__ keys are removed and reported, and pollute nothing', (_f, path, text, pointer, line) => {
+    const { file, diagnostics } = parseSource(path, text);
+    expect(diagnostics).toMatchObject([{ code: 'UNSAFE_KEY', severity: 'warning', pointer, line }]);
+    const tool = (file?.value as { tools: Array<Record<string, unknown>> }).tools[0]!;
+    expect(Object.keys(tool)).toEqual(['name']);
+    expect(Object.getPrototypeOf(tool)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
+  it('keeps constructor and prototype as ordinary keys', () => {
+    const { file, diagnostics } = parseSource('a.json', '{"constructor": {"prototype": {"x": 1}}}');
+    expect(diagnostics).toEqual([]);
+    expect(file?.value).toEqual({ constructor: { prototype: { x: 1 } } });
+    expect(({} as { x?: unknown }).x).toBeUndefined();
+  });
+
+  it('strips a byte-order mark', () => {
+    expect(parseSource('a.json', '\ufeff{"a": 1}').file?.value).toEqual({ a: 1 });
+  });
+
+  it.each([
+    ['json', 'a.json', '{\n  "tools": [\n    {"name": "x", "side_effects": "bad"}\n  ]\n}', '/tools/0/side_effects', { line: 3, column: 35 }, { line: 3, column: 19 }],
+    ['yaml', 'a.yaml', 'tools:\n  - name: x\n    side_effects: bad\n', '/tools/0/side_effects', { line: 3, column: 19 }, { line: 3, column: 5 }],
+  ])('locates values and keys by pointer in %s', (_f, path, text, pointer, value, key) => {
+    const { file } = parseSource(path, text);
+    expect(file?.locate(pointer)).toEqual(value);
+    expect(file?.locate(pointer, true)).toEqual(key);
+    expect(file?.locate('/tools/9')).toBeUndefined();
+  });
+
+  it('detects the format from content when the extension says nothing', () => {
+    expect(parseSource('manifest', '[1]').file?.format).toBe('json');
+    expect(parseSource('manifest', 'a: 1').file?.format).toBe('yaml');
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { complete } from '../../src/model/derive.js';
+import type { Tool } from '../../src/model/schema.js';
+import { createSchemaChecker } from '../../src/validate/json-schema.js';
+import { lintReferences, lintTool, suggestName } from '../../src/validate/rules.js';
+
+const lint = (tool: Tool, compile = false) =>
+  lintTool(complete(tool), (path) => ({ file: 't.yaml', pointer: `/${path.replace('.', '/')}` }), createSchemaChecker({ compile })).map((d) => [d.code, d.severity, d.pointer]);
+
+describe('lintTool', () => {
+  it.each<[string, Tool, Array<[string, string, string]>]>([
+    ['a clean read tool', { name: 'a.read', effects: { mode: 'read', sideEffects: 'none' } }, []],
+    ['an uppercase name', { name: 'Bad', effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_TOOL_NAME', 'error', '/name']]],
+    ['a capability without a dot', { name: 'a', capabilities: ['probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'error', '/capabilities']]],
+    ['read mode with a write side effect', { name: 'a', effects: { mode: 'read', sideEffects: 'write', rollbackHint: 'x' } }, [['CONTRADICTORY_CLAIM', 'error', '/effects/sideEffects']]],
+    ['safe retries on a non-idempotent tool', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, execution: { retryClass: 'safe', idempotent: false } }, [['RETRY_NOT_IDEMPOTENT', 'error', '/execution/retryClass']]],
+    ['safe retries on an idempotent tool', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, execution: { retryClass: 'safe', idempotent: true } }, []],
+    ['system effects without approval', { name: 'a', effects: { sideEffects: 'system', rollbackHint: 'x' } }, [['SYSTEM_WITHOUT_APPROVAL', 'warning', '/effects/sideEffects']]],
+    ['system effects with consent', { name: 'a', effects: { sideEffects: 'system', rollbackHint: 'x' }, approval: { consent: true } }, []],
+    ['a write without rollback hint', { name: 'a', effects: { mode: 'write', sideEffects: 'write' }, approval: { required: true } }, [['WRITE_WITHOUT_ROLLBACK', 'warning', '/effects/sideEffects']]],
+    ['an irreversible write says so', { name: 'a', effects: { mode: 'write', sideEffects: 'write', reversible: 'none' } }, []],
+    ['a broken input schema', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object', properties: { x: { type: 'strin' } } } }, [['INVALID_JSON_SCHEMA', 'error', '/inputSchema']]],
+    ['a broken output schema', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, outputSchema: { required: 'x' } }, [['INVALID_JSON_SCHEMA', 'error', '/outputSchema']]],
+    ['derived values are not linted', { name: 'a' }, []],
+  ])('%s', (_name, tool, expected) => {
+    expect(lint(tool)).toEqual(expected);
+  });
+
+  it('compiling catches what meta-validation cannot: an unresolvable $ref', () => {
+    const tool: Tool = { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { $ref: '#/$defs/missing' } };
+    expect(lint(tool)).toEqual([]);
+    expect(lint(tool, true)).toEqual([['INVALID_JSON_SCHEMA', 'error', '/inputSchema']]);
+  });
+
+  it.each([
+    ['Bad Name', 'bad_name'],
+    ['--x', 'x'],
+    ['!!!', 'tool'],
+  ])('suggestName(%s) = %s', (input, expected) => {
+    expect(suggestName(input)).toBe(expected);
+  });
+});
+
+describe('lintReferences', () => {
+  it('reports each unknown name once, with the referring location', () => {
+    const found = lintReferences(
+      [{ from: 'Skill "s"', kind: 'tool', names: ['a', 'zz'], field: 'tools', locate: () => ({ file: 's.json', line: 3, column: 7 }) }],
+      { tools: new Set(['a']), skills: new Set() },
+    );
+    expect(found).toMatchObject([{ code: 'UNKNOWN_REFERENCE', file: 's.json', line: 3, column: 7 }]);
+  });
+});

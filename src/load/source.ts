@@ -4,7 +4,8 @@
  * path costs little more than JSON.parse).
  * @module
  */
-import { findNodeAtLocation, parseTree, type Node as JsonNode, parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
+import { jsonLocator } from './json-positions.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
@@ -90,13 +91,22 @@ export function parseSource(
   }
   const result = format === 'json' ? parseJson(path, text, lines) : parseYaml(path, text, lines, limits);
   if (!result.file) return result;
-  const diagnostics = [...result.diagnostics, ...sanitize(result.file, limits)];
-  const deep = diagnostics.find((d) => d.code === 'NESTING_TOO_DEEP');
-  if (deep) {
-    if (deep.line === undefined) Object.assign(deep, lines.position(jsonOffsetAtDepth(text, limits.maxDepth + 1)));
-    return { diagnostics: [deep] };
+  // JSON nesting is measured on the text (cheap); YAML was bounded before parsing.
+  if (format === 'json') {
+    const deepAt = jsonOffsetAtDepth(text, limits.maxDepth + 1);
+    if (deepAt >= 0) return { diagnostics: [nestingTooDeep(path, lines.position(deepAt), limits)] };
   }
+  // Only a document whose text names __proto__ can hold such a key.
+  const diagnostics = text.includes('__proto__') ? [...result.diagnostics, ...removeProtoKeys(result.file)] : result.diagnostics;
   return { file: result.file, diagnostics };
+}
+
+function nestingTooDeep(path: string, pos: { line: number; column: number }, limits: ParseLimits): Diagnostic {
+  return diagnostic('NESTING_TOO_DEEP', `Nesting is deeper than the limit of ${limits.maxDepth} levels.`, {
+    file: path,
+    ...pos,
+    hint: 'Flatten the document; manifests never need this depth.',
+  });
 }
 
 function parseJson(path: string, text: string, lines: LineIndex): { file?: SourceFile; diagnostics: Diagnostic[] } {
@@ -120,20 +130,11 @@ function parseJson(path: string, text: string, lines: LineIndex): { file?: Sourc
       ],
     };
   }
-  let tree: JsonNode | undefined | null;
+  let locator: ReturnType<typeof jsonLocator> | undefined;
   const locate = (pointer: string, key = false) => {
-    if (tree === undefined) {
-      try {
-        tree = parseTree(text) ?? null;
-      } catch {
-        tree = null; // jsonc-parser recurses; input deeper than the stack has no positions
-      }
-    }
-    if (!tree) return undefined;
-    const node = findNodeAtLocation(tree, splitPointer(pointer).map((t) => (/^\d+$/.test(t) ? Number(t) : t)));
-    if (!node) return undefined;
-    const target = key && node.parent?.type === 'property' ? node.parent.children?.[0] ?? node : node;
-    return lines.position(target.offset);
+    locator ??= jsonLocator(text);
+    const offset = locator(splitPointer(pointer), key);
+    return offset === undefined ? undefined : lines.position(offset);
   };
   return { file: { path, text, format: 'json', value, locate }, diagnostics: [] };
 }
@@ -149,7 +150,7 @@ function jsonOffsetAtDepth(text: string, depth: number): number {
       if (++level >= depth) return i;
     } else if (c === 93 || c === 125) level--;
   }
-  return 0;
+  return -1;
 }
 
 /**
@@ -215,17 +216,7 @@ function parseYaml(
   limits: ParseLimits,
 ): { file?: SourceFile; diagnostics: Diagnostic[] } {
   const nesting = yamlNestingDepth(text);
-  if (nesting.depth > limits.maxDepth) {
-    return {
-      diagnostics: [
-        diagnostic('NESTING_TOO_DEEP', `Nesting is deeper than the limit of ${limits.maxDepth} levels.`, {
-          file: path,
-          ...lines.position(nesting.offset),
-          hint: 'Flatten the document; manifests never need this depth.',
-        }),
-      ],
-    };
-  }
+  if (nesting.depth > limits.maxDepth) return { diagnostics: [nestingTooDeep(path, lines.position(nesting.offset), limits)] };
   const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {
@@ -289,33 +280,15 @@ function firstLine(message: string): string {
   return line.replace(/ at line \d+, column \d+:?$/, '');
 }
 
-/**
- * Walk the parsed value once: refuse nesting past the limit, and remove
- * `__proto__` keys so nothing later can pollute a prototype through them.
- */
-function sanitize(file: SourceFile, limits: ParseLimits): Diagnostic[] {
+/** Remove `__proto__` keys, so nothing later can pollute a prototype through them. */
+function removeProtoKeys(file: SourceFile): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  // The path is a stack; a pointer string is built only for a diagnostic.
-  const path: Array<string | number> = [];
-  const walk = (node: unknown, depth: number): boolean => {
-    if (node === null || typeof node !== 'object') return true;
-    if (depth > limits.maxDepth) {
-      diagnostics.push(
-        diagnostic('NESTING_TOO_DEEP', `Nesting is deeper than the limit of ${limits.maxDepth} levels.`, {
-          ...at(file, joinPointer('', ...path)),
-          hint: 'Flatten the document; manifests never need this depth.',
-        }),
-      );
-      return false;
-    }
+  // Nesting is already bounded, so this recursion is too.
+  const walk = (node: unknown, path: Array<string | number>): void => {
+    if (node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        path.push(i);
-        const ok = walk(node[i], depth + 1);
-        path.pop();
-        if (!ok) return false;
-      }
-      return true;
+      node.forEach((item, i) => walk(item, [...path, i]));
+      return;
     }
     const obj = node as Record<string, unknown>;
     if (Object.prototype.hasOwnProperty.call(obj, '__proto__')) {
@@ -327,14 +300,8 @@ function sanitize(file: SourceFile, limits: ParseLimits): Diagnostic[] {
       );
       delete obj['__proto__'];
     }
-    for (const key of Object.keys(obj)) {
-      path.push(key);
-      const ok = walk(obj[key], depth + 1);
-      path.pop();
-      if (!ok) return false;
-    }
-    return true;
+    for (const key of Object.keys(obj)) walk(obj[key], [...path, key]);
   };
-  walk(file.value, 1);
+  walk(file.value, []);
   return diagnostics;
 }

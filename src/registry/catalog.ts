@@ -9,7 +9,8 @@ import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagno
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
-import { mergeLayers, type Entry, type MergedCatalog, type Origin } from './merge.js';
+import type { LoadedDocument } from '../load/loader.js';
+import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
   /** Compile every input/output/config schema (slower, stricter). @default false */
@@ -23,6 +24,8 @@ export interface Catalog {
   skills: Array<Entry<Skill>>;
   agents: Array<Entry<Agent>>;
   jobs: Array<Entry<Job>>;
+  /** Every loaded document by file path: positions are looked up here on demand. */
+  documents: ReadonlyMap<string, LoadedDocument>;
 }
 
 export interface CatalogResult {
@@ -49,6 +52,7 @@ export function buildCatalog(paths: readonly string[], options: CatalogOptions =
     skills: merged.catalog.skills,
     agents: merged.catalog.agents,
     jobs: merged.catalog.jobs,
+    documents: merged.catalog.documents,
   };
   diagnostics.push(...lint(catalog, merged.catalog, options));
   const sources = new Map<string, string>();
@@ -60,7 +64,7 @@ export function buildCatalog(paths: readonly string[], options: CatalogOptions =
 function locator(merged: MergedCatalog, entry: Entry<unknown>): (path: string) => Location {
   return (path) => {
     const group = path.split('.')[0] ?? path;
-    const index = entry.fieldOrigins.get(path) ?? entry.fieldOrigins.get(group) ?? 0;
+    const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
     const origin: Origin | undefined = entry.origins[index] ?? entry.origins[0];
     if (!origin) return {};
     const doc = merged.documents.get(origin.file);
@@ -70,7 +74,7 @@ function locator(merged: MergedCatalog, entry: Entry<unknown>): (path: string) =
       const pos = doc.file.locate(pointer, true);
       if (pos) return { file: origin.file, pointer, ...pos };
     }
-    return { file: origin.file, pointer: origin.pointer, ...(origin.line !== undefined ? { line: origin.line, column: origin.column ?? 1 } : {}) };
+    return { file: origin.file, pointer: origin.pointer, ...originPosition(origin, merged.documents) };
   };
 }
 
@@ -134,9 +138,12 @@ export function catalogDocument(catalog: Catalog, persona?: string): { tools: To
   };
 }
 
-/** Provenance of every tool, keyed like the merge (name, or name@personas). */
-export function provenance(catalog: Catalog): Record<string, Origin[]> {
-  const out: Record<string, Origin[]> = Object.create(null) as Record<string, Origin[]>;
-  for (const entry of catalog.tools) out[entry.key] = entry.origins;
+/** An origin with its line and column. */
+export type PositionedOrigin = Origin & { line?: number; column?: number };
+
+/** Provenance of every tool, keyed like the merge (name, or name@personas), with source positions. */
+export function provenance(catalog: Catalog): Record<string, PositionedOrigin[]> {
+  const out: Record<string, PositionedOrigin[]> = Object.create(null) as Record<string, PositionedOrigin[]>;
+  for (const entry of catalog.tools) out[entry.key] = entry.origins.map((o) => ({ ...o, ...originPosition(o, catalog.documents) }));
   return out;
 }

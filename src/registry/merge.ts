@@ -17,12 +17,10 @@ import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 
-/** Where one version of an entry came from. */
+/** Where one version of an entry came from. Line and column are looked up only when shown. */
 export interface Origin {
   file: string;
   pointer: string;
-  line?: number;
-  column?: number;
   dialect: DialectId;
   layer: number;
   /** The path the layer was given as. */
@@ -34,8 +32,8 @@ export interface Entry<T> {
   key: string;
   value: T;
   origins: Origin[];
-  /** Canonical field path -> index in `origins` of the layer that last set it (absent: origins[0]). */
-  fieldOrigins: Map<string, number>;
+  /** Canonical field path -> index in `origins` of the layer that last set it (absent: origins[0]; no map until a second layer). */
+  fieldOrigins?: Map<string, number>;
 }
 
 export interface MergedCatalog {
@@ -123,10 +121,7 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
     for (const doc of layer.documents) {
       catalog.documents.set(doc.file.path, doc);
       if (doc.imported.bundle) catalog.bundles.push(doc.imported.bundle);
-      const originOf = (pointer: string): Origin => {
-        const pos = doc.file.locate(pointer);
-        return { file: doc.file.path, pointer, ...pos, dialect: doc.dialect.id, layer: layer.index, source: layer.source };
-      };
+      const originOf = (pointer: string): Origin => ({ file: doc.file.path, pointer, dialect: doc.dialect.id, layer: layer.index, source: layer.source });
       const add = <T extends Named>(kind: keyof typeof maps, entries: ReadonlyArray<{ value: T; pointer: string }>, keyOf: (v: T) => string) => {
         const map = maps[kind] as unknown as Map<string, Entry<T>>;
         for (const { value, pointer } of entries) {
@@ -134,15 +129,16 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
           const origin = originOf(pointer);
           const first = seen[kind].get(key);
           if (first) {
-            diagnostics.push(duplicate(kind, key, origin, first));
+            diagnostics.push(duplicate(kind, key, origin, first, catalog.documents));
             continue;
           }
           seen[kind].set(key, origin);
           const existing = map.get(key);
           if (!existing) {
-            map.set(key, { key, value, origins: [origin], fieldOrigins: new Map() });
+            map.set(key, { key, value, origins: [origin] });
           } else {
             existing.origins.push(origin);
+            existing.fieldOrigins ??= new Map();
             existing.value = overlay(existing.value, value, existing.origins.length - 1, existing.fieldOrigins);
           }
         }
@@ -160,14 +156,21 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
   return { catalog, diagnostics };
 }
 
-function duplicate(kind: string, key: string, origin: Origin, first: Origin): Diagnostic {
+/** Line and column of an origin, looked up in its source. */
+export function originPosition(origin: Origin, documents: ReadonlyMap<string, LoadedDocument>): { line?: number; column?: number } {
+  return documents.get(origin.file)?.file.locate(origin.pointer) ?? {};
+}
+
+function duplicate(kind: string, key: string, origin: Origin, first: Origin, documents: ReadonlyMap<string, LoadedDocument>): Diagnostic {
   const what = kind === 'tools' ? 'tool' : kind.slice(0, -1);
-  const firstAt = `${first.file}:${first.line ?? '?'}:${first.column ?? '?'}`;
+  const here = originPosition(origin, documents);
+  const there = originPosition(first, documents);
+  const firstAt = `${first.file}:${there.line ?? '?'}:${there.column ?? '?'}`;
   return diagnostic(kind === 'tools' ? 'DUPLICATE_TOOL' : 'DUPLICATE_ENTRY', `Duplicate ${what} "${key}" in one layer; the first, at ${firstAt}, is kept.`, {
     file: origin.file,
     pointer: origin.pointer,
-    ...(origin.line !== undefined ? { line: origin.line, column: origin.column ?? 1 } : {}),
-    hint: `Rename one, or move the override to a later layer.`,
-    related: [{ file: first.file, pointer: first.pointer, ...(first.line !== undefined ? { line: first.line, column: first.column ?? 1 } : {}), message: 'first defined here' }],
+    ...here,
+    hint: 'Rename one, or move the override to a later layer.',
+    related: [{ file: first.file, pointer: first.pointer, ...there, message: 'first defined here' }],
   });
 }

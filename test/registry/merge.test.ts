@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCatalog, catalogDocument, personaTools } from '../../src/registry/catalog.js';
+import { buildCatalog, catalogDocument, personaTools, provenance } from '../../src/registry/catalog.js';
 import { toolKey } from '../../src/registry/merge.js';
 
 const BASE = 'test/fixtures/core/base';
@@ -30,8 +30,7 @@ describe('merge: later layers override field by field', () => {
 
   it('keeps the override chain with file, layer and dialect', () => {
     const { catalog } = buildCatalog([BASE, OVERLAY]);
-    const entry = catalog.tools.find((e) => e.key === 'files.delete');
-    expect(entry?.origins).toMatchObject([
+    expect(provenance(catalog)['files.delete']).toMatchObject([
       { file: `${BASE}/tools.yaml`, layer: 0, dialect: 'toolcap', line: 11 },
       { file: `${OVERLAY}/local.yaml`, layer: 1, dialect: 'toolcap', line: 5 },
     ]);

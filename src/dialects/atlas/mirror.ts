@@ -1,0 +1,50 @@
+/**
+ * The extension "mirror": whatever part of an ATLAS entry has no canonical
+ * home is kept in `extensions.atlas` in the entry's own shape (nested objects
+ * stay nested, provider extras stay at their index), so export can lay it
+ * back over the entry it rebuilds from canonical fields.
+ * @module
+ */
+import { isPlainObject, type ObjectReader } from '../reader.js';
+
+/** Leftover source fields of one object, keyed as in the source. */
+export type Mirror = Record<string, unknown>;
+
+/** Copy `keys` (known ATLAS fields without a canonical home) into `into`, quietly. */
+export function keep(reader: ObjectReader, keys: readonly string[], into: Mirror): void {
+  for (const key of keys) if (reader.has(key)) into[key] = reader.raw(key);
+}
+
+/** Add the unread keys (reported as UNKNOWN_FIELD) to `into`. */
+export function keepRest(reader: ObjectReader, into: Mirror, where: string): void {
+  Object.assign(into, reader.rest({ where }));
+}
+
+/** The mirror, or undefined when it holds nothing. */
+export function nonEmpty(mirror: Mirror): Mirror | undefined {
+  return Object.keys(mirror).length > 0 ? mirror : undefined;
+}
+
+/** This dialect's extension object of a canonical entry, if any. */
+export function mirrorOf(entry: { extensions?: Record<string, Record<string, unknown>> }): Mirror {
+  return entry.extensions?.['atlas'] ?? {};
+}
+
+/**
+ * Lay `mirror` over `base`: keys missing from `base` are taken from the
+ * mirror; objects are merged key by key and arrays item by item. On a
+ * clash of two plain values `base` (the canonical value) wins. Neither input
+ * is modified.
+ */
+export function overlay(base: unknown, mirror: unknown): unknown {
+  if (base === undefined) return mirror;
+  // Extras of items the canonical array no longer has are dropped: an item
+  // made of extras alone (a provider without a name) would be invalid.
+  if (Array.isArray(base) && Array.isArray(mirror)) return base.map((item, i) => overlay(item, mirror[i]));
+  if (isPlainObject(base) && isPlainObject(mirror)) {
+    const out: Record<string, unknown> = { ...base };
+    for (const [key, value] of Object.entries(mirror)) out[key] = overlay(base[key], value);
+    return out;
+  }
+  return base;
+}

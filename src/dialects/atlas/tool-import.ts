@@ -1,0 +1,183 @@
+/**
+ * One `functions.json` entry into a canonical tool.
+ * @module
+ */
+import { joinPointer } from '../../model/diagnostics.js';
+import { compact, compactRequired } from '../../model/objects.js';
+import type { Auth, Execution, Provider, Tool } from '../../model/schema.js';
+import { AUTH_TYPES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
+import { isPlainObject, jsonType, ObjectReader } from '../reader.js';
+import { keep, keepRest, nonEmpty, type Mirror } from './mirror.js';
+import { readJsonObject, readName } from './read.js';
+
+/** Real ATLAS fields with no canonical home: kept without a warning. */
+const HOMELESS_TOOL_FIELDS = ['requires_flags', 'examples', 'cost_unit'];
+const HOMELESS_PROVIDER_FIELDS = ['health_check_interval'];
+const HOMELESS_IDEMPOTENCY_FIELDS = ['scope', 'guidance'];
+
+/** Canonical paths an entry may have derived (see `derived`). */
+type DerivedPath = 'auth.envs';
+
+/**
+ * Translate one tool entry. `persona` is the owner implied by the file's
+ * folder; it becomes `scope.personas`. Undefined when the entry has no usable
+ * name (reported).
+ */
+export function importTool(reader: ObjectReader, persona: string | undefined): Tool | undefined {
+  const name = readName(reader, 'tool');
+  if (name === undefined) return undefined;
+  const mirror: Mirror = {};
+  const derived: DerivedPath[] = [];
+  const tool = compactRequired<Tool>({
+    name,
+    version: reader.string('version'),
+    description: reader.string('description'),
+    enabled: reader.boolean('enabled'),
+    tags: reader.strings('tags'),
+    notes: reader.string('notes'),
+    scope: persona === undefined ? undefined : { personas: [persona] },
+    inputSchema: readJsonObject(reader, 'parameters'),
+    capabilities: reader.strings('capabilities'),
+    effects: compact({
+      sideEffects: reader.enumValue('side_effects', SIDE_EFFECTS),
+      risk: reader.enumValue('safety_level', RISK_LEVELS),
+    }),
+    approval: compact({ consent: reader.boolean('requires_consent') }),
+    execution: readExecution(reader, mirror),
+    auth: readAuth(reader, mirror, derived),
+    cost: readCost(reader, mirror),
+    providers: readProviders(reader, mirror),
+  });
+  keep(reader, HOMELESS_TOOL_FIELDS, mirror);
+  keepRest(reader, mirror, `tool "${name}"`);
+  if (derived.length > 0) tool.derived = derived;
+  const extension = nonEmpty(mirror);
+  if (extension) tool.extensions = { atlas: extension };
+  return tool;
+}
+
+function readExecution(reader: ObjectReader, mirror: Mirror): Execution | undefined {
+  return compact<Execution>({
+    timeoutSec: readTimeout(reader),
+    allowParallel: reader.boolean('allow_parallel'),
+    idempotencyKey: readIdempotencyKey(reader, mirror),
+  });
+}
+
+/** `default_timeout`: whole seconds, at least 1 (ATLAS validates it as an integer). */
+function readTimeout(reader: ObjectReader): number | undefined {
+  return reader.number('default_timeout', { integer: true, min: 1 });
+}
+
+/**
+ * `idempotency_key` is a boolean, or an object `{ required, scope, guidance }`.
+ * The object's `required` is the canonical value; the rest stays in the
+ * mirror, whose presence also tells export to write the object form again.
+ */
+function readIdempotencyKey(reader: ObjectReader, mirror: Mirror): boolean | string | undefined {
+  const value = reader.raw('idempotency_key');
+  if (value === undefined) return undefined;
+  if (typeof value === 'boolean' || typeof value === 'string') return value;
+  const pointer = reader.at('idempotency_key');
+  if (!isPlainObject(value)) {
+    reader.context.report('TYPE_MISMATCH', `"idempotency_key" must be a boolean or an object, not ${jsonType(value)}.`, pointer, {
+      hint: 'Write true, false, or { "required": true, "scope": "per-url" }.',
+    });
+    return undefined;
+  }
+  const sub = new ObjectReader(reader.context, value, pointer);
+  const required = sub.boolean('required');
+  const rest: Mirror = {};
+  keep(sub, HOMELESS_IDEMPOTENCY_FIELDS, rest);
+  keepRest(sub, rest, '"idempotency_key"');
+  mirror['idempotency_key'] = rest;
+  return required;
+}
+
+/**
+ * `auth`. The singular `env` (one variable, as real ATLAS manifests write it)
+ * becomes an `envs` entry only when there is no `envs` map: that entry is
+ * inferred, so `auth.envs` is listed as derived and export writes `env` back.
+ */
+function readAuth(reader: ObjectReader, mirror: Mirror, derived: DerivedPath[]): Auth | undefined {
+  const sub = reader.object('auth');
+  if (!sub) return undefined;
+  const rest: Mirror = {};
+  const required = sub.boolean('required');
+  let envs = readEnvs(sub, rest);
+  const env = sub.string('env');
+  if (env !== undefined) {
+    rest['env'] = env;
+    if (envs === undefined) {
+      envs = { [env]: required === undefined ? {} : required ? { required: true } : { optional: true } };
+      derived.push('auth.envs');
+    }
+  }
+  const auth = compactRequired<Auth>({
+    required,
+    type: sub.enumValue('type', AUTH_TYPES),
+    scopes: sub.strings('scopes'),
+    envs,
+    docs: sub.string('docs'),
+  });
+  keepRest(sub, rest, '"auth"');
+  if (nonEmpty(rest)) mirror['auth'] = rest;
+  return auth;
+}
+
+/** `auth.envs`: `{ NAME: { required | optional, description } }`. */
+function readEnvs(auth: ObjectReader, rest: Mirror): NonNullable<Auth['envs']> | undefined {
+  const sub = auth.object('envs');
+  if (!sub) return undefined;
+  const envs: NonNullable<Auth['envs']> = {};
+  const extras: Mirror = {};
+  for (const name of Object.keys(sub.value)) {
+    const entry = ObjectReader.of(auth.context, sub.raw(name), sub.at(name), `auth.envs.${name}`);
+    if (!entry) continue;
+    envs[name] = compactRequired({
+      required: entry.boolean('required'),
+      optional: entry.boolean('optional'),
+      description: entry.string('description'),
+    });
+    const unknown = entry.rest({ where: `auth.envs.${name}` });
+    if (unknown) extras[name] = unknown;
+  }
+  if (nonEmpty(extras)) rest['envs'] = extras;
+  return envs;
+}
+
+/**
+ * `cost_per_call` is dollars when `cost_unit` is "USD" or absent. In any
+ * other unit it has no canonical home and stays in the mirror verbatim.
+ */
+function readCost(reader: ObjectReader, mirror: Mirror): Tool['cost'] {
+  if (!reader.has('cost_per_call')) return undefined;
+  const unit = reader.has('cost_unit') ? reader.raw('cost_unit') : 'USD';
+  if (unit !== 'USD') {
+    keep(reader, ['cost_per_call'], mirror);
+    return undefined;
+  }
+  return compact({ estimatedDollars: reader.number('cost_per_call', { min: 0 }) });
+}
+
+/** `providers`: `[{ name, priority, config, health_check_interval }]`, in source order. */
+function readProviders(reader: ObjectReader, mirror: Mirror): Provider[] | undefined {
+  const list = reader.array('providers');
+  if (!list) return undefined;
+  const providers: Provider[] = [];
+  const extras: Mirror[] = [];
+  list.forEach((item, i) => {
+    const sub = ObjectReader.of(reader.context, item, joinPointer(reader.at('providers'), i), 'A provider');
+    if (!sub) return;
+    const name = readName(sub, 'provider');
+    if (name === undefined) return;
+    providers.push(compactRequired<Provider>({ name, priority: sub.number('priority'), config: readJsonObject(sub, 'config') }));
+    const extra: Mirror = {};
+    keep(sub, HOMELESS_PROVIDER_FIELDS, extra);
+    keepRest(sub, extra, `provider "${name}"`);
+    extras.push(extra);
+  });
+  // Index-aligned with the canonical providers, so export can lay them back.
+  if (extras.some((e) => nonEmpty(e))) mirror['providers'] = extras;
+  return providers;
+}

@@ -5,7 +5,7 @@
  * @module
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
-import { jsonLocator } from './json-positions.js';
+import { jsonLocator, offsetAtDepth } from './json-positions.js';
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
@@ -56,7 +56,7 @@ class LineIndex {
   }
   #build(): number[] {
     const starts = [0];
-    for (let i = 0; i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) starts.push(i + 1);
+    for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts.push(i + 1);
     return starts;
   }
 }
@@ -93,7 +93,7 @@ export function parseSource(
   if (!result.file) return result;
   // JSON nesting is measured on the text (cheap); YAML was bounded before parsing.
   if (format === 'json') {
-    const deepAt = jsonOffsetAtDepth(text, limits.maxDepth + 1);
+    const deepAt = offsetAtDepth(text, limits.maxDepth + 1);
     if (deepAt >= 0) return { diagnostics: [nestingTooDeep(path, lines.position(deepAt), limits)] };
   }
   // Only a document whose text names __proto__ can hold such a key.
@@ -137,20 +137,6 @@ function parseJson(path: string, text: string, lines: LineIndex): { file?: Sourc
     return offset === undefined ? undefined : lines.position(offset);
   };
   return { file: { path, text, format: 'json', value, locate }, diagnostics: [] };
-}
-
-/** Offset of the first bracket that opens nesting level `depth` in JSON text (strings skipped). */
-function jsonOffsetAtDepth(text: string, depth: number): number {
-  let level = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \\ */) i++;
-    } else if (c === 91 || c === 123 /* [ { */) {
-      if (++level >= depth) return i;
-    } else if (c === 93 || c === 125) level--;
-  }
-  return -1;
 }
 
 /**

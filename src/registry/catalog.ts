@@ -84,8 +84,10 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const references: Reference[] = [];
   for (const entry of catalog.tools) {
     const locate = locator(merged, entry);
-    out.push(...lintTool(entry.value, locate, checkSchema));
-    references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
+    const found = lintTool(entry.value, locate, checkSchema);
+    if (found.length > 0) out.push(...found);
+    if (entry.value.alternatives?.length)
+      references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
   }
   const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: string) => {
     for (const entry of entries) {

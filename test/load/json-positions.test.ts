@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLocator } from '../../src/load/json-positions.js';
+import { jsonLocator, offsetAtDepth } from '../../src/load/json-positions.js';
 
 const text = '{\n  "a": [1, {"b": "x\\"}y", "c": {"d": null}}],\n  "e~f": true,\n  "a/b": -1.5e3, "dup": 1, "dup": 2\n}';
 
@@ -30,5 +30,18 @@ describe('jsonLocator', () => {
       const offset = at(['tools', String(i), 'parameters', 'properties', `p "${i}"`, 'type'], false);
       expect(json.slice(offset, offset! + 8)).toBe('"string"');
     }
+  });
+});
+
+describe('offsetAtDepth', () => {
+  it.each([
+    ['[]', 1, 0],
+    ['[]', 2, -1],
+    ['{"a": [1, {"b": 2}]}', 3, 10],
+    ['{"a": "[[[[\\"[["}', 2, -1],
+    ['["\\\\", [[]]]', 3, 8],
+    ['  [ [ [ ] ] ]', 3, 6],
+  ])('%s at depth %i -> %i', (text, depth, offset) => {
+    expect(offsetAtDepth(text, depth)).toBe(offset);
   });
 });

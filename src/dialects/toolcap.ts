@@ -26,6 +26,7 @@ const NESTED: Record<string, ReadonlySet<string>> = Object.fromEntries(
     .filter(([, s]) => (s as { type?: unknown }).type === 'object' && 'properties' in s)
     .map(([k, s]) => [k, keysOf(s as TObject)]),
 );
+const NESTED_ENTRIES = Object.entries(NESTED);
 const TOP = new Set(['$schema', 'toolcap', 'bundle', 'tools', 'skills', 'agents', 'jobs']);
 
 function keysOf(schema: TObject): ReadonlySet<string> {
@@ -73,7 +74,7 @@ function importCanonical(context: ImportContext): ImportedDocument {
       if (!isPlainObject(entry) || typeof entry['name'] !== 'string') return; // reported by the schema
       warnUnknown(context, entry, pointer, KNOWN[kind]!);
       if (kind === 'tool') {
-        for (const [group, known] of Object.entries(NESTED)) {
+        for (const [group, known] of NESTED_ENTRIES) {
           if (isPlainObject(entry[group])) warnUnknown(context, entry[group], `${pointer}/${group}`, known);
         }
       }

@@ -6,7 +6,7 @@
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { jsonLocator, offsetAtDepth } from './json-positions.js';
-import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
@@ -203,10 +203,9 @@ function parseYaml(
 ): { file?: SourceFile; diagnostics: Diagnostic[] } {
   const nesting = yamlNestingDepth(text);
   if (nesting.depth > limits.maxDepth) return { diagnostics: [nestingTooDeep(path, lines.position(nesting.offset), limits)] };
-  const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
   } catch {
     return { diagnostics: [diagnostic('PARSE_ERROR', 'The YAML parser could not read this file.', { file: path, line: 1, column: 1 })] };
   }
@@ -242,7 +241,11 @@ function parseYaml(
       ],
     };
   }
+  // The syntax tree costs many times the text: drop it now, parse again if a position is ever asked for.
+  let tree: Document.Parsed | undefined;
   const locate = (pointer: string, key = false) => {
+    tree ??= parseDocument(text, { prettyErrors: false, uniqueKeys: false });
+    const doc = tree;
     const tokens = splitPointer(pointer);
     const node = doc.getIn(tokens, true) as YamlNode | undefined;
     let range = node && typeof node === 'object' && 'range' in node ? node.range : undefined;
@@ -254,9 +257,7 @@ function parseYaml(
         if (pair && isScalar(pair.key) && pair.key.range) range = pair.key.range;
       }
     }
-    if (!range) return undefined;
-    const p = lineCounter.linePos(range[0]);
-    return { line: p.line, column: p.col };
+    return range ? lines.position(range[0]) : undefined;
   };
   return { file: { path, text, format: 'yaml', value, locate }, diagnostics };
 }

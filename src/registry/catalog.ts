@@ -9,8 +9,7 @@ import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagno
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
-import type { LoadedDocument } from '../load/loader.js';
-import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin } from './merge.js';
+import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
   /** Compile every input/output/config schema (slower, stricter). @default false */
@@ -24,8 +23,8 @@ export interface Catalog {
   skills: Array<Entry<Skill>>;
   agents: Array<Entry<Agent>>;
   jobs: Array<Entry<Job>>;
-  /** Every loaded document by file path: positions are looked up here on demand. */
-  documents: ReadonlyMap<string, LoadedDocument>;
+  /** Every loaded file by path: positions are looked up here on demand. */
+  documents: ReadonlyMap<string, SourceRef>;
 }
 
 export interface CatalogResult {
@@ -52,7 +51,8 @@ export function buildCatalog(paths: readonly string[], options: CatalogOptions =
     skills: merged.catalog.skills,
     agents: merged.catalog.agents,
     jobs: merged.catalog.jobs,
-    documents: merged.catalog.documents,
+    // keep text and positions, let the parsed values and imported copies go
+    documents: new Map([...merged.catalog.documents].map(([path, d]) => [path, { file: { path: d.file.path, text: d.file.text, locate: d.file.locate }, dialect: d.dialect }])),
   };
   diagnostics.push(...lint(catalog, merged.catalog, options));
   const sources = new Map<string, string>();

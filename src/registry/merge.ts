@@ -12,10 +12,17 @@
  * whole tools would make every overlay restate, and silently drop, the rest.
  * @module
  */
-import type { DialectId } from '../dialects/types.js';
+import type { Dialect, DialectId } from '../dialects/types.js';
+import type { SourceFile } from '../load/source.js';
 import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+
+/** What a catalog keeps of a loaded file: enough to show positions, not its parsed value. */
+export interface SourceRef {
+  file: Pick<SourceFile, 'path' | 'text' | 'locate'>;
+  dialect: Dialect;
+}
 
 /** Where one version of an entry came from. Line and column are looked up only when shown. */
 export interface Origin {
@@ -157,7 +164,7 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
 }
 
 /** Line and column of an origin, looked up in its source. */
-export function originPosition(origin: Origin, documents: ReadonlyMap<string, LoadedDocument>): { line?: number; column?: number } {
+export function originPosition(origin: Origin, documents: ReadonlyMap<string, SourceRef>): { line?: number; column?: number } {
   return documents.get(origin.file)?.file.locate(origin.pointer) ?? {};
 }
 

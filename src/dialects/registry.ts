@@ -4,6 +4,9 @@
  */
 import { atlasDialect } from './atlas.js';
 import { capabilityDialect } from './capability.js';
+import { mcpDialect } from './mcp.js';
+import { openaiDialect } from './openai.js';
+import { openapiDialect } from './openapi.js';
 import { pylotDialect } from './pylot.js';
 import { shinkaiDialect } from './shinkai.js';
 import { toolcapDialect } from './toolcap.js';
@@ -11,7 +14,7 @@ import { xenaDialect } from './xena.js';
 import type { DetectHints, Dialect, DialectId } from './types.js';
 
 /** Every dialect, in the order ties are broken. */
-export const DIALECTS: readonly Dialect[] = [toolcapDialect, atlasDialect, capabilityDialect, pylotDialect, xenaDialect, shinkaiDialect];
+export const DIALECTS: readonly Dialect[] = [toolcapDialect, atlasDialect, capabilityDialect, pylotDialect, xenaDialect, shinkaiDialect, mcpDialect, openapiDialect, openaiDialect];
 
 /** The dialect with this id, if toolcap has it. */
 export function getDialect(id: string): Dialect | undefined {

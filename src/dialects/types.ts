@@ -9,7 +9,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { ParseLimits, SourceFile } from '../load/source.js';
 
 /** Dialect ids. `toolcap` is the canonical format itself. */
-export const DIALECT_IDS = ['toolcap', 'atlas', 'capability', 'pylot', 'xena', 'shinkai'] as const;
+export const DIALECT_IDS = ['toolcap', 'atlas', 'capability', 'pylot', 'xena', 'shinkai', 'openai', 'mcp', 'openapi'] as const;
 export type DialectId = (typeof DIALECT_IDS)[number];
 
 /** An entry (tool, skill, agent, job) with where it stands in its source. */

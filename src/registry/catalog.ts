@@ -100,7 +100,9 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   refs(catalog.skills, 'Skill');
   refs(catalog.agents, 'Agent');
   refs(catalog.jobs, 'Job');
-  const known = { tools: new Set(catalog.tools.map((e) => e.value.name)), skills: new Set(catalog.skills.map((e) => e.value.name)) };
+  // An entry may be named by its canonical name or by the id its own format uses (ATLAS "ResearchBrief").
+  const names = (entries: ReadonlyArray<Entry<{ name: string; id?: string }>>) => new Set(entries.flatMap((e) => (e.value.id === undefined ? [e.value.name] : [e.value.name, e.value.id])));
+  const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
   return out;
 }

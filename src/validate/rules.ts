@@ -93,7 +93,8 @@ export function lintReferences(references: readonly Reference[], known: { tools:
   for (const ref of references) {
     const pool = ref.kind === 'tool' ? known.tools : known.skills;
     for (const name of ref.names ?? []) {
-      if (pool.has(name)) continue;
+      // Xena pins versions as "id@1.2.0"; the entry is the same.
+      if (pool.has(name) || pool.has(name.replace(/@[^@]*$/, ''))) continue;
       out.push(
         diagnostic('UNKNOWN_REFERENCE', `${ref.from} names ${ref.kind} "${name}" in ${ref.field}, which no layer defines.`, {
           ...ref.locate(),

@@ -21,7 +21,7 @@ function jsonFiles(dir: string): string[] {
     .sort();
 }
 
-const goodFixtures = [...jsonFiles(`${FIXTURES}/modules`), ...jsonFiles('examples/atlas')];
+const goodFixtures = [...jsonFiles(`${FIXTURES}/modules`), ...jsonFiles('examples/manifests/atlas')];
 
 runDialectContract(atlasDialect, { fixtures: goodFixtures, allowedCodes: ['UNKNOWN_FIELD'] });
 

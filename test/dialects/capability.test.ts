@@ -11,7 +11,7 @@ import type { Tool } from '../../src/model/schema.js';
 import { importFile, runDialectContract } from './contract.js';
 
 const FIXTURES = 'test/fixtures/capability';
-const EXAMPLES = 'examples/capability';
+const EXAMPLES = 'examples/manifests/capability';
 
 /** Manifest files (not schema files) directly inside a folder. */
 function manifestsIn(dir: string): string[] {

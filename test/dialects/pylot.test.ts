@@ -9,14 +9,14 @@ import type { Tool } from '../../src/model/schema.js';
 import { importFile, runDialectContract } from './contract.js';
 
 const FIXTURES = 'test/fixtures/pylot';
-const EXAMPLES = 'examples/pylot/config';
+const EXAMPLES = 'examples/manifests/pylot/config';
 
 runDialectContract(pylotDialect, {
   fixtures: [
     `${FIXTURES}/starter/tool_manifest.json`,
     `${FIXTURES}/devtools.yaml`,
     `${EXAMPLES}/tool_manifest.yaml`,
-    `${EXAMPLES}/local/tool_manifest.json`,
+    `examples/overrides/tool_manifest.json`,
   ],
 });
 
@@ -249,7 +249,7 @@ describe('pylot import: diagnostics', () => {
 describe('pylot examples', () => {
   it('the local layer overrides base tools by name, with complete Pylot entries', () => {
     const base = importFile(pylotDialect, `${EXAMPLES}/tool_manifest.yaml`).imported.tools.map((t) => t.value.name);
-    const local = importFile(pylotDialect, `${EXAMPLES}/local/tool_manifest.json`).imported.tools.map((t) => t.value);
+    const local = importFile(pylotDialect, `examples/overrides/tool_manifest.json`).imported.tools.map((t) => t.value);
     expect(local.map((t) => t.name).every((name) => base.includes(name))).toBe(true);
     expect(local).toMatchObject([
       { name: 'shell_run', enabled: false },
@@ -335,7 +335,7 @@ describe('pylot detection', () => {
     `${FIXTURES}/future/tool_manifest.yaml`,
     `${FIXTURES}/extras.json`,
     `${EXAMPLES}/tool_manifest.yaml`,
-    `${EXAMPLES}/local/tool_manifest.json`,
+    `examples/overrides/tool_manifest.json`,
   ])('is sure of %s', (fixture) => {
     const { value } = importFile(pylotDialect, fixture);
     expect(pylotDialect.detect(value, { path: fixture })).toBeGreaterThan(0.5);

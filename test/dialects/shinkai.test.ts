@@ -21,7 +21,7 @@ function metadataFiles(dir: string): string[] {
   });
 }
 
-const examples = metadataFiles('examples/shinkai');
+const examples = metadataFiles('examples/manifests/shinkai');
 const clean = ['full', 'minimal', 'oauth-pkce', 'sql-memory', 'nested-params', 'empty-lists'].map((f) => `${FIXTURES}/${f}/metadata.json`);
 
 runDialectContract(shinkaiDialect, { fixtures: [...clean, ...examples] });

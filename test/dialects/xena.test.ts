@@ -10,7 +10,7 @@ import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { importFile, runDialectContract } from './contract.js';
 
 const FIXTURES = 'test/fixtures/xena';
-const EXAMPLES = 'examples/xena';
+const EXAMPLES = 'examples/manifests/xena';
 
 function jsonFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -60,6 +60,20 @@ export const EffectsSchema = Type.Object(
   { description: 'What calling the tool changes.' },
 );
 
+export const HintsSchema = Type.Object(
+  {
+    readOnly: Type.Optional(Type.Boolean({ description: 'The tool reports it changes nothing (MCP readOnlyHint).' })),
+    destructive: Type.Optional(Type.Boolean({ description: 'Its changes may destroy data (MCP destructiveHint).' })),
+    idempotent: Type.Optional(Type.Boolean({ description: 'Repeating a call changes nothing more (MCP idempotentHint).' })),
+    openWorld: Type.Optional(Type.Boolean({ description: 'It reaches outside systems (MCP openWorldHint).' })),
+  },
+  {
+    description:
+      'Behaviour hints the tool reports about itself (MCP annotations), kept as evidence. They may tighten ' +
+      'what a reviewed manifest declares, never loosen it.',
+  },
+);
+
 export const ApprovalSchema = Type.Object(
   {
     required: Type.Optional(Type.Boolean({ description: 'A person must approve each call.' })),
@@ -201,6 +215,7 @@ export const ToolSchema = Type.Object(
     outputSchema: Type.Optional(JsonSchemaSchema),
     configSchema: Type.Optional(JsonSchemaSchema),
     effects: Type.Optional(EffectsSchema),
+    hints: Type.Optional(HintsSchema),
     approval: Type.Optional(ApprovalSchema),
     auth: Type.Optional(AuthSchema),
     cost: Type.Optional(CostSchema),
@@ -320,6 +335,7 @@ export type Job = Static<typeof JobSchema>;
 export type BundleInfo = Static<typeof BundleInfoSchema>;
 export type CatalogDocument = Static<typeof CatalogSchema>;
 export type Effects = Static<typeof EffectsSchema>;
+export type Hints = Static<typeof HintsSchema>;
 export type Auth = Static<typeof AuthSchema>;
 export type Execution = Static<typeof ExecutionSchema>;
 export type Provider = Static<typeof ProviderSchema>;

@@ -56,6 +56,7 @@ export interface MergedCatalog {
 /** Objects merged one level deep rather than replaced. */
 export const MERGED_GROUPS: ReadonlySet<string> = new Set([
   'effects',
+  'hints',
   'approval',
   'auth',
   'cost',

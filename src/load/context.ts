@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { ImportContext } from '../dialects/types.js';
+import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
 export interface ContextOptions {
@@ -14,6 +15,8 @@ export interface ContextOptions {
   limits?: ParseLimits;
   /** Files referred to must lie inside this folder. @default the file's folder */
   root?: string;
+  /** Collects the display paths of files read as references (so a folder walk does not call them strays). */
+  referenced?: Set<string>;
 }
 
 /** An {@link ImportContext} for one parsed file. */
@@ -50,7 +53,9 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
         return fail(`"${relativePath}" does not exist (looked for ${relative(process.cwd(), target)}).`, 'Fix the path; it is relative to the manifest file.');
       }
       if (size > limits.maxBytes) return fail(`"${relativePath}" is larger than ${limits.maxBytes} bytes.`, 'Referenced files share the size limit of manifests.');
-      const parsed = parseSource(relative(process.cwd(), target) || target, readFileSync(target, 'utf8'), limits);
+      const shown = displayPath(target);
+      options.referenced?.add(shown);
+      const parsed = parseSource(shown, readFileSync(target, 'utf8'), limits);
       diagnostics.push(...parsed.diagnostics);
       return parsed.file?.value;
     },

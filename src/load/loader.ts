@@ -6,11 +6,12 @@
  * @module
  */
 import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { detectDialect, dialectIds, getDialect } from '../dialects/registry.js';
 import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import { createImportContext } from './context.js';
+import { displayPath } from './paths.js';
 import { DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
 /** File endings read in a folder walk. */
@@ -19,6 +20,8 @@ const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.toolcap']);
 /** Most files read from one folder walk. @default 20000 */
 export const MAX_FILES_PER_LAYER = 20_000;
+
+export { displayPath } from './paths.js';
 
 export interface LoadOptions {
   /** Read every file as this dialect instead of detecting it. */
@@ -47,12 +50,6 @@ export interface LoadResult {
   unreadable: boolean;
 }
 
-/** Display form of a path: relative to the working directory when inside it. */
-export function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : path.split(sep).join('/');
-}
-
 /**
  * Load each path as a layer, in order.
  * @example loadLayers(['examples/pylot/config/tool_manifest.yaml', 'overrides/'])
@@ -62,6 +59,7 @@ export function loadLayers(paths: readonly string[], options: LoadOptions = {}):
   const diagnostics: Diagnostic[] = [];
   const layers: Layer[] = [];
   let unreadable = false;
+  const referenced = new Set<string>();
   const forced = options.dialect === undefined ? undefined : getDialect(options.dialect);
   if (options.dialect !== undefined && !forced) {
     diagnostics.push(
@@ -85,12 +83,14 @@ export function loadLayers(paths: readonly string[], options: LoadOptions = {}):
     const root = resolve(stat.isDirectory() ? path : join(path, '..'));
     const files = stat.isDirectory() ? walk(resolve(path), diagnostics) : [resolve(path)];
     for (const file of files) {
-      const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, ...(forced ? { dialect: forced } : {}) }, diagnostics);
+      const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) }, diagnostics);
       if (doc === 'unreadable') unreadable = true;
       else if (doc) layer.documents.push(doc);
     }
   });
-  return { layers, diagnostics, unreadable };
+  // A file a manifest refers to (inputSchemaRef, $ref) is not a stray: no "skipped" note for it.
+  const kept = diagnostics.filter((d) => !(d.code === 'NOT_A_MANIFEST' && d.file !== undefined && referenced.has(d.file)));
+  return { layers, diagnostics: kept, unreadable };
 }
 
 /** Manifest candidates below a folder, sorted, without following links. */
@@ -135,6 +135,7 @@ interface FileOptions {
   explicit: boolean;
   limits: ParseLimits;
   root: string;
+  referenced: Set<string>;
   dialect?: Dialect;
 }
 
@@ -177,7 +178,7 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
     );
     return undefined;
   }
-  const context = createImportContext(file, { limits: options.limits, root: options.root });
+  const context = createImportContext(file, { limits: options.limits, root: options.root, referenced: options.referenced });
   let imported: ImportedDocument;
   try {
     imported = dialect.import(context);

@@ -8,6 +8,7 @@ import { dialectIds, getDialect } from '../dialects/registry.js';
 import { hasFailures } from '../model/diagnostics.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { serialize, writeOut, type CliIO } from './io.js';
+import { toolsForExport } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 
 export interface ConvertFlags extends LoadFlags {
@@ -30,7 +31,7 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
   const { catalog } = result;
   const files = dialect.export({
     ...(catalog.bundles[0] ? { bundle: catalog.bundles[0] } : {}),
-    tools: catalog.tools.map((e) => e.value),
+    tools: toolsForExport(catalog, dialect.id),
     skills: catalog.skills.map((e) => e.value),
     agents: catalog.agents.map((e) => e.value),
     jobs: catalog.jobs.map((e) => e.value),

@@ -4,6 +4,7 @@
  * @module
  */
 import { catalogDocument, provenance, type Catalog } from '../registry/catalog.js';
+import { toolKey } from '../registry/merge.js';
 import type { Tool } from '../model/schema.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { writeOut, type CliIO } from './io.js';
@@ -52,8 +53,7 @@ function describe(catalog: Catalog, tools: readonly Tool[]): string {
         `approval ${tool.approval?.required ? 'required' : 'no'}${flag(tool, 'approval.required')}${tool.approval?.consent ? ' + consent' : ''} · ` +
         `timeout ${tool.execution?.timeoutSec}s${flag(tool, 'execution.timeoutSec')} · retry ${tool.execution?.retryClass}${flag(tool, 'execution.retryClass')}`,
     );
-    const key = Object.keys(origins).find((k) => k === tool.name || k.startsWith(`${tool.name}@`)) ?? tool.name;
-    const chain = (origins[key] ?? []).map((o) => `${o.file}:${o.line ?? '?'} (${o.dialect})`);
+    const chain = (origins[toolKey(tool)] ?? []).map((o) => `${o.file}:${o.line ?? '?'} (${o.dialect})`);
     if (chain.length > 0) lines.push(`  from ${chain.join(' <- overridden by ')}`.replace(/ <- overridden by /g, ', overridden by '));
   }
   lines.push('', '* derived: not declared by any layer; the most restrictive reading consistent with what was declared.');

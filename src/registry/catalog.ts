@@ -7,6 +7,7 @@ import { loadLayers, type LoadOptions } from '../load/loader.js';
 import { complete } from '../model/derive.js';
 import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import type { DialectId } from '../dialects/types.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
@@ -47,7 +48,11 @@ export function buildCatalog(paths: readonly string[], options: CatalogOptions =
   const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
   const catalog: Catalog = {
     bundles: merged.catalog.bundles,
-    tools: merged.catalog.tools.map((e) => ({ ...e, value: complete(e.value) })),
+    tools: merged.catalog.tools.map((e) => {
+      const value = complete(e.value);
+      const translated = new Set(e.value.derived ?? []);
+      return { ...e, value, assumed: (value.derived ?? []).filter((p) => !translated.has(p)) };
+    }),
     skills: merged.catalog.skills,
     agents: merged.catalog.agents,
     jobs: merged.catalog.jobs,
@@ -140,6 +145,21 @@ export function catalogDocument(catalog: Catalog, persona?: string): { tools: To
     agents: catalog.agents.map((e) => e.value).filter((a) => persona === undefined || a.persona === undefined || a.persona === persona),
     jobs: catalog.jobs.map((e) => e.value).filter((j) => visible(j.personas)),
   };
+}
+
+/**
+ * The catalog's tools as a dialect should export them. Writing back to a
+ * tool's own format, dialect-derived values stay derived (the format says
+ * them in its own words); writing to another format, they become
+ * declarations, since that format has no other way to say them. Values
+ * toolcap merely assumed are never written as declarations.
+ */
+export function toolsForExport(catalog: Catalog, target: DialectId): Tool[] {
+  return catalog.tools.map((e) => {
+    if (e.origins[0]?.dialect === target) return e.value;
+    const assumed = e.assumed ?? [];
+    return assumed.length > 0 ? { ...e.value, derived: [...assumed] } : (({ derived: _d, ...rest }) => rest)(e.value);
+  });
 }
 
 /** An origin with its line and column. */

@@ -41,6 +41,11 @@ export interface Entry<T> {
   origins: Origin[];
   /** Canonical field path -> index in `origins` of the layer that last set it (absent: origins[0]; no map until a second layer). */
   fieldOrigins?: Map<string, number>;
+  /**
+   * Fields toolcap assumed because no layer said anything (complete()), as
+   * opposed to fields a dialect translated from other words in its source.
+   */
+  assumed?: readonly string[];
 }
 
 export interface MergedCatalog {

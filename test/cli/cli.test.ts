@@ -151,3 +151,27 @@ describe('toolcap schema and help', () => {
     expect((await cli('frobnicate')).code).toBe(2);
   });
 });
+
+describe('toolcap convert across formats', () => {
+  it('writes values the source said in other words as declarations of the target format', async () => {
+    const { code, stdout } = await cli('convert', 'examples/manifests/capability/github.create_pull_request.yaml', '--to', 'atlas');
+    expect(code).toBe(0);
+    const [tool] = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    // capability says `external: true` + `mode: write`; ATLAS can only say side_effects
+    expect(tool).toMatchObject({ name: 'github.create_pull_request', side_effects: 'write' });
+  });
+
+  it('never writes what toolcap merely assumed', async () => {
+    const { stdout } = await cli('convert', BASE, '--to', 'toolcap');
+    const doc = parse(stdout) as { tools: Array<{ name: string; execution?: { timeoutSec?: number } }> };
+    // no layer declared a timeout for web.search: the assumed 30 s must not become a declaration
+    expect(doc.tools.find((t) => t.name === 'web.search')?.execution).toBeUndefined();
+  });
+
+  it('gives a format its own file back unchanged when converting to the same format', async () => {
+    const source = 'examples/manifests/atlas/modules/Tools/tool_maps/functions.json';
+    const { code, stdout } = await cli('convert', source, '--to', 'atlas');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(readFileSync(source, 'utf8')));
+  });
+});

@@ -91,3 +91,34 @@ export function corpusCatalog(count) {
   }
   return tools;
 }
+
+/** API-Bank label -> does the API write? Per SOURCE.md: "external effect … query" rows are authenticated reads. */
+export function apiBankWrites(typeEn) {
+  if (typeEn.startsWith('get information') || typeEn === 'other AI model') return false;
+  if (typeEn.endsWith('- query')) return false;
+  return true; // create, delete, update, real-time communication, generic database operation
+}
+
+/** API-Bank's APIs with the authors' label read as writes / does not write. */
+export function apiBankCases() {
+  return readFileSync(join(CORPUS, 'api-bank/apis.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .map((r) => ({ name: r.class_name, description: r.description ?? '', writes: apiBankWrites(r.type_en), label: r.type_en }));
+}
+
+/** Precision and recall of "writes" for predictions over cases. */
+export function score(cases, predict) {
+  let tp = 0, fp = 0, fn = 0, tn = 0;
+  const misses = [];
+  for (const c of cases) {
+    const p = predict(c);
+    if (p && c.writes) tp++;
+    else if (p && !c.writes) { fp++; misses.push(`false write: ${c.name}`); }
+    else if (!p && c.writes) { fn++; misses.push(`missed write: ${c.name}`); }
+    else tn++;
+  }
+  return { tp, fp, fn, tn, precision: tp / (tp + fp), recall: tp / (tp + fn), misses };
+}
+

@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each printing absolute figures and ratios
 // against a baseline measured in the same run. Not a test: nothing here fails on speed.
+import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 
-const benches = { load };
+const benches = { load, inference };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

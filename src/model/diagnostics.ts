@@ -47,6 +47,7 @@ export const DIAGNOSTIC_CODES = {
   SYSTEM_WITHOUT_APPROVAL: 'warning',
   WRITE_WITHOUT_ROLLBACK: 'warning',
   INVALID_JSON_SCHEMA: 'error',
+  EVIDENCE_CONTRADICTS_CLAIM: 'warning',
   DERIVED_VALUE: 'info',
 } as const satisfies Record<string, Severity>;
 

@@ -9,6 +9,7 @@ import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagno
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { DialectId } from '../dialects/types.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
+import { lintHonesty } from '../validate/honesty.js';
 import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
@@ -89,7 +90,7 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const references: Reference[] = [];
   for (const entry of catalog.tools) {
     const locate = locator(merged, entry);
-    const found = lintTool(entry.value, locate, checkSchema);
+    const found = [...lintTool(entry.value, locate, checkSchema), ...lintHonesty(entry.value, locate)];
     if (found.length > 0) out.push(...found);
     if (entry.value.alternatives?.length)
       references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });

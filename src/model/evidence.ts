@@ -1,0 +1,114 @@
+/**
+ * Evidence about what a tool does, from sources other than its declared
+ * effects: the HTTP method of an `http` provider, the hints its server
+ * reports (MCP annotations), and the verbs in its name and description.
+ *
+ * Words are weak evidence. They feed honesty lints and the measured
+ * read/write inference; they never loosen a derived value (silence still
+ * reads as `write`).
+ * @module
+ */
+import type { Tool } from './schema.js';
+
+/** What one piece of evidence says. `destructive` implies `write`. */
+export type Verdict = 'read' | 'write' | 'destructive';
+
+export interface Evidence {
+  source: 'http-method' | 'hints' | 'name' | 'description';
+  says: Verdict;
+  /** What was seen, e.g. `DELETE`, `readOnlyHint: false`, `"revoke"`. */
+  detail: string;
+}
+
+/** Verbs that destroy or withdraw something. */
+const DESTRUCTIVE = new Set(['delete', 'remove', 'drop', 'destroy', 'purge', 'revoke', 'truncate', 'wipe', 'erase', 'kill', 'terminate', 'uninstall', 'unregister', 'discard', 'unlink', 'rm', 'del']);
+
+/** Verbs that change state somewhere, or send something out. */
+const WRITES = new Set([
+  'add', 'create', 'new', 'insert', 'register', 'post', 'put', 'patch', 'set', 'update', 'modify', 'edit', 'change', 'rename', 'move',
+  'send', 'reply', 'forward', 'publish', 'share', 'invite', 'assign', 'schedule', 'book', 'reserve', 'cancel', 'order', 'buy', 'purchase',
+  'pay', 'transfer', 'charge', 'refund', 'upload', 'save', 'store', 'record', 'write', 'append', 'submit', 'apply', 'approve', 'reject',
+  'merge', 'commit', 'push', 'deploy', 'install', 'start', 'stop', 'restart', 'run', 'execute', 'exec', 'trigger', 'launch', 'enable',
+  'disable', 'close', 'lock', 'unlock', 'mark', 'archive', 'restore', 'import', 'sync', 'subscribe', 'unsubscribe', 'follow', 'unfollow',
+  'like', 'star', 'pin', 'unpin', 'mute', 'unmute', 'block', 'unblock', 'ban', 'grant', 'reset', 'notify', 'alert', 'page', 'email',
+  'message', 'sms', 'tweet', 'comment', 'vote', 'toggle', 'adjust', 'control', 'rate', 'review', 'dispatch', 'kick', 'leave',
+  'join', 'open', 'rerun', 'retry', 'confirm', 'accept', 'decline', 'dismiss', 'resolve', 'reopen', 'upsert', 'mutate',
+]);
+
+/** Verbs that only look at things. */
+const READS = new Set([
+  'get', 'list', 'search', 'find', 'query', 'read', 'fetch', 'retrieve', 'lookup', 'look', 'show', 'view', 'describe', 'check', 'count',
+  'browse', 'download', 'export', 'calculate', 'compute', 'convert', 'translate', 'summarize', 'analyze', 'analyse', 'detect', 'recognize',
+  'identify', 'classify', 'predict', 'estimate', 'compare', 'validate', 'verify', 'parse', 'render', 'preview', 'explain', 'recommend',
+  'inspect', 'diff', 'stat', 'ls', 'cat', 'head', 'tail', 'grep', 'watch', 'poll', 'probe', 'info', 'status', 'test', 'ping', 'echo',
+]);
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Split an identifier or sentence into lowercase words (camelCase, snake_case, dots, dashes, slashes). */
+export function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+}
+
+function verdictOf(word: string): Verdict | undefined {
+  if (DESTRUCTIVE.has(word)) return 'destructive';
+  if (WRITES.has(word)) return 'write';
+  if (READS.has(word)) return 'read';
+  return undefined;
+}
+
+/**
+ * Word evidence from a name: every verb-like word in its last dotted segment
+ * (`deploy.diff_manifest`: the `deploy.` namespace is not a verb).
+ */
+function nameEvidence(name: string): Evidence[] {
+  const out: Evidence[] = [];
+  const last = name.slice(name.lastIndexOf('.') + 1) || name;
+  for (const w of new Set(words(last))) {
+    const says = verdictOf(w);
+    if (says) out.push({ source: 'name', says, detail: `"${w}"` });
+  }
+  return out;
+}
+
+/** Word evidence from a description: its first verb-like word (the rest is often about other things). */
+function descriptionEvidence(description: string): Evidence[] {
+  const first = description.split(/(?<=[.!?])\s/)[0] ?? description;
+  for (const w of words(first)) {
+    const says = verdictOf(w);
+    if (says) return [{ source: 'description', says, detail: `"${w}"` }];
+  }
+  return [];
+}
+
+/** All evidence about a tool's effects, strongest sources first. */
+export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 'hints' | 'providers'>): Evidence[] {
+  const out: Evidence[] = [];
+  for (const p of tool.providers ?? []) {
+    const method = p.name === 'http' && typeof p.config?.['method'] === 'string' ? p.config['method'].toUpperCase() : undefined;
+    if (method) out.push({ source: 'http-method', says: READ_METHODS.has(method) ? 'read' : method === 'DELETE' ? 'destructive' : 'write', detail: method });
+  }
+  const h = tool.hints;
+  if (h?.readOnly === true) out.push({ source: 'hints', says: 'read', detail: 'readOnlyHint: true' });
+  if (h?.readOnly === false) out.push({ source: 'hints', says: h.destructive === false ? 'write' : 'destructive', detail: 'readOnlyHint: false' });
+  else if (h?.destructive === true && h.readOnly !== true) out.push({ source: 'hints', says: 'destructive', detail: 'destructiveHint: true' });
+  out.push(...nameEvidence(tool.id ?? tool.name));
+  if (tool.id !== undefined && tool.id !== tool.name) out.push(...nameEvidence(tool.name));
+  if (tool.description) out.push(...descriptionEvidence(tool.description));
+  return out;
+}
+
+/**
+ * Does the evidence say the tool writes? `write` when any evidence says it
+ * writes (or destroys); `read` when some says it reads and none says it
+ * writes; `unknown` without evidence.
+ */
+export function inferWrites(evidence: readonly Evidence[]): 'read' | 'write' | 'unknown' {
+  if (evidence.some((e) => e.says !== 'read')) return 'write';
+  return evidence.length > 0 ? 'read' : 'unknown';
+}

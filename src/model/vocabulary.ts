@@ -112,5 +112,9 @@ export function isMember<T extends string>(order: readonly T[], value: unknown):
 
 /** Tool names: lowercase letters, digits, `_`, `.`, `-`; starting with a letter, digit or `_`. */
 export const TOOL_NAME_PATTERN = '^[a-z0-9_][a-z0-9_.-]*$';
-/** Capability names: dot-separated lowercase segments, at least two (`tasks.probe`). */
-export const CAPABILITY_PATTERN = '^[a-z][a-z0-9_-]*(\\.[a-z0-9_*-]+)+$';
+/**
+ * Capability names: lowercase segments joined by dots. The recommended form
+ * has at least two (`tasks.probe`, verb/object); a single segment (ATLAS's
+ * `web_search`) is accepted with a warning.
+ */
+export const CAPABILITY_PATTERN = '^[a-z][a-z0-9_-]*(\\.[a-z0-9_*-]+)*$';

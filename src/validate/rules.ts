@@ -5,7 +5,7 @@
  * @module
  */
 import { isDerived } from '../model/derive.js';
-import { diagnostic, joinPointer, type Diagnostic, type DiagnosticCode, type Location } from '../model/diagnostics.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode, type Location, type Severity } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
 import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
 
@@ -28,9 +28,8 @@ function declaredValue<T>(tool: Tool, path: string, value: T | undefined): T | u
  */
 export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => string | undefined): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const report = (code: DiagnosticCode, path: string, message: string, hint: string, sub?: string | number) => {
-    const where = locate(path);
-    out.push(diagnostic(code, message, { ...where, ...(sub !== undefined && where.pointer !== undefined ? { pointer: joinPointer(where.pointer, sub) } : {}), hint }));
+  const report = (code: DiagnosticCode, path: string, message: string, hint: string, severity?: Severity) => {
+    out.push(diagnostic(code, message, { ...locate(path), hint, ...(severity ? { severity } : {}) }));
   };
 
   if (!TOOL_NAME.test(tool.name) && !isDerived(tool, 'name')) {
@@ -38,7 +37,10 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
   }
   tool.capabilities?.forEach((cap) => {
     if (!CAPABILITY.test(cap))
-      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" is not dot-separated lowercase verb/object (e.g. "tasks.probe").`, 'Use lowercase segments joined by dots, at least two.');
+      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" is not lowercase segments joined by dots (e.g. "tasks.probe").`, 'Use lowercase letters, digits, "_" and "-", with dots between segments.');
+    else if (!cap.includes('.')) {
+      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" has one segment; the convention is dot-separated verb/object (e.g. "web.search").`, 'Name the object and the verb, e.g. "web.search"; reuse existing capabilities.', 'warning');
+    }
   });
 
   const mode = declaredValue(tool, 'effects.mode', tool.effects?.mode);

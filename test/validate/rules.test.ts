@@ -11,7 +11,8 @@ describe('lintTool', () => {
   it.each<[string, Tool, Array<[string, string, string]>]>([
     ['a clean read tool', { name: 'a.read', effects: { mode: 'read', sideEffects: 'none' } }, []],
     ['an uppercase name', { name: 'Bad', effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_TOOL_NAME', 'error', '/name']]],
-    ['a capability without a dot', { name: 'a', capabilities: ['probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'error', '/capabilities']]],
+    ['a capability without a dot', { name: 'a', capabilities: ['probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'warning', '/capabilities']]],
+    ['an uppercase capability', { name: 'a', capabilities: ['Tasks.Probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'error', '/capabilities']]],
     ['read mode with a write side effect', { name: 'a', effects: { mode: 'read', sideEffects: 'write', rollbackHint: 'x' } }, [['CONTRADICTORY_CLAIM', 'error', '/effects/sideEffects']]],
     ['safe retries on a non-idempotent tool', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, execution: { retryClass: 'safe', idempotent: false } }, [['RETRY_NOT_IDEMPOTENT', 'error', '/execution/retryClass']]],
     ['safe retries on an idempotent tool', { name: 'a', effects: { mode: 'read', sideEffects: 'none' }, execution: { retryClass: 'safe', idempotent: true } }, []],

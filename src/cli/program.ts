@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { dialectIds } from '../dialects/registry.js';
 import { convertCommand, type ConvertFlags } from './convert.js';
+import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { inspectCommand, type InspectFlags } from './inspect.js';
 import { processIO, type CliIO } from './io.js';
@@ -59,6 +60,15 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--out <path>', 'a file, or a folder when the format writes several files')
     .addOption(dialectOption())
     .action((paths: string[], flags: ConvertFlags) => done(convertCommand(paths, flags, io)));
+
+  program
+    .command('diff')
+    .description('compare two manifest sets; exit 1 when a tool escalates without a version bump or a side has errors, 2 for bad usage or unreadable paths')
+    .argument('<old>', 'the old side: one file or folder, any format')
+    .argument('<new>', 'the new side: one file or folder, any format')
+    .option('--json', 'print {"ok", "tools", "summary"} as JSON, every tool with its content hash')
+    .addOption(new Option('--format <format>', 'text, or GitHub workflow annotations').choices(DIFF_FORMATS).conflicts('json'))
+    .action((oldPath: string, newPath: string, flags: DiffFlags) => done(diffCommand(oldPath, newPath, flags, io)));
 
   program
     .command('schema')

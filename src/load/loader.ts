@@ -5,7 +5,7 @@
  * diagnostics.
  * @module
  */
-import { lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { detectDialect, dialectIds, getDialect } from '../dialects/registry.js';
 import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js';
@@ -144,7 +144,7 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
   const shown = displayPath(path);
   let text: string;
   try {
-    const size = lstatSync(path).size;
+    const size = statSync(path).size;
     if (size > options.limits.maxBytes) {
       diagnostics.push(
         diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, over the limit of ${options.limits.maxBytes}.`, {

@@ -48,7 +48,6 @@ export const DIAGNOSTIC_CODES = {
   WRITE_WITHOUT_ROLLBACK: 'warning',
   INVALID_JSON_SCHEMA: 'error',
   EVIDENCE_CONTRADICTS_CLAIM: 'warning',
-  DERIVED_VALUE: 'info',
 } as const satisfies Record<string, Severity>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

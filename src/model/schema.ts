@@ -41,7 +41,8 @@ export const JsonSchemaSchema = Type.Unsafe<Record<string, unknown> | boolean>({
 const Derived = Type.Array(Type.String(), {
   description:
     'Canonical field paths (dot-separated, e.g. "effects.sideEffects") whose values toolcap derived ' +
-    'because the source format was silent: conservative readings, not declarations. Exporters omit them.',
+    'because the source format was silent (conservative readings) or said it in other words. Writing back to the same format omits them; ' +
+    'writing to another format keeps translated values and omits readings of silence.',
 });
 const Extensions = Type.Record(Type.String(), JsonObject('Fields of one dialect with no canonical home, kept verbatim.'), {
   description: 'Per-dialect fields with no canonical home, keyed by dialect id. Kept so export gives back the source.',

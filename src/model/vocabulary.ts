@@ -1,8 +1,11 @@
 /**
  * Closed vocabularies of the canonical model, each defined once with its order.
  *
- * Every ordered vocabulary lists its values from the least to the most
- * restrictive, so "the most restrictive claim wins" is `max` by index.
+ * Every ordered vocabulary lists its values so that moving right is an
+ * escalation: more effect, more risk, less reversibility, more cost, more
+ * automatic repetition (RETRY_CLASSES: never < guarded < safe). For all but
+ * retry classes that is also "more restrictive to allow"; for retry classes
+ * the cautious end is the left one.
  * @module
  */
 
@@ -100,7 +103,10 @@ export function rank<T extends string>(order: readonly T[], value: T | undefined
   return value === undefined ? -1 : order.indexOf(value);
 }
 
-/** The more restrictive of two values of one ordered vocabulary (undefined loses). */
+/**
+ * The value further right (the more severe claim) of two values of one ordered
+ * vocabulary; undefined loses. For RETRY_CLASSES that is the more permissive one.
+ */
 export function mostRestrictive<T extends string>(order: readonly T[], a: T | undefined, b: T | undefined): T | undefined {
   return rank(order, a) >= rank(order, b) ? a : b;
 }

@@ -10,7 +10,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { DialectId } from '../dialects/types.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
-import { lintReferences, lintTool, type Reference } from '../validate/rules.js';
+import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
@@ -98,6 +98,7 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: string) => {
     for (const entry of entries) {
       const locate = locator(merged, entry);
+      out.push(...lintEntryName(what, entry.value.name, locate));
       const from = `${what} "${entry.value.name}"`;
       references.push({ from, kind: 'tool', names: entry.value.tools, field: 'tools', locate: () => locate('tools') });
       references.push({ from, kind: 'skill', names: entry.value.skills, field: 'skills', locate: () => locate('skills') });

@@ -3,8 +3,9 @@
  *
  * The rule: entries match by name (tools by name and persona scope). A later
  * layer overrides field by field: top-level fields are replaced; the grouping
- * objects (effects, approval, auth, cost, latency, execution, surface,
- * implementation, observability, scope, storage) merge one level deep, so an
+ * objects (MERGED_GROUPS: effects, hints, approval, auth, cost, latency,
+ * execution, surface, implementation, observability, scope, storage,
+ * extensions) merge one level deep, so an
  * overlay can say `approval: { required: true }` without restating the rest;
  * schemas, arrays and free-form objects are replaced whole. A derived value
  * never overrides a declared one. Why field by field: overlays are partial by

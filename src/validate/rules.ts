@@ -32,7 +32,8 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
     out.push(diagnostic(code, message, { ...locate(path), hint, ...(severity ? { severity } : {}) }));
   };
 
-  if (!TOOL_NAME.test(tool.name) && !isDerived(tool, 'name')) {
+  // derived names too: a dialect that lower-cases "My Tool" still yields no valid name
+  if (!TOOL_NAME.test(tool.name)) {
     report('INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" must be lowercase letters, digits, "_", "." or "-".`, `Try "${suggestName(tool.name)}".`);
   }
   tool.capabilities?.forEach((cap) => {
@@ -50,7 +51,7 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
   }
   const retry = declaredValue(tool, 'execution.retryClass', tool.execution?.retryClass);
   if (retry === 'safe' && tool.execution?.idempotent !== true) {
-    report('RETRY_NOT_IDEMPOTENT', 'execution.retryClass', 'Retry class "safe" on a tool not declared idempotent.', 'Declare the tool idempotent, or use retry class "guarded" or "never".');
+    report('RETRY_NOT_IDEMPOTENT', 'execution.retryClass', 'Retry class "safe" on a tool that is not idempotent.', 'Declare the tool idempotent, or use retry class "guarded" or "never".');
   }
   const approved = declaredValue(tool, 'approval.required', tool.approval?.required) === true || tool.approval?.consent === true;
   if (sideEffects === 'system' && !approved) {
@@ -69,6 +70,12 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
     if (problem !== undefined) report('INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
   }
   return out;
+}
+
+/** INVALID_TOOL_NAME for a skill, agent or job whose name breaks the pattern. */
+export function lintEntryName(kind: string, name: string, locate: Locate): Diagnostic[] {
+  if (TOOL_NAME.test(name)) return [];
+  return [diagnostic('INVALID_TOOL_NAME', `${kind} name "${name}" must be lowercase letters, digits, "_", "." or "-".`, { ...locate('name'), hint: `Try "${suggestName(name)}".` })];
 }
 
 /** A valid tool name close to `name`. */

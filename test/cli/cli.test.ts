@@ -175,3 +175,25 @@ describe('toolcap convert across formats', () => {
     expect(JSON.parse(stdout)).toEqual(JSON.parse(readFileSync(source, 'utf8')));
   });
 });
+
+describe('names that break the pattern are reported wherever they come from', () => {
+  it.each([
+    ['a skill', 'toolcap: 1\nskills:\n  - name: Research Skill\n', 'INVALID_TOOL_NAME', 3],
+    ['an agent', 'toolcap: 1\nagents:\n  - name: The Agent\n', 'INVALID_TOOL_NAME', 3],
+    ['a job', 'toolcap: 1\njobs:\n  - name: Night Job\n', 'INVALID_TOOL_NAME', 3],
+  ])('%s', async (_n, text, code, line) => {
+    const file = write(tmp(), 'a.yaml', text);
+    const out = JSON.parse((await cli('validate', file, '--json')).stdout) as { diagnostics: Array<{ code: string; line?: number }> };
+    expect(out.diagnostics).toMatchObject([{ code, line }]);
+  });
+
+  it('a name a dialect derived (Xena lower-cases ids) is still checked', async () => {
+    const dir = tmp();
+    const registry = join(dir, 'config', 'registry');
+    (await import('node:fs')).mkdirSync(registry, { recursive: true });
+    const tool = { id: 'My Tool', name: 'My Tool', version: '1.0.0', description: 'x', enabled: true, tags: [], metadata: {}, surface: { domains: ['tasks'], entities: [], operations: ['read'], taskRoles: ['observer'], authority: 0.5, freshnessSlaSec: 60 }, capabilities: ['tasks.read'], deterministic: true, riskLevel: 'low' };
+    write(registry, 'tools.json', JSON.stringify({ tools: [tool] }));
+    const out = JSON.parse((await cli('validate', dir, '--json')).stdout) as { diagnostics: Array<{ code: string }> };
+    expect(out.diagnostics.map((d) => d.code)).toContain('INVALID_TOOL_NAME');
+  });
+});

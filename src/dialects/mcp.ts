@@ -1,14 +1,123 @@
 /**
- * The MCP tools/list dialect. (Stub: being written.)
+ * The MCP dialect: the tools an MCP server lists (`tools/list`), as a result
+ * object, a JSON-RPC response or a bare array. Annotations are kept verbatim
+ * as `hints` and read as evidence for effects; what MCP is silent on is left
+ * for the loader's conservative `complete` step. See docs/dialects/mcp.md.
  * @module
  */
+import { compact } from '../model/objects.js';
+import type { CanonicalFragment, ExportedFile, ImportContext, ImportedDocument } from './types.js';
 import { defineDialect } from './types.js';
+import { isPlainObject, ObjectReader } from './reader.js';
+import { overlay, type JsonObject } from './mcp/base.js';
+import {
+  bundleOf,
+  detectMcp,
+  layoutOf,
+  readEnvelope,
+  readResult,
+  reportNotAList,
+  type Layout,
+  type ResultFields,
+} from './mcp/document.js';
+import { exportTool, importTool } from './mcp/tool.js';
 
+/** Read every item of a tool list into the result. */
+function readTools(context: ImportContext, list: readonly unknown[], pointer: string, into: ImportedDocument): void {
+  list.forEach((item, i) => {
+    const at = `${pointer}/${i}`;
+    const tool = importTool(context, item, at);
+    if (tool !== undefined) into.tools.push({ value: tool, pointer: at });
+  });
+}
+
+/** The tools of a result object, and the bundle it implies. */
+function fromResult(context: ImportContext, result: ResultFields, layout: Layout, into: ImportedDocument): void {
+  if (result.tools !== undefined) readTools(context, result.tools, result.toolsPointer, into);
+  const withFields: Layout = result.fields === undefined ? layout : { ...layout, fields: result.fields };
+  const bundle = bundleOf(result.bundle, withFields);
+  if (bundle !== undefined) into.bundle = bundle;
+}
+
+function importMcp(context: ImportContext): ImportedDocument {
+  const doc = context.file.value;
+  const into: ImportedDocument = { tools: [], skills: [], agents: [], jobs: [] };
+  if (Array.isArray(doc)) {
+    readTools(context, doc, '', into);
+    into.bundle = { extensions: { mcp: { shape: 'array' } } };
+  } else if (isPlainObject(doc) && 'jsonrpc' in doc) {
+    const { result, kept } = readEnvelope(new ObjectReader(context, doc, ''));
+    const layout: Layout = { shape: 'jsonrpc', envelope: kept };
+    if (result !== undefined) fromResult(context, result, layout, into);
+    else into.bundle = { extensions: { mcp: { ...layout } } };
+  } else if (isPlainObject(doc)) {
+    fromResult(context, readResult(new ObjectReader(context, doc, '')), { shape: 'result' }, into);
+  } else {
+    reportNotAList(context);
+  }
+  return into;
+}
+
+/** The result object for export: the tools over the kept fields, with the bundle's server info. */
+function resultOf(fragment: CanonicalFragment, layout: Layout, tools: unknown[]): unknown {
+  const bundle = fragment.bundle;
+  // serverInfo is written only when the source had one: a plain tools/list result has none.
+  const serverInfo =
+    layout.fields !== undefined && 'serverInfo' in layout.fields
+      ? compact<JsonObject>({ name: bundle?.name, version: bundle?.version })
+      : undefined;
+  return overlay(layout.fields, { tools, serverInfo, _meta: bundle?.metadata });
+}
+
+/** One file, `tools.json`, in the shape the tools were read in (a `tools/list` result by default). */
+function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
+  const layout = layoutOf(fragment.bundle);
+  const tools = (fragment.tools ?? []).map(exportTool);
+  const value =
+    layout.shape === 'array'
+      ? tools
+      : layout.shape === 'jsonrpc'
+        ? { ...layout.envelope, result: resultOf(fragment, layout, tools) }
+        : resultOf(fragment, layout, tools);
+  return [{ path: 'tools.json', format: 'json', value }];
+}
+
+/** Where canonical tool fields live in an MCP tool; effects point at the hint they were read from. */
+export const mcpFieldMap: Readonly<Record<string, string>> = {
+  name: '/name',
+  id: '/name',
+  title: '/title',
+  description: '/description',
+  inputSchema: '/inputSchema',
+  outputSchema: '/outputSchema',
+  metadata: '/_meta',
+  hints: '/annotations',
+  'hints.readOnly': '/annotations/readOnlyHint',
+  'hints.destructive': '/annotations/destructiveHint',
+  'hints.idempotent': '/annotations/idempotentHint',
+  'hints.openWorld': '/annotations/openWorldHint',
+  effects: '/annotations',
+  'effects.mode': '/annotations/readOnlyHint',
+  'effects.sideEffects': '/annotations/openWorldHint',
+  'effects.reversible': '/annotations/destructiveHint',
+  'effects.risk': '/annotations/destructiveHint',
+  execution: '/annotations',
+  'execution.idempotent': '/annotations/idempotentHint',
+  'execution.retryClass': '/annotations/idempotentHint',
+};
+
+/**
+ * The MCP `tools/list` dialect.
+ * @example
+ * mcpDialect.export({ tools: [{ name: 'read_graph', hints: { readOnly: true } }] });
+ * // [{ path: 'tools.json', format: 'json',
+ * //    value: { tools: [{ name: 'read_graph', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] } }]
+ */
 export const mcpDialect = defineDialect({
   id: 'mcp',
   title: 'MCP tools/list',
-  detect: (_value: unknown, _hints: unknown) => 0,
-  import: () => ({ tools: [], skills: [], agents: [], jobs: [] }),
-  export: () => [],
-  fieldMap: {},
+  detect: detectMcp,
+  import: importMcp,
+  export: exportMcp,
+  fieldMap: mcpFieldMap,
 });

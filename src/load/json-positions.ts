@@ -35,27 +35,20 @@ export function skipString(text: string, i: number): number {
   return text.length;
 }
 
-/** The next quote, bracket or brace at or after `i`. */
-const STRUCTURAL = /["[\]{}]/g;
-function nextStructural(text: string, i: number): number {
-  STRUCTURAL.lastIndex = i;
-  return STRUCTURAL.exec(text)?.index ?? text.length;
-}
+
 
 /** Offset just past the value starting at `i`. */
 function skipValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === QUOTE) return skipString(text, i);
   if (c === 123 || c === 91) {
+    // A plain loop: tool schemas are dense with short tokens, where a regex search per token costs more.
     let depth = 0;
-    for (i = nextStructural(text, i); i < text.length; i = nextStructural(text, i)) {
+    for (; i < text.length; i++) {
       const d = text.charCodeAt(i);
-      if (d === QUOTE) i = skipString(text, i);
-      else if (d === 123 || d === 91) {
-        depth++;
-        i++;
-      } else if (--depth === 0) return i + 1;
-      else i++;
+      if (d === QUOTE) i = skipString(text, i) - 1;
+      else if (d === 123 || d === 91) depth++;
+      else if ((d === 125 || d === 93) && --depth === 0) return i + 1;
     }
     return text.length;
   }
@@ -96,16 +89,12 @@ function indexContainer(text: string, start: number): Map<string, Child> {
  */
 export function offsetAtDepth(text: string, depth: number): number {
   let level = 0;
-  for (let i = nextStructural(text, 0); i < text.length; i = nextStructural(text, i)) {
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === QUOTE) i = skipString(text, i);
+    if (c === QUOTE) i = skipString(text, i) - 1;
     else if (c === 123 || c === 91) {
       if (++level >= depth) return i;
-      i++;
-    } else {
-      level--;
-      i++;
-    }
+    } else if (c === 125 || c === 93) level--;
   }
   return -1;
 }

@@ -33,6 +33,7 @@ export const DIAGNOSTIC_CODES = {
   UNKNOWN_FIELD: 'warning',
   UNKNOWN_ENUM_VALUE: 'error',
   INVALID_VALUE: 'error',
+  SCHEMA_REPAIRED: 'warning',
   UNKNOWN_SCHEMA_VERSION: 'warning',
   REF_NOT_FOUND: 'error',
   // names

@@ -13,7 +13,9 @@ export type Loose<T> = { [K in keyof T]?: T[K] | undefined };
  */
 export function compact<T extends object>(value: Loose<T>): T | undefined {
   let out: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(value)) {
+  // for-in over own plain keys: no entry arrays allocated on this hot path
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
     if (v === undefined) continue;
     out ??= {};
     out[k] = v;

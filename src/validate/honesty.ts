@@ -21,13 +21,16 @@ function describe(evidence: readonly Evidence[]): string {
 
 /** Warnings where declared effects claim less than the evidence shows. */
 export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
+  const mode = tool.effects?.mode;
+  const sideEffects = tool.effects?.sideEffects;
+  const claim = (path: string) => !isDerived(tool, path);
+  const claimsRead = (mode === 'read' && claim('effects.mode')) || (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects'));
+  const claimsReversible = tool.effects?.reversible === 'full' && claim('effects.reversible');
+  if (!claimsRead && !claimsReversible) return []; // no claim to contradict: skip gathering evidence
   const evidence = effectEvidence(tool);
   const writes = evidence.filter((e) => e.says !== 'read');
   const destroys = evidence.filter((e) => e.says === 'destructive');
   const out: Diagnostic[] = [];
-  const claim = (path: string) => !isDerived(tool, path);
-  const mode = tool.effects?.mode;
-  const sideEffects = tool.effects?.sideEffects;
   const warn = (path: string, what: string, against: readonly Evidence[]) =>
     out.push(
       diagnostic('EVIDENCE_CONTRADICTS_CLAIM', `${what}, but ${describe(against)}.`, {
@@ -42,7 +45,7 @@ export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
     else if (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects') && !(mode !== undefined && claim('effects.mode')))
       warn('effects.sideEffects', `Declared side effects "${sideEffects}"`, writes);
   }
-  if (destroys.length > 0 && tool.effects?.reversible === 'full' && claim('effects.reversible')) {
+  if (destroys.length > 0 && claimsReversible) {
     warn('effects.reversible', 'Declared fully reversible', destroys);
   }
   return out;

@@ -48,16 +48,3 @@ export function atlasPath(kind: AtlasFileKind, persona?: string): string {
   return `modules/Personas/${persona}/${folder}/${kind === 'tools' ? 'functions' : kind}.json`;
 }
 
-/**
- * A canonical lowercase name for an ATLAS job or skill name, which is
- * PascalCase by convention ("DailyBriefing" -> "daily_briefing").
- * @example canonicalName('KPIReview') // 'kpi_review'
- */
-export function canonicalName(source: string): string {
-  return source
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9_.-]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}

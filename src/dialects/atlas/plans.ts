@@ -7,9 +7,8 @@
 import { compactRequired } from '../../model/objects.js';
 import type { Job, Skill } from '../../model/schema.js';
 import type { ObjectReader } from '../reader.js';
-import { canonicalName } from './layout.js';
+import { canonicalName, readName } from '../names.js';
 import { keep, keepRest, mirrorOf, nonEmpty, overlay, type Mirror } from './mirror.js';
-import { readName } from './read.js';
 
 /**
  * Mirror key for the persona whose folder held the entry. Jobs and skills

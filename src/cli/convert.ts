@@ -7,7 +7,7 @@ import { resolve, sep } from 'node:path';
 import { dialectIds, getDialect } from '../dialects/registry.js';
 import { hasFailures } from '../model/diagnostics.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { serialize, writeOut, type CliIO } from './io.js';
+import { pathKind, serialize, writeOut, type CliIO } from './io.js';
 import { toolsForExport } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 
@@ -49,20 +49,33 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stdout(serialize(only.value, only.format));
     return EXIT.OK;
   }
+  const refuse = (problem: string) => {
+    io.stderr(`toolcap: ${problem}\n`);
+    return EXIT.USAGE;
+  };
   if (files.length === 1 && only) {
-    writeOut(flags.out, serialize(only.value, flags.out.endsWith('.json') ? 'json' : flags.out.match(/\.ya?ml$/) ? 'yaml' : only.format));
+    if (pathKind(flags.out) === 'folder') return refuse(`${flags.out} is a folder; give a file name`);
+    const format = flags.out.endsWith('.json') ? 'json' : /\.ya?ml$/.test(flags.out) ? 'yaml' : only.format;
+    const problem = writeOut(flags.out, serialize(only.value, format));
+    if (problem !== undefined) return refuse(problem);
     io.stderr(`Wrote ${flags.out}\n`);
     return EXIT.OK;
   }
+  if (pathKind(flags.out) === 'other') return refuse(`the ${dialect.id} format writes ${files.length} files; ${flags.out} must be a folder`);
   const root = resolve(flags.out);
-  for (const file of files) {
+  // Check every target before writing any, so a refusal leaves nothing half-written.
+  const targets = files.map((file) => ({ file, target: resolve(root, ...file.path.split('/')) }));
+  for (const { file, target } of targets) {
     // Paths come from manifest data (persona names): never write outside --out.
-    const target = resolve(root, ...file.path.split('/'));
-    if (!target.startsWith(root + sep)) {
-      io.stderr(`toolcap: refused to write ${file.path}: it points outside ${flags.out}.\n`);
+    // a finding about the data (exit 1), not about the command line
+    if (!target.startsWith(root + sep) || file.path.includes('\u0000')) {
+      io.stderr(`toolcap: refused to write ${JSON.stringify(file.path)}: it points outside ${flags.out}\n`);
       return EXIT.FINDINGS;
     }
-    writeOut(target, serialize(file.value, file.format));
+  }
+  for (const { file, target } of targets) {
+    const problem = writeOut(target, serialize(file.value, file.format));
+    if (problem !== undefined) return refuse(problem);
     io.stderr(`Wrote ${target}\n`);
   }
   return EXIT.OK;

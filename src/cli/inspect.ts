@@ -7,7 +7,7 @@ import { catalogDocument, provenance, type Catalog } from '../registry/catalog.j
 import { toolKey } from '../registry/merge.js';
 import type { Tool } from '../model/schema.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { writeOut, type CliIO } from './io.js';
+import { pathKind, writeOut, type CliIO } from './io.js';
 import { summarize } from './render.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 
@@ -25,7 +25,11 @@ export function inspectCommand(paths: string[], flags: InspectFlags, io: CliIO):
   const doc = { ...catalogDocument(result.catalog, flags.persona), provenance: provenance(result.catalog) };
   const json = `${JSON.stringify(doc, null, 2)}\n`;
   if (flags.out !== undefined) {
-    writeOut(flags.out, json);
+    const problem = pathKind(flags.out) === 'folder' ? `${flags.out} is a folder; give a file name` : writeOut(flags.out, json);
+    if (problem !== undefined) {
+      io.stderr(`toolcap: ${problem}\n`);
+      return EXIT.USAGE;
+    }
     io.stderr(`Wrote the merged catalog (${doc.tools.length} tools) to ${flags.out}\n`);
   }
   if (flags.json) io.stdout(json);

@@ -3,7 +3,7 @@
  * Injected, so the CLI runs in-process in tests.
  * @module
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 
@@ -23,8 +23,23 @@ export function serialize(value: unknown, format: 'json' | 'yaml'): string {
   return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** Write a file, creating its folder. */
-export function writeOut(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
+/** Write a file, creating its folder. Returns the problem instead of throwing (EISDIR, ENOTDIR, ENAMETOOLONG, ...). */
+export function writeOut(path: string, text: string): string | undefined {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return `cannot write ${path}${code ? ` (${code})` : ''}`;
+  }
+}
+
+/** What is at a path: nothing, a folder, or something else. */
+export function pathKind(path: string): 'none' | 'folder' | 'other' {
+  try {
+    return statSync(path).isDirectory() ? 'folder' : 'other';
+  } catch {
+    return 'none';
+  }
 }

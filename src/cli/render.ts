@@ -8,14 +8,25 @@ import type { Diagnostic } from '../model/diagnostics.js';
 /** Longest excerpt line shown, in characters. */
 const EXCERPT_WIDTH = 120;
 
+/**
+ * Line starts of the last text rendered. Findings come sorted by file, and
+ * each file's text is one string object, so rendering N findings of a file
+ * indexes it once instead of rescanning it N times.
+ */
+let indexed: { text: string; starts: number[] } | undefined;
+function startOfLine(text: string, line: number): number | undefined {
+  if (indexed?.text !== text) {
+    const starts = [0];
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    indexed = { text, starts };
+  }
+  return indexed.starts[line - 1];
+}
+
 function excerpt(text: string | undefined, line: number | undefined, column: number | undefined): string[] {
   if (text === undefined || line === undefined) return [];
-  let start = 0;
-  for (let i = 1; i < line; i++) {
-    const next = text.indexOf('\n', start);
-    if (next < 0) return [];
-    start = next + 1;
-  }
+  const start = startOfLine(text, line);
+  if (start === undefined) return [];
   const end = text.indexOf('\n', start);
   let source = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '').replace(/\t/g, ' ');
   let col = Math.max(1, column ?? 1);

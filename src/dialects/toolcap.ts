@@ -39,14 +39,15 @@ function handledByRules(pointer: string, keyword: string): boolean {
 }
 
 function importCanonical(context: ImportContext): ImportedDocument {
-  const doc = context.file.value;
+  const source = context.file.value;
   const result: ImportedDocument = { tools: [], skills: [], agents: [], jobs: [] };
-  if (!isPlainObject(doc)) {
+  if (!isPlainObject(source)) {
     context.report('TYPE_MISMATCH', 'A toolcap manifest must be an object with "toolcap: 1".', '');
     return result;
   }
   const validate = canonicalValidator();
   const rejected = new Set<string>();
+  let doc = source;
   if (!validate(doc)) {
     for (const error of validate.errors ?? []) {
       if (handledByRules(error.instancePath, error.keyword)) continue;
@@ -56,6 +57,10 @@ function importCanonical(context: ImportContext): ImportedDocument {
       if (code !== 'MISSING_FIELD') rejected.add(pointer);
     }
   }
+  // YAML aliases share one value between places: remove on a copy, so that
+  // rejecting a bad use of a value does not take its good use with it.
+  // (a JSON copy: structuredClone would keep the sharing)
+  if (rejected.size > 0) doc = JSON.parse(JSON.stringify(source)) as Record<string, unknown>;
   // Deepest and highest index first, so removals do not shift each other.
   for (const pointer of [...rejected].sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))) remove(doc, pointer);
 

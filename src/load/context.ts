@@ -3,7 +3,7 @@
  * reading files a manifest refers to, confined to the layer's root folder.
  * @module
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { ImportContext } from '../dialects/types.js';
@@ -24,6 +24,15 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
   const diagnostics: Diagnostic[] = [];
   const limits = options.limits ?? DEFAULT_LIMITS;
   const root = resolve(options.root ?? dirname(file.path));
+  let rootReal: string | undefined;
+  const realRoot = () => {
+    try {
+      rootReal ??= realpathSync(root);
+    } catch {
+      rootReal = root;
+    }
+    return rootReal;
+  };
   const context: ImportContext = {
     file,
     limits,
@@ -41,12 +50,20 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
         context.report('REF_NOT_FOUND', message, fromPointer, { hint });
         return undefined;
       };
-      if (target !== root && !target.startsWith(root + sep)) {
-        return fail(`"${relativePath}" points outside ${relative(process.cwd(), root) || '.'}.`, 'Keep referenced files inside the manifest folder.');
+      const inside = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
+      const outside = () => fail(`"${relativePath}" points outside ${relative(process.cwd(), root) || '.'}.`, 'Keep referenced files inside the manifest folder.');
+      if (!inside(target, root)) return outside();
+      // Symbolic links are resolved before the check, so a link cannot lead outside either.
+      let real: string;
+      try {
+        real = realpathSync(target);
+      } catch {
+        return fail(`"${relativePath}" does not exist (looked for ${relative(process.cwd(), target)}).`, 'Fix the path; it is relative to the manifest file.');
       }
+      if (!inside(real, realRoot())) return outside();
       let size: number;
       try {
-        const stat = statSync(target);
+        const stat = statSync(real);
         if (!stat.isFile()) return fail(`"${relativePath}" is not a file.`, 'Point at a JSON or YAML file.');
         size = stat.size;
       } catch {
@@ -55,7 +72,7 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
       if (size > limits.maxBytes) return fail(`"${relativePath}" is larger than ${limits.maxBytes} bytes.`, 'Referenced files share the size limit of manifests.');
       const shown = displayPath(target);
       options.referenced?.add(shown);
-      const parsed = parseSource(shown, readFileSync(target, 'utf8'), limits);
+      const parsed = parseSource(shown, readFileSync(real, 'utf8'), limits);
       diagnostics.push(...parsed.diagnostics);
       return parsed.file?.value;
     },

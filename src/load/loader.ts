@@ -144,7 +144,13 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
   const shown = displayPath(path);
   let text: string;
   try {
-    const size = statSync(path).size;
+    const stat = statSync(path);
+    if (!stat.isFile()) {
+      // a FIFO or a device would block the read forever
+      diagnostics.push(diagnostic('FILE_UNREADABLE', `${shown} is not a regular file.`, { file: shown, hint: 'Give toolcap manifest files or folders.' }));
+      return options.explicit ? 'unreadable' : undefined;
+    }
+    const size = stat.size;
     if (size > options.limits.maxBytes) {
       diagnostics.push(
         diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, over the limit of ${options.limits.maxBytes}.`, {

@@ -6,7 +6,7 @@
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { jsonLocator, offsetAtDepth } from './json-positions.js';
-import { isMap, isScalar, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
@@ -89,6 +89,18 @@ export function parseSource(
       ],
     };
   }
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) {
+    return {
+      diagnostics: [
+        diagnostic('PARSE_ERROR', 'This is a binary file (it contains NUL bytes), not a manifest.', {
+          file: path,
+          ...lines.position(nul),
+          hint: 'Point toolcap at JSON or YAML text files.',
+        }),
+      ],
+    };
+  }
   const result = format === 'json' ? parseJson(path, text, lines) : parseYaml(path, text, lines, limits);
   if (!result.file) return result;
   // JSON nesting is measured on the text (cheap); YAML was bounded before parsing.
@@ -140,6 +152,21 @@ function parseJson(path: string, text: string, lines: LineIndex): { file?: Sourc
 }
 
 /**
+ * Can a quote at `i` open a quoted scalar? Only where a scalar may start:
+ * first on its line (after indentation and "- "), or after `[`, `{`, `,`, `:`
+ * or `?` and spaces. A quote after a space inside a plain scalar (`a 'b`) is
+ * just a character.
+ */
+function startsScalar(text: string, i: number): boolean {
+  let j = i - 1;
+  while (j >= 0 && (text[j] === ' ' || text[j] === '\t')) j--;
+  if (j < 0 || text[j] === '\n') return true;
+  const before = text[j];
+  if (before === '-' && (j === 0 || text[j - 1] === ' ' || text[j - 1] === '\n' || text[j - 1] === '-')) return j < i - 1;
+  return (before === '[' || before === '{' || before === ',' || before === ':' || before === '?') && (before !== ':' || j < i - 1);
+}
+
+/**
  * Deepest nesting in YAML text, estimated from flow brackets and block
  * indentation, so that pathological input is refused before the YAML
  * composer (which recurses) sees it.
@@ -185,7 +212,7 @@ function yamlNestingDepth(text: string): { depth: number; offset: number } {
       i = (nl < 0 ? text.length : nl) - 1;
       continue;
     }
-    if ((c === '"' || c === "'") && (i === 0 || /[\s[{,:]/.test(text[i - 1]!))) quote = c;
+    if ((c === '"' || c === "'") && startsScalar(text, i)) quote = c;
     else if (c === '[' || c === '{') {
       flow++;
       const depth = indents.length + flow;
@@ -246,17 +273,23 @@ function parseYaml(
   const locate = (pointer: string, key = false) => {
     tree ??= parseDocument(text, { prettyErrors: false, uniqueKeys: false });
     const doc = tree;
-    const tokens = splitPointer(pointer);
-    const node = doc.getIn(tokens, true) as YamlNode | undefined;
-    let range = node && typeof node === 'object' && 'range' in node ? node.range : undefined;
-    if (key && tokens.length > 0) {
-      const parent = tokens.length === 1 ? doc.contents : (doc.getIn(tokens.slice(0, -1), true) as unknown);
-      if (isMap(parent)) {
-        const last = tokens[tokens.length - 1];
-        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === last);
-        if (pair && isScalar(pair.key) && pair.key.range) range = pair.key.range;
-      }
+    // Walk the tree by hand: aliases are followed to their anchors (getIn does not).
+    let node: unknown = doc.contents;
+    let keyNode: unknown;
+    for (const token of splitPointer(pointer)) {
+      if (isAlias(node)) node = node.resolve(doc);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === token);
+        if (!pair) return undefined;
+        keyNode = pair.key;
+        node = pair.value;
+      } else if (isSeq(node)) {
+        keyNode = undefined;
+        node = node.items[Number(token)];
+      } else return undefined;
     }
+    const target = key && keyNode !== undefined ? keyNode : node;
+    const range = target !== null && typeof target === 'object' && 'range' in target ? (target as YamlNode).range : undefined;
     return range ? lines.position(range[0]) : undefined;
   };
   return { file: { path, text, format: 'yaml', value, locate }, diagnostics };

@@ -2,6 +2,7 @@
  * LiveMCPBench's 70 real MCP servers (../shared/corpus/livemcpbench, see its
  * SOURCE.md): 527 tools, most with `"annotations": null`, 44 with hints.
  */
+import { canonicalName } from '../../src/dialects/mcp/names.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mcpDialect } from '../../src/dialects/mcp.js';
@@ -88,11 +89,12 @@ describe('livemcpbench/tools.json', () => {
     expect(tools.filter((t) => t.hints === undefined).every((t) => t.effects === undefined && t.execution === undefined)).toBe(true);
   });
 
-  it('lower-cases the 51 names canonical names cannot hold, keeping the MCP name as id', () => {
+  it('renames the 51 names canonical names cannot hold by the shared rule, keeping the MCP name as id', () => {
     const renamed = tools.filter((t) => t.id !== undefined);
     expect(renamed).toHaveLength(51);
     for (const t of renamed) {
-      expect(t.name).toBe(t.id?.toLowerCase());
+      expect(t.name).toBe(canonicalName(t.id ?? ''));
+      expect(t.name).toMatch(/^[a-z0-9_][a-z0-9_.-]*$/);
       expect(t.derived).toContain('name');
     }
   });

@@ -170,8 +170,8 @@ describe('mcp tool fields', () => {
     { title: 'title and outputSchema', name: 'get_weather', expected: { title: 'Weather Information Provider', outputSchema: { type: 'object' } } },
     { title: 'annotations.title alone becomes the title', name: 'delete_note', expected: { title: 'Delete note', extensions: { mcp: { titleIn: 'annotations' } } } },
     { title: 'top-level title wins; annotations.title is kept', name: 'add_note', expected: { title: 'Add note', extensions: { mcp: { fields: { annotations: { title: 'Add a note' } } } } } },
-    { title: 'a name with "/" and capitals', name: 'Repo/GetIssue', expected: { name: 'repo_getissue', id: 'Repo/GetIssue', derived: ['name'] } },
-    { title: 'camelCase is lower-cased', name: 'npmVersions', expected: { name: 'npmversions', id: 'npmVersions' } },
+    { title: 'a name with "/" and capitals', name: 'Repo/GetIssue', expected: { name: 'repo_get_issue', id: 'Repo/GetIssue', derived: ['name'] } },
+    { title: 'camelCase is split and lower-cased, as in every dialect', name: 'npmVersions', expected: { name: 'npm_versions', id: 'npmVersions' } },
     {
       title: '_meta -> metadata; icons and execution kept',
       name: 'assign_copilot',
@@ -207,11 +207,11 @@ describe('mcp tool fields', () => {
   });
 
   it.each([
-    ['Repo/GetIssue', 'repo_getissue'],
-    ['npmVersions', 'npmversions'],
+    ['Repo/GetIssue', 'repo_get_issue'],
+    ['npmVersions', 'npm_versions'],
     ['get-daily-challenge', 'get-daily-challenge'],
     ['-leading', '_-leading'],
-    ['搜索 tool', '_tool'],
+    ['搜索 tool', 'tool'],
     ['a  b//c', 'a_b_c'],
   ])('canonicalName(%j) = %j', (mcp, canonical) => {
     expect(canonicalName(mcp)).toBe(canonical);

@@ -5,6 +5,7 @@
  * back over the entry it rebuilds from canonical fields.
  * @module
  */
+import { overlay as overlayLeftovers } from '../leftovers.js';
 import { isPlainObject, type ObjectReader } from '../reader.js';
 
 /** Leftover source fields of one object, keyed as in the source. */
@@ -37,14 +38,7 @@ export function mirrorOf(entry: { extensions?: Record<string, Record<string, unk
  * is modified.
  */
 export function overlay(base: unknown, mirror: unknown): unknown {
-  if (base === undefined) return mirror;
   // Extras of items the canonical array no longer has are dropped: an item
   // made of extras alone (a provider without a name) would be invalid.
-  if (Array.isArray(base) && Array.isArray(mirror)) return base.map((item, i) => overlay(item, mirror[i]));
-  if (isPlainObject(base) && isPlainObject(mirror)) {
-    const out: Record<string, unknown> = { ...base };
-    for (const [key, value] of Object.entries(mirror)) out[key] = overlay(base[key], value);
-    return out;
-  }
-  return base;
+  return overlayLeftovers(mirror, base);
 }

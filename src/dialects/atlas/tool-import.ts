@@ -77,7 +77,7 @@ function readTimeout(reader: ObjectReader): number | undefined {
 function readIdempotencyKey(reader: ObjectReader, mirror: Mirror): boolean | string | undefined {
   const value = reader.raw('idempotency_key');
   if (value === undefined) return undefined;
-  if (typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value;
   const pointer = reader.at('idempotency_key');
   if (!isPlainObject(value)) {
     reader.context.report('TYPE_MISMATCH', `"idempotency_key" must be a boolean or an object, not ${jsonType(value)}.`, pointer, {
@@ -153,6 +153,11 @@ function readEnvs(auth: ObjectReader, rest: Mirror): NonNullable<Auth['envs']> |
 function readCost(reader: ObjectReader, mirror: Mirror): Tool['cost'] {
   if (!reader.has('cost_per_call')) return undefined;
   const unit = reader.has('cost_unit') ? reader.raw('cost_unit') : 'USD';
+  if (typeof unit !== 'string') {
+    reader.context.report('TYPE_MISMATCH', `"cost_unit" must be a string such as "USD", not ${jsonType(unit)}.`, reader.at('cost_unit'), {
+      hint: 'Write the currency or unit of cost_per_call as a string.',
+    });
+  }
   if (unit !== 'USD') {
     keep(reader, ['cost_per_call'], mirror);
     return undefined;

@@ -75,7 +75,8 @@ export function keepAt(target: Record<string, unknown>, path: readonly string[],
  */
 export function mergeKept(target: Record<string, unknown>, kept: Record<string, unknown>): Record<string, unknown> {
   for (const [key, value] of Object.entries(kept)) {
-    const existing = target[key];
+    // own properties only: a kept field named "constructor" must not find Object.prototype's
+    const existing = Object.prototype.hasOwnProperty.call(target, key) ? target[key] : undefined;
     if (isPlainObject(existing) && isPlainObject(value)) mergeKept(existing, value);
     else if (existing === undefined) target[key] = structuredClone(value);
   }

@@ -12,6 +12,8 @@ import { compact } from '../../model/objects.js';
 import { isPlainObject, ObjectReader } from '../reader.js';
 
 /** The dialect id, also the key of `extensions`. */
+export { overlay } from '../leftovers.js';
+
 export const MCP = 'mcp';
 
 /** A plain JSON object. */
@@ -39,23 +41,6 @@ export function keep(leftovers: JsonObject): JsonObject | undefined {
   return compact<JsonObject>(leftovers);
 }
 
-/**
- * Lay `mapped` over `leftovers` (both in the source's shape): objects merge
- * key by key and mapped values win; arrays and scalars are replaced.
- * Undefined mapped values are dropped, so a leftover `null` comes back when
- * nothing was mapped in its place.
- */
-export function overlay(leftovers: unknown, mapped: unknown): unknown {
-  if (mapped === undefined) return leftovers;
-  if (!isPlainObject(mapped)) return mapped;
-  const base: JsonObject = isPlainObject(leftovers) ? leftovers : {};
-  const out: JsonObject = { ...base };
-  for (const [key, value] of Object.entries(mapped)) {
-    const merged = overlay(base[key], value);
-    if (merged !== undefined) out[key] = merged;
-  }
-  return out;
-}
 
 /** `extensions.mcp` of an entry, when it is an object. */
 export function extensionOf(entry: { extensions?: Record<string, JsonObject> }): JsonObject | undefined {

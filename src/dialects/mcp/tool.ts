@@ -16,7 +16,7 @@ import { isPlainObject, ObjectReader } from '../reader.js';
 import type { ImportContext } from '../types.js';
 import { hintsFromEffects, hintsToAnnotations, inferEffects, readAnnotations, type AnnotationFields } from './annotations.js';
 import { extensionOf, keep, MCP, objectAt, overlay, withoutNulls, type JsonObject } from './base.js';
-import { readName } from './names.js';
+import { mcpNameFor, readName } from './names.js';
 
 /** Optional tool fields whose `null` is read as absent (see {@link withoutNulls}). */
 const NULLABLE = ['title', 'description', 'outputSchema', 'annotations', '_meta', 'icons', 'execution'] as const;
@@ -117,7 +117,7 @@ export function exportTool(tool: Tool): unknown {
   const titleInAnnotations = extension?.['titleIn'] === 'annotations';
   return overlay(objectAt(extension, 'fields'), {
     // `declared` drops a derived name; the MCP name is `id` then.
-    name: t.id ?? tool.name,
+    name: mcpNameFor({ name: tool.name, id: t.id }),
     title: titleInAnnotations ? undefined : t.title,
     description: t.description,
     inputSchema: inputSchemaOf(t.inputSchema),

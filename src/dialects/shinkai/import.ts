@@ -6,7 +6,7 @@
 import { joinPointer } from '../../model/diagnostics.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { Tool } from '../../model/schema.js';
-import { ObjectReader } from '../reader.js';
+import { jsonType, ObjectReader } from '../reader.js';
 import type { ImportContext, ImportedDocument } from '../types.js';
 import { buildExtension, type ItemLeftovers } from './extension.js';
 import { slugify } from './names.js';
@@ -62,8 +62,17 @@ function readTool(r: ObjectReader): Tool | undefined {
 const KNOWN_UNMAPPED = ['runner', 'operating_system', 'tool_set'] as const;
 
 /** Known-but-unmapped fields, then unknown ones (reported), for `extensions.shinkai`. */
+/** The JSON type each known-but-unmapped field has in real Shinkai metadata. */
+const UNMAPPED_TYPES: Record<(typeof KNOWN_UNMAPPED)[number], 'string' | 'array'> = { runner: 'string', operating_system: 'array', tool_set: 'string' };
+
 function unmappedFields(r: ObjectReader): Record<string, unknown> | undefined {
   const known = KNOWN_UNMAPPED.filter((key) => r.has(key)).map((key) => [key, r.raw(key)] as const);
+  for (const [key, value] of known) {
+    const expected = UNMAPPED_TYPES[key];
+    const ok = expected === 'array' ? Array.isArray(value) && value.every((v) => typeof v === 'string') : typeof value === expected;
+    // reported, and still kept verbatim: the field has no canonical meaning to protect
+    if (!ok) r.context.report('TYPE_MISMATCH', `"${key}" must be ${expected === 'array' ? 'an array of strings' : 'a string'}, not ${jsonType(value)}.`, r.at(key));
+  }
   const unknown = r.rest({ where: 'the metadata' });
   if (known.length === 0) return unknown;
   return { ...Object.fromEntries(known), ...unknown };

@@ -13,6 +13,8 @@ import { compact } from '../../model/objects.js';
 import { isPlainObject, type ObjectReader } from '../reader.js';
 
 /** The dialect id, also the key of `extensions`. */
+export { overlay } from '../leftovers.js';
+
 export const XENA = 'xena';
 
 /** A plain JSON object. */
@@ -122,25 +124,3 @@ export function extensionsWith(leftovers: JsonObject | undefined): Record<string
   return kept === undefined ? undefined : { [XENA]: kept };
 }
 
-/**
- * Lay `mapped` over `leftovers` (both in the source's shape): objects merge
- * key by key, arrays item by item, and mapped values win. Undefined mapped
- * values are dropped, so callers can pass optional fields straight through.
- */
-export function overlay(leftovers: unknown, mapped: unknown): unknown {
-  if (mapped === undefined) return leftovers;
-  if (Array.isArray(mapped)) {
-    const base: readonly unknown[] = Array.isArray(leftovers) ? leftovers : [];
-    return mapped.map((item: unknown, i) => overlay(base[i], item));
-  }
-  if (isPlainObject(mapped)) {
-    const base: JsonObject = isPlainObject(leftovers) ? leftovers : {};
-    const out: JsonObject = { ...base };
-    for (const [key, value] of Object.entries(mapped)) {
-      const merged = overlay(base[key], value);
-      if (merged !== undefined) out[key] = merged;
-    }
-    return out;
-  }
-  return mapped;
-}

@@ -1,0 +1,65 @@
+/**
+ * Inputs that may block the event loop (a FIFO read synchronously) or burn
+ * CPU for a long time. An in-process test cannot interrupt synchronous code,
+ * so these run the CLI in a child process that is killed after 10 s: a
+ * finding is "it did not finish in time", never a suite that hangs.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { put, runIsolated, tmp, removeTmp } from './helpers.js';
+
+afterAll(removeTmp);
+
+const LIMIT_MS = 10_000;
+const TEST_MS = LIMIT_MS + 30_000; // bundling and the child's start-up (not counted in the limit) on top
+
+const GOOD = 'toolcap: 1\ntools:\n  - name: a\n    effects: { mode: read, sideEffects: none }\n';
+
+function expectFinished(run: Awaited<ReturnType<typeof runIsolated>>): { code: number; stdout: string; stderr: string } {
+  expect(run.timedOut, `killed after ${LIMIT_MS} ms\n${run.raw}`).toBe(false);
+  expect(run.result, run.raw).toBeDefined();
+  const result = run.result!;
+  expect(result.code).not.toBe(70);
+  expect(result.stderr).not.toMatch(/internal error/i);
+  return result;
+}
+
+describe.concurrent('runs that must finish within 10 s (child process, killed at the limit)', () => {
+  it('control: a good manifest validates in the child process', async () => {
+    const file = put(tmp(), 'tools.yaml', GOOD);
+    const result = expectFinished(await runIsolated(['validate', file, '--json'], LIMIT_MS));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, tools: 1 });
+  }, TEST_MS);
+
+  it('a FIFO given as the path -> a diagnostic, not a read that blocks forever', async () => {
+    const fifo = join(tmp(), 'tools.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const result = expectFinished(await runIsolated(['validate', fifo, '--json'], LIMIT_MS));
+    expect([1, 2]).toContain(result.code);
+  }, TEST_MS);
+
+  it('a FIFO in a folder walk is skipped, not read', async () => {
+    const dir = tmp();
+    put(dir, 'tools.yaml', GOOD);
+    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    const result = expectFinished(await runIsolated(['validate', dir, '--json'], LIMIT_MS));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ tools: 1 });
+  }, TEST_MS);
+
+  it('validate (text output) of 20,000 tools with one warning each, pretty-printed JSON', async () => {
+    const tools = Array.from({ length: 20_000 }, (_, i) => ({ name: `t${i}`, x_unknown: 1, effects: { mode: 'read', sideEffects: 'none' } }));
+    const file = put(tmp(), 'tools.json', JSON.stringify({ toolcap: 1, tools }, null, 2));
+    const result = expectFinished(await runIsolated(['validate', file], LIMIT_MS));
+    expect(result.code).toBe(0);
+  }, TEST_MS);
+
+  it('a 2 MB YAML file nesting a million flow sequences after a quote in a plain scalar', async () => {
+    const depth = 1_000_000;
+    const file = put(tmp(), 'tools.yaml', `toolcap: 1\ntools:\n  - name: x\n    inputSchema: [a 'b, ${'['.repeat(depth)}${']'.repeat(depth)}]\n`);
+    const result = expectFinished(await runIsolated(['validate', file, '--json'], LIMIT_MS));
+    expect(result.code).toBe(1);
+  }, TEST_MS);
+});

@@ -122,3 +122,20 @@ export function score(cases, predict) {
   return { tp, fp, fn, tn, precision: tp / (tp + fp), recall: tp / (tp + fn), misses };
 }
 
+
+/**
+ * Operations whose HTTP method misleads, as listed in corpus/openapi/SOURCE.md:
+ * Slack GETs that write, and GitHub POSTs that only render text.
+ */
+export const METHOD_EXCEPTIONS = {
+  slack: { writes: ['/auth.revoke', '/apps.uninstall', '/apps.permissions.request', '/files.remote.share', '/views.open', '/views.publish', '/views.push', '/views.update', '/workflows.updateStep', '/workflows.stepCompleted', '/workflows.stepFailed'], reads: [] },
+  github: { writes: [], reads: ['/markdown', '/markdown/raw'] },
+};
+
+/** Ground truth for an operation: its method, unless SOURCE.md lists it as an exception. */
+export function operationWrites(api, method, path) {
+  const ex = METHOD_EXCEPTIONS[api];
+  if (ex.writes.includes(path)) return true;
+  if (ex.reads.includes(path)) return false;
+  return !['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase());
+}

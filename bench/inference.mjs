@@ -2,7 +2,9 @@
 // Ground truth: API-Bank's own side-effect labels (apis.jsonl, see its SOURCE.md), and
 // the OpenAPI specs' methods with the exceptions listed in corpus/openapi/SOURCE.md.
 import { effectEvidence, inferWrites } from '../dist/model/evidence.js';
-import { apiBankCases, score } from './corpus.mjs';
+import { join } from 'node:path';
+import { buildCatalog } from '../dist/index.js';
+import { apiBankCases, CORPUS, operationWrites, score } from './corpus.mjs';
 
 export function run() {
   const cases = apiBankCases();
@@ -22,4 +24,26 @@ export function run() {
     console.log(`| ${label} | ${pct(s.precision)} | ${pct(s.recall)} | ${s.tp} | ${s.fp} | ${s.fn} | ${s.tn} |`);
   }
   console.log(`misses (word evidence, no evidence = read): ${strict.misses.join('; ')}`);
+
+  openApiReport(pct);
 }
+
+/** Method-only inference against method + name evidence, on the specs whose methods mislead. */
+function openApiReport(pct) {
+  console.log('\n## read/write inference on OpenAPI operations (truth: the method, except the operations SOURCE.md lists)');
+  console.log('| spec | operations | writes | reading | precision | recall | misses |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const [api, file] of [['slack', 'slack.web-api.swagger2.json'], ['github', 'github.api.github.com.json']]) {
+    const { catalog } = buildCatalog([join(CORPUS, 'openapi', file)]);
+    const cases = catalog.tools.map((e) => {
+      const http = e.value.providers?.find((p) => p.name === 'http')?.config ?? {};
+      return { name: `${http.method} ${http.path}`, tool: e.value, writes: operationWrites(api, String(http.method), String(http.path)) };
+    });
+    const byMethod = score(cases, (c) => !['GET', 'HEAD', 'OPTIONS'].includes(String(c.tool.providers?.find((p) => p.name === 'http')?.config?.method).toUpperCase()));
+    const withWords = score(cases, (c) => inferWrites(effectEvidence({ name: c.tool.name, ...(c.tool.id ? { id: c.tool.id } : {}), providers: c.tool.providers })) === 'write');
+    for (const [label, s] of [['method only (what toolcap derives)', byMethod], ['method + name (honesty lint evidence)', withWords]]) {
+      console.log(`| ${api} | ${cases.length} | ${cases.filter((c) => c.writes).length} | ${label} | ${pct(s.precision)} | ${pct(s.recall)} | ${s.misses.length ? s.misses.slice(0, 6).join('; ') + (s.misses.length > 6 ? ` (+${s.misses.length - 6})` : '') : 'none'} |`);
+    }
+  }
+}
+

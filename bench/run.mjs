@@ -2,8 +2,9 @@
 // against a baseline measured in the same run. Not a test: nothing here fails on speed.
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
+import * as openapi from './openapi.mjs';
 
-const benches = { load, inference };
+const benches = { load, openapi, inference };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -63,15 +63,18 @@ function verdictOf(word: string): Verdict | undefined {
 }
 
 /**
- * Word evidence from a name: every verb-like word in its last dotted segment
- * (`deploy.diff_manifest`: the `deploy.` namespace is not a verb).
+ * Word evidence from a name: the first verb-like word of its last dotted
+ * segment (`deploy.diff_manifest`: the `deploy.` namespace is not a verb;
+ * `gists.get_comment`: "comment" is the object of "get"), plus any
+ * destructive verb later in it (`force_delete_user`).
  */
 function nameEvidence(name: string): Evidence[] {
-  const out: Evidence[] = [];
   const last = name.slice(name.lastIndexOf('.') + 1) || name;
-  for (const w of new Set(words(last))) {
+  const out: Evidence[] = [];
+  for (const w of words(last)) {
     const says = verdictOf(w);
-    if (says) out.push({ source: 'name', says, detail: `"${w}"` });
+    if (says === undefined) continue;
+    if (out.length === 0 || (says === 'destructive' && !out.some((e) => e.says === 'destructive'))) out.push({ source: 'name', says, detail: `"${w}"` });
   }
   return out;
 }

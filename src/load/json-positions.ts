@@ -59,28 +59,47 @@ function skipValue(text: string, i: number): number {
   return i;
 }
 
-/** Children of the container at `start`: key -> offsets (array indexes as strings). */
-function indexContainer(text: string, start: number): Map<string, Child> {
-  const children = new Map<string, Child>();
+/**
+ * Children of the container at `start`. Arrays keep two plain lists of
+ * offsets (packed small integers: 10,000 items cost 160 KB, not a map of
+ * objects); objects keep a map from key to offsets.
+ */
+type Index = { kind: 'array'; keys: number[]; values: number[] } | { kind: 'object'; children: Map<string, Child> };
+
+function indexContainer(text: string, start: number): Index {
   const isObject = text.charCodeAt(start) === 123;
+  const children = new Map<string, Child>();
+  const keys: number[] = [];
+  const values: number[] = [];
   let i = skipWhitespace(text, start + 1);
-  for (let index = 0; i < text.length; index++) {
+  while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 125 || c === 93) break;
-    let name = String(index);
     const keyAt = i;
     if (isObject) {
       const end = skipString(text, i);
-      name = JSON.parse(text.slice(i, end)) as string;
+      const name = JSON.parse(text.slice(i, end)) as string;
       i = skipWhitespace(text, end);
       i = skipWhitespace(text, i + 1); // past ':'
+      // Duplicate keys: JSON.parse keeps the last, so does this.
+      children.set(name, { key: keyAt, value: i });
+    } else {
+      keys.push(keyAt);
+      values.push(i);
     }
-    // Duplicate keys: JSON.parse keeps the last, so does this.
-    children.set(name, { key: keyAt, value: i });
     i = skipWhitespace(text, skipValue(text, i));
     if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
   }
-  return children;
+  return isObject ? { kind: 'object', children } : { kind: 'array', keys, values };
+}
+
+function childOf(index: Index, token: string): Child | undefined {
+  if (index.kind === 'object') return index.children.get(token);
+  if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
+  const n = Number(token);
+  const key = index.keys[n];
+  const value = index.values[n];
+  return key === undefined || value === undefined ? undefined : { key, value };
 }
 
 /**
@@ -101,7 +120,7 @@ export function offsetAtDepth(text: string, depth: number): number {
 
 /** A locator over one JSON text: pointer tokens -> offset of the value (or of its key). */
 export function jsonLocator(text: string): (tokens: readonly string[], key: boolean) => number | undefined {
-  const indexes = new Map<number, Map<string, Child>>();
+  const indexes = new Map<number, Index>();
   const root = skipWhitespace(text, 0);
   return (tokens, key) => {
     let at = root;
@@ -109,12 +128,12 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
     for (const token of tokens) {
       const c = text.charCodeAt(at);
       if (c !== 123 && c !== 91) return undefined;
-      let children = indexes.get(at);
-      if (!children) {
-        children = indexContainer(text, at);
-        indexes.set(at, children);
+      let index = indexes.get(at);
+      if (!index) {
+        index = indexContainer(text, at);
+        indexes.set(at, index);
       }
-      const child = children.get(token);
+      const child = childOf(index, token);
       if (!child) return undefined;
       at = child.value;
       keyAt = child.key;

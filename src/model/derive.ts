@@ -40,6 +40,25 @@ export const DERIVABLE_FIELDS = [
   'execution.retryClass',
 ] as const;
 
+/**
+ * Frozen `derived` lists by bit mask. A catalog has few distinct sets (often
+ * one: every field derived), so 10,000 tools share a handful of arrays.
+ */
+const LISTS = new Map<number, readonly string[]>();
+/** Each derivable field's bit in a mask. */
+const BIT = Object.fromEntries(DERIVABLE_FIELDS.map((f, i) => [f, 1 << i])) as Record<(typeof DERIVABLE_FIELDS)[number], number>;
+
+/** Inherited entries (a dialect's translations) first, then the fields derived here, in a fixed order. */
+function derivedList(inherited: readonly string[] | undefined, mask: number): string[] {
+  const own = () => DERIVABLE_FIELDS.filter((_f, i) => (mask & (1 << i)) !== 0);
+  if (!inherited?.length) {
+    let list = LISTS.get(mask);
+    if (!list) LISTS.set(mask, (list = Object.freeze(own())));
+    return list as string[];
+  }
+  return [...new Set([...inherited, ...own()])];
+}
+
 /** Is the canonical field at `path` derived rather than declared? */
 export function isDerived(tool: { derived?: readonly string[] }, path: string): boolean {
   return tool.derived?.includes(path) ?? false;
@@ -54,7 +73,7 @@ export function isDerived(tool: { derived?: readonly string[] }, path: string): 
  * // { sideEffects: 'none', mode: 'read', reversible: 'full', risk: 'low', deterministic: false }
  */
 export function complete(tool: Tool): Tool {
-  const derived: string[] = tool.derived ? [...tool.derived] : [];
+  let mask = 0; // bit i set: DERIVABLE_FIELDS[i] was derived here
   const e = tool.effects ?? {};
   const a = tool.approval ?? {};
   const x = tool.execution ?? {};
@@ -64,60 +83,59 @@ export function complete(tool: Tool): Tool {
   let mode = e.mode;
   if (mode === undefined) {
     mode = declaredEffect !== undefined && READ_ONLY_EFFECTS.has(declaredEffect) ? 'read' : 'write';
-    derived.push('effects.mode');
+    mask |= BIT['effects.mode'];
   }
   let sideEffects = e.sideEffects;
   if (sideEffects === undefined) {
     sideEffects = declaredEffect ?? (mode === 'read' ? 'read_external_service' : 'write');
-    derived.push('effects.sideEffects');
+    mask |= BIT['effects.sideEffects'];
   }
   let reversible: Reversibility | undefined = e.reversible;
   if (reversible === undefined) {
     reversible = mode === 'read' ? 'full' : 'none';
-    derived.push('effects.reversible');
+    mask |= BIT['effects.reversible'];
   }
   let risk: RiskLevel | undefined = e.risk;
   if (risk === undefined) {
     risk = RISK_BY_EFFECT[sideEffects];
-    derived.push('effects.risk');
+    mask |= BIT['effects.risk'];
   }
   let deterministic = e.deterministic;
   if (deterministic === undefined) {
     deterministic = false;
-    derived.push('effects.deterministic');
+    mask |= BIT['effects.deterministic'];
   }
   let required = a.required;
   if (required === undefined) {
     required = mode !== 'read';
-    derived.push('approval.required');
+    mask |= BIT['approval.required'];
   }
   let timeoutSec = x.timeoutSec;
   if (timeoutSec === undefined) {
     timeoutSec = DEFAULT_TIMEOUT_SEC;
-    derived.push('execution.timeoutSec');
+    mask |= BIT['execution.timeoutSec'];
   }
   let allowParallel = x.allowParallel;
   if (allowParallel === undefined) {
     allowParallel = false;
-    derived.push('execution.allowParallel');
+    mask |= BIT['execution.allowParallel'];
   }
   let idempotent = x.idempotent;
   if (idempotent === undefined) {
     idempotent = mode === 'read';
-    derived.push('execution.idempotent');
+    mask |= BIT['execution.idempotent'];
   }
   let retryClass: RetryClass | undefined = x.retryClass;
   if (retryClass === undefined) {
     retryClass = idempotent ? 'safe' : x.idempotencyKey ? 'guarded' : 'never';
-    derived.push('execution.retryClass');
+    mask |= BIT['execution.retryClass'];
   }
   // Object.assign, not `{ ...tool, effects }`: V8 clones the former on a fast path (10x here).
   return Object.assign({}, tool, {
     effects: Object.assign({}, e, { mode, sideEffects, reversible, risk, deterministic }),
     approval: Object.assign({}, a, { required }),
     execution: Object.assign({}, x, { timeoutSec, allowParallel, idempotent, retryClass }),
-    // in a fixed order (inherited entries first), so output is deterministic without sorting
-    derived: tool.derived?.length ? [...new Set(derived)] : derived,
+    derived: derivedList(tool.derived, mask),
   });
 }
 

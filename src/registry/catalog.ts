@@ -51,7 +51,9 @@ export function buildCatalog(paths: readonly string[], options: CatalogOptions =
     bundles: merged.catalog.bundles,
     tools: merged.catalog.tools.map((e) => {
       const value = complete(e.value);
-      const translated = new Set(e.value.derived ?? []);
+      // nothing translated: everything derived was assumed (share the list)
+      if (!e.value.derived?.length) return { ...e, value, assumed: value.derived ?? [] };
+      const translated = new Set(e.value.derived);
       return { ...e, value, assumed: (value.derived ?? []).filter((p) => !translated.has(p)) };
     }),
     skills: merged.catalog.skills,

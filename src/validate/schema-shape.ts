@@ -45,15 +45,19 @@ const verdicts = new WeakMap<object, string | undefined>();
 function check(schema: unknown, at: string): string | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (!isObject(schema)) return `${at || '/'} must be object,boolean`;
+  const keys = Object.keys(schema);
+  // Leaves ({ type, description }) are most nodes and cheap to check: remember only bigger objects,
+  // which is where shared component schemas are.
+  const remember = keys.length > 2;
   let problem: string | undefined;
-  if (verdicts.has(schema)) problem = verdicts.get(schema);
+  if (remember && verdicts.has(schema)) problem = verdicts.get(schema);
   else {
     problem = undefined;
-    for (const key of Object.keys(schema)) {
+    for (const key of keys) {
       problem = checkKeyword(key, schema[key], `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
       if (problem !== undefined) break;
     }
-    verdicts.set(schema, problem);
+    if (remember) verdicts.set(schema, problem);
   }
   return problem === undefined ? undefined : `${at}${problem}`;
 }

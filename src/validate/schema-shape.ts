@@ -29,53 +29,62 @@ function uniqueStrings(v: unknown): string | undefined {
   return new Set(v).size === v.length ? undefined : 'must not have duplicate items';
 }
 
+/** A problem found below some schema: the path to it (outermost first) and what is wrong. */
+interface Problem {
+  path: readonly string[];
+  what: string;
+}
+
+/** The same problem seen from one level up. Built only when there is a problem: the happy path allocates nothing. */
+const up = (token: string | number, p: Problem | undefined): Problem | undefined => (p === undefined ? undefined : { path: [String(token), ...p.path], what: p.what });
+const here = (what: string): Problem => ({ path: [], what });
+
 /** The problem with a schema, as "<pointer> <what>", or undefined when it is well-formed. */
 export function schemaShapeProblem(schema: unknown): string | undefined {
-  return check(schema, '');
+  const p = check(schema);
+  if (p === undefined) return undefined;
+  const pointer = p.path.length === 0 ? '/' : `/${p.path.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  return `${pointer} ${p.what}`;
 }
 
 /**
- * Verdicts per schema object, relative to that object. OpenAPI imports share
- * one subschema among hundreds of tools (GitHub: a 3 s re-walk, 30 ms with
- * this); a verdict is a pure function of the object, which toolcap never
- * mutates after import.
+ * Verdicts per schema object. OpenAPI imports share one subschema among
+ * hundreds of tools (GitHub: a 3 s re-walk, 30 ms with this); a verdict is a
+ * pure function of the object, which toolcap never mutates after import.
  */
-const verdicts = new WeakMap<object, string | undefined>();
+const verdicts = new WeakMap<object, Problem | undefined>();
 
-function check(schema: unknown, at: string): string | undefined {
+function check(schema: unknown): Problem | undefined {
   if (typeof schema === 'boolean') return undefined;
-  if (!isObject(schema)) return `${at || '/'} must be object,boolean`;
+  if (!isObject(schema)) return here('must be object,boolean');
   const keys = Object.keys(schema);
   // Leaves ({ type, description }) are most nodes and cheap to check: remember only bigger objects,
   // which is where shared component schemas are.
   const remember = keys.length > 2;
-  let problem: string | undefined;
-  if (remember && verdicts.has(schema)) problem = verdicts.get(schema);
-  else {
-    problem = undefined;
-    for (const key of keys) {
-      problem = checkKeyword(key, schema[key], `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-      if (problem !== undefined) break;
-    }
-    if (remember) verdicts.set(schema, problem);
+  if (remember && verdicts.has(schema)) return verdicts.get(schema);
+  let problem: Problem | undefined;
+  for (const key of keys) {
+    problem = up(key, checkKeyword(key, schema[key]));
+    if (problem !== undefined) break;
   }
-  return problem === undefined ? undefined : `${at}${problem}`;
+  if (remember) verdicts.set(schema, problem);
+  return problem;
 }
 
-const schemaMap = (v: unknown, at: string): string | undefined => {
-  if (!isObject(v)) return `${at} must be object`;
-  for (const [k, sub] of Object.entries(v)) {
-    const p = check(sub, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+const schemaMap = (v: unknown): Problem | undefined => {
+  if (!isObject(v)) return here('must be object');
+  for (const k of Object.keys(v)) {
+    const p = up(k, check(v[k]));
     if (p !== undefined) return p;
   }
   return undefined;
 };
 
-const schemaList = (v: unknown, at: string): string | undefined => {
-  if (!Array.isArray(v)) return `${at} must be array`;
-  if (v.length === 0) return `${at} must NOT have fewer than 1 items`;
+const schemaList = (v: unknown): Problem | undefined => {
+  if (!Array.isArray(v)) return here('must be array');
+  if (v.length === 0) return here('must NOT have fewer than 1 items');
   for (let i = 0; i < v.length; i++) {
-    const p = check(v[i], `${at}/${i}`);
+    const p = up(i, check(v[i]));
     if (p !== undefined) return p;
   }
   return undefined;
@@ -135,20 +144,20 @@ const SIMPLE = new Map<string, Check>(Object.entries({
   dependentRequired: (v) => (isObject(v) && Object.values(v).every((r) => uniqueStrings(r) === undefined) ? undefined : 'must be an object of string arrays'),
 } satisfies Record<string, Check>));
 
-function checkKeyword(key: string, value: unknown, at: string): string | undefined {
-  if (SUBSCHEMA.has(key)) return check(value, at);
-  if (SCHEMA_MAPS.has(key)) return schemaMap(value, at);
-  if (SCHEMA_LISTS.has(key)) return schemaList(value, at);
+function checkKeyword(key: string, value: unknown): Problem | undefined {
+  if (SUBSCHEMA.has(key)) return check(value);
+  if (SCHEMA_MAPS.has(key)) return schemaMap(value);
+  if (SCHEMA_LISTS.has(key)) return schemaList(value);
   if (key === 'dependencies') {
-    if (!isObject(value)) return `${at} must be object`;
+    if (!isObject(value)) return here('must be object');
     for (const [k, dep] of Object.entries(value)) {
-      const p = Array.isArray(dep) ? (uniqueStrings(dep) === undefined ? undefined : `${at}/${k} must be an array of unique strings`) : check(dep, `${at}/${k}`);
-      if (p !== undefined) return p;
+      const p = Array.isArray(dep) ? (uniqueStrings(dep) === undefined ? undefined : here('must be an array of unique strings')) : check(dep);
+      if (p !== undefined) return up(k, p);
     }
     return undefined;
   }
   const simple = SIMPLE.get(key);
   if (simple === undefined) return undefined; // unknown keywords (nullable, x-*) are allowed and not checked
   const problem = simple(value);
-  return problem === undefined ? undefined : `${at} ${problem}`;
+  return problem === undefined ? undefined : here(problem);
 }

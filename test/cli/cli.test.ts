@@ -187,11 +187,12 @@ describe('names that break the pattern are reported wherever they come from', ()
     expect(out.diagnostics).toMatchObject([{ code, line }]);
   });
 
-  it('a name a dialect derived (Xena lower-cases ids) is still checked', async () => {
+  it('a name a dialect derived from a source id is still checked', async () => {
     const dir = tmp();
     const registry = join(dir, 'config', 'registry');
     (await import('node:fs')).mkdirSync(registry, { recursive: true });
-    const tool = { id: 'My Tool', name: 'My Tool', version: '1.0.0', description: 'x', enabled: true, tags: [], metadata: {}, surface: { domains: ['tasks'], entities: [], operations: ['read'], taskRoles: ['observer'], authority: 0.5, freshnessSlaSec: 60 }, capabilities: ['tasks.read'], deterministic: true, riskLevel: 'low' };
+    // the shared naming rule turns ".My Tool" into ".my_tool", which still starts with a dot
+    const tool = { id: '.My Tool', name: 'My Tool', version: '1.0.0', description: 'x', enabled: true, tags: [], metadata: {}, surface: { domains: ['tasks'], entities: [], operations: ['read'], taskRoles: ['observer'], authority: 0.5, freshnessSlaSec: 60 }, capabilities: ['tasks.read'], deterministic: true, riskLevel: 'low' };
     write(registry, 'tools.json', JSON.stringify({ tools: [tool] }));
     const out = JSON.parse((await cli('validate', dir, '--json')).stdout) as { diagnostics: Array<{ code: string }> };
     expect(out.diagnostics.map((d) => d.code)).toContain('INVALID_TOOL_NAME');

@@ -89,7 +89,7 @@ describe('xena tool mapping', () => {
     {
       title: 'an id with capitals gives a lower-case derived name',
       entry: tool({ id: 'tool.Linear.IssueRead' }),
-      expected: { name: 'tool.linear.issueread', id: 'tool.Linear.IssueRead', derived: ['name', 'effects.mode'] },
+      expected: { name: 'tool.linear.issue_read', id: 'tool.Linear.IssueRead', derived: ['name', 'effects.mode'] },
     },
     {
       title: 'surface is carried over field by field',

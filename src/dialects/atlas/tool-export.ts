@@ -27,7 +27,8 @@ export function exportTool(tool: Tool): Record<string, unknown> {
     default_timeout: t.execution?.timeoutSec,
     auth: t.auth === undefined ? undefined : exportAuth(t.auth),
     allow_parallel: t.execution?.allowParallel,
-    requires_consent: t.approval?.consent,
+    // ATLAS has one approval key: a required approval is written as consent (the stricter reading), not dropped
+    requires_consent: t.approval?.consent === true || t.approval?.required === true ? true : t.approval?.consent,
     idempotency_key: exportIdempotencyKey(t.execution?.idempotencyKey, mirror['idempotency_key']),
     cost_per_call: t.cost?.estimatedDollars,
     capabilities: t.capabilities,

@@ -9,6 +9,7 @@
  * fields over them with {@link overlay}.
  * @module
  */
+import { canonicalName } from '../names.js';
 import { compact } from '../../model/objects.js';
 import { isPlainObject, type ObjectReader } from '../reader.js';
 
@@ -67,14 +68,15 @@ function readId(reader: ObjectReader, what: string): string | undefined {
 }
 
 /**
- * Read the base fields. Canonical `name` is the id lower-cased (canonical
- * names are lowercase, Xena ids need not be); when that changed the id,
- * `name` is derived and the id is what export writes back.
+ * Read the base fields. Canonical `name` is the id under the naming rule
+ * every dialect shares (src/dialects/names.ts: camelCase split, lower-cased,
+ * other characters `_`); when that changed the id, `name` is derived and the
+ * id is what export writes back.
  */
 export function readBase(reader: ObjectReader, what: string): BaseFields | undefined {
   const id = readId(reader, what);
   if (id === undefined) return undefined;
-  const name = id.toLowerCase();
+  const name = canonicalName(id) || id.toLowerCase();
   return {
     name,
     id,

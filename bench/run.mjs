@@ -3,8 +3,9 @@
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 import * as openapi from './openapi.mjs';
+import * as retrieval from './retrieval.mjs';
 
-const benches = { load, openapi, inference };
+const benches = { load, openapi, inference, retrieval };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

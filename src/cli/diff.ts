@@ -10,7 +10,8 @@ import { provenance, type Catalog, type CatalogResult } from '../registry/catalo
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
-import { loadCatalog } from './shared.js';
+import { loadConfig } from '../load/config.js';
+import { catalogFromConfig, configFailure, loadCatalog } from './shared.js';
 
 /** Output formats besides `--json`. */
 export const DIFF_FORMATS = ['text', 'github'] as const;
@@ -19,6 +20,8 @@ export type DiffFormat = (typeof DIFF_FORMATS)[number];
 /** Flags of `toolcap diff`. */
 export interface DiffFlags {
   json?: boolean;
+  /** A config: its limits (and dialect) apply to both sides; its sources are the new side when `new` is not given. */
+  config?: string;
   /** @default 'text' */
   format?: DiffFormat;
 }
@@ -33,9 +36,8 @@ interface Place {
  * Load both sides, diff them and print the result; the exit code is the gate.
  * @example diffCommand('base/manifests', 'manifests', { format: 'github' }, processIO)
  */
-export function diffCommand(oldPath: string, newPath: string, flags: DiffFlags, io: CliIO): ExitCode {
-  const before = loadCatalog([oldPath], {});
-  const after = loadCatalog([newPath], {});
+export function diffCommand(oldPath: string, newPath: string | undefined, flags: DiffFlags, io: CliIO): ExitCode {
+  const [before, after] = loadSides(oldPath, newPath, flags);
   const unreadable = before.unreadable || after.unreadable;
   const errors = [...before.diagnostics, ...after.diagnostics].filter((d) => d.severity === 'error');
   if (unreadable || errors.length > 0) {
@@ -49,6 +51,21 @@ export function diffCommand(oldPath: string, newPath: string, flags: DiffFlags, 
   else if (flags.format === 'github') io.stdout(github(diff, places));
   else io.stdout(text(diff));
   return diff.ok ? EXIT.OK : EXIT.FINDINGS;
+}
+
+/** Both sides; with a config, read with its limits, the new side defaulting to its sources. */
+function loadSides(oldPath: string, newPath: string | undefined, flags: DiffFlags): [CatalogResult, CatalogResult] {
+  if (flags.config === undefined) return [loadCatalog([oldPath], {}), loadCatalog(newPath === undefined ? [] : [newPath], {})];
+  const loaded = loadConfig(flags.config);
+  if (!loaded.config) {
+    const broken = configFailure(loaded.diagnostics, loaded.unreadable, loaded.sources);
+    return [broken, configFailure([], false, new Map())];
+  }
+  const before = catalogFromConfig(loaded.config, [oldPath], {}, false);
+  const after = newPath === undefined ? catalogFromConfig(loaded.config, [], {}, true) : catalogFromConfig(loaded.config, [newPath], {}, false);
+  for (const [file, text] of loaded.sources) after.sources.set(file, text);
+  after.diagnostics.push(...loaded.diagnostics);
+  return [before, after];
 }
 
 function reportBroken(why: string, errors: readonly Diagnostic[], sources: ReadonlyMap<string, string>, flags: DiffFlags, io: CliIO): void {

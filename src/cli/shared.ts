@@ -1,10 +1,12 @@
 /**
- * Pieces every catalog command shares: loading with the common options,
- * and printing diagnostics.
+ * Pieces every catalog command shares: loading with the common options
+ * (including `--config`), and printing diagnostics.
  * @module
  */
+import { existsSync } from 'node:fs';
 import type { DialectId } from '../dialects/types.js';
-import { hasFailures } from '../model/diagnostics.js';
+import { DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../load/config.js';
+import { diagnostic, hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -13,14 +15,75 @@ import { renderDiagnostic } from './render.js';
 export interface LoadFlags {
   dialect?: string;
   compileSchemas?: boolean;
+  /** A toolcap.config.yaml (or .json): its sources are the first layers. */
+  config?: string;
 }
 
-/** Load paths as layers; errors in the options are usage errors. */
+/**
+ * Apply the default config file: with no paths and no `--config`, use
+ * ./toolcap.config.yaml when it exists. Returns the flags to use, or the
+ * usage problem when there is nothing to load.
+ */
+export function resolveConfigFlag<F extends LoadFlags>(paths: readonly string[], flags: F, io: CliIO): F | undefined {
+  if (flags.config !== undefined || paths.length > 0) return flags;
+  if (existsSync(DEFAULT_CONFIG_FILE)) {
+    io.stderr(`toolcap: using ./${DEFAULT_CONFIG_FILE}\n`);
+    return { ...flags, config: DEFAULT_CONFIG_FILE };
+  }
+  io.stderr(`toolcap: give at least one file or folder, or --config <file> (or put a ${DEFAULT_CONFIG_FILE} in this folder)\n(run toolcap --help for usage)\n`);
+  return undefined;
+}
+
+/**
+ * Load paths as layers. With `--config`, the config's sources come first and
+ * `paths` are added as later layers; a broken config yields its diagnostics
+ * and an empty catalog.
+ */
 export function loadCatalog(paths: readonly string[], flags: LoadFlags): CatalogResult {
-  return buildCatalog(paths, {
+  if (flags.config === undefined) return buildCatalog(paths, catalogOptions(flags));
+  const loaded = loadConfig(flags.config);
+  if (!loaded.config) return configFailure(loaded.diagnostics, loaded.unreadable, loaded.sources);
+  const result = catalogFromConfig(loaded.config, paths, flags, true);
+  for (const [file, text] of loaded.sources) result.sources.set(file, text);
+  result.diagnostics = sortDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
+  return result;
+}
+
+/**
+ * A catalog of the config's sources (when `withSources`) followed by `paths`,
+ * read with the config's limits.
+ */
+export function catalogFromConfig(config: Config, paths: readonly string[], flags: LoadFlags, withSources: boolean): CatalogResult {
+  const sources = withSources ? config.sources : [];
+  const dialects = new Set(sources.map((s) => s.dialect));
+  const options = { ...catalogOptions(flags), limits: config.limits };
+  const named = sources.find((s) => s.dialect !== undefined);
+  // The loader reads every layer in one dialect (or detects each file): a
+  // per-source dialect is honoured when it is the only one in play.
+  if (flags.dialect === undefined && named?.dialect !== undefined) {
+    if (dialects.size > 1 || paths.length > 0) {
+      const problem = diagnostic('INVALID_VALUE', 'A per-source "dialect" applies only when every layer names the same one, with no extra paths on the command line.', {
+        ...named.location,
+        hint: 'Name the same dialect on every source, give --dialect, or drop "dialect" so each file is detected.',
+      });
+      return configFailure([problem], false, new Map());
+    }
+    return buildCatalog(sources.map((s) => s.path), { ...options, dialect: named.dialect });
+  }
+  return buildCatalog([...sources.map((s) => s.path), ...paths], options);
+}
+
+/** An empty catalog carrying the config's findings. */
+export function configFailure(diagnostics: Diagnostic[], unreadable: boolean, sources: Map<string, string>): CatalogResult {
+  const empty = buildCatalog([]);
+  return { catalog: empty.catalog, diagnostics: sortDiagnostics([...diagnostics]), unreadable, sources };
+}
+
+function catalogOptions(flags: LoadFlags): { dialect?: DialectId; compileSchemas?: boolean } {
+  return {
     ...(flags.dialect !== undefined ? { dialect: flags.dialect as DialectId } : {}),
     ...(flags.compileSchemas ? { compileSchemas: true } : {}),
-  });
+  };
 }
 
 /** Print every diagnostic for people, on stderr. */

@@ -34,6 +34,9 @@ function csvRows(path) {
   return rows.slice(1).filter((r) => r.length >= 2).map((r) => [r.slice(0, -1).join(','), r[r.length - 1].trim()]);
 }
 
+/** Parameters as [name, description] pairs, and as one string for full-text baselines. */
+const withParams = (pairs) => ({ paramList: pairs, params: pairs.map(([k, d]) => `${k} ${d}`).join(' ') });
+
 /** Every evaluation set: tools as {id, name, description, params} and queries as {q, gold: Set<id>}. */
 export function datasets() {
   const out = [];
@@ -41,7 +44,7 @@ export function datasets() {
     id: r.api_name,
     name: r.api_name,
     description: r.api_description ?? '',
-    params: Object.entries(r.parameters ?? {}).map(([k, v]) => `${k} ${v?.description ?? ''}`).join(' '),
+    ...withParams(Object.entries(r.parameters ?? {}).map(([k, v]) => [k, v?.description ?? ''])),
   }));
   for (const split of ['dev', 'test_in_domain', 'test_out_domain']) {
     const queries = jsonl(join(CORPUS, `seal-tools/${split}.jsonl`)).map((r) => ({ q: r.query, gold: new Set(r.calling.map((c) => c.api)) }));
@@ -50,14 +53,14 @@ export function datasets() {
   const plugins = JSON.parse(readFileSync(join(CORPUS, 'metatool/plugin_des.json'), 'utf8'));
   out.push({
     name: 'metatool single',
-    tools: Object.entries(plugins).map(([id, description]) => ({ id, name: id, description, params: '' })),
+    tools: Object.entries(plugins).map(([id, description]) => ({ id, name: id, description, ...withParams([]) })),
     queries: csvRows(join(CORPUS, 'metatool/all_clean_data.csv')).map(([q, tool]) => ({ q, gold: new Set([tool]) })),
   });
   const live = [];
   for (const server of JSON.parse(readFileSync(join(CORPUS, 'livemcpbench/tools.json'), 'utf8'))) {
     for (const entry of Object.values(server.tools ?? {})) {
       for (const t of entry.tools ?? []) {
-        live.push({ id: t.name, name: t.name, description: t.description ?? '', params: Object.entries(t.inputSchema?.properties ?? {}).map(([k, v]) => `${k} ${v?.description ?? ''}`).join(' ') });
+        live.push({ id: t.name, name: t.name, description: t.description ?? '', ...withParams(Object.entries(t.inputSchema?.properties ?? {}).map(([k, v]) => [k, v?.description ?? ''])) });
       }
     }
   }
@@ -72,7 +75,7 @@ export function datasets() {
       id: `${set}_api_${i}`,
       name: r.api_name ?? '',
       description: [r.domain, r.functionality, r.description].filter(Boolean).join('. '),
-      params: '',
+      ...withParams([]),
     }));
     const queries = jsonl(join(CORPUS, `gorilla-apibench/${set}_queries.jsonl`)).map((r) => ({ q: r.query, gold: new Set(r.gold_api_ids) }));
     out.push({ name: `gorilla ${set}`, tools: apis, queries });
@@ -116,10 +119,22 @@ export function evaluate(dataset, makeRanker) {
 
 export async function run() {
   const rankers = [['MiniSearch BM25 (baseline)', miniSearchRanker]];
-  const toolcapQuery = new URL('../dist/query/index.js', import.meta.url);
-  if (existsSync(toolcapQuery)) {
-    const query = await import(toolcapQuery.href);
-    if (typeof query.retrievalRanker === 'function') rankers.push(['toolcap', query.retrievalRanker]);
+  const searchModule = new URL('../dist/query/search.js', import.meta.url);
+  if (existsSync(searchModule)) {
+    const { buildSearchIndex, search } = await import(searchModule.href);
+    const { complete } = await import(new URL('../dist/model/derive.js', import.meta.url).href);
+    rankers.push([
+      'toolcap search',
+      (tools) => {
+        // the same records as canonical tools: name, description, parameter names and descriptions
+        const seen = new Set();
+        const canonical = tools
+          .filter((t) => !seen.has(t.id) && seen.add(t.id))
+          .map((t) => complete({ name: t.id, description: t.description, inputSchema: { type: 'object', properties: Object.fromEntries(t.paramList.map(([k, d]) => [k, { description: d }])) } }));
+        const index = buildSearchIndex(canonical);
+        return (q) => search(index, q, { limit: 10 }).map((hit) => hit.tool.name);
+      },
+    ]);
   }
   console.log('\n## retrieval quality (nDCG@10 / recall@5; gold labels from the corpus)');
   console.log(`| set | queries | tools | ${rankers.map(([n]) => n).join(' | ')} |`);

@@ -1,0 +1,73 @@
+/**
+ * The search tokenizer: identifiers and prose to index terms.
+ *
+ * Deliberately small: split like the evidence reader (`words`: camelCase,
+ * snake_case, dots, dashes), lowercase, drop a short stopword list, and strip
+ * the few suffixes that separate a tool name from the way people ask for it
+ * ("lists" / "listing" / "listed" all become "list"). No dictionary, no
+ * language model: the same text always gives the same terms.
+ * @module
+ */
+import { words } from '../model/evidence.js';
+
+/**
+ * Words too common to say anything about a tool. Verbs are never stopwords:
+ * "get", "list" and "create" are what read/write intent is made of.
+ */
+export const STOPWORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'for', 'with', 'by', 'from', 'at', 'as', 'into', 'via', 'per',
+  'is', 'are', 'be', 'was', 'were', 'been', 'it', 'its', 'this', 'that', 'these', 'those', 'there', 'their',
+  'i', 'me', 'my', 'we', 'our', 'you', 'your', 'please', 'can', 'could', 'would', 'should', 'will', 'shall',
+  'against', 'between', 'about', 'do', 'does', 'some', 'any', 'all', 'which', 'what', 'who', 'whom', 'if', 'then', 'than', 'so', 'not', 'no',
+]);
+
+const VOWEL = /[aeiouy]/;
+
+/**
+ * Light suffix stripping, applied in order:
+ * 1. plurals: `-ies` -> `-y` (queries -> query); `-s` dropped unless the word
+ *    ends in `ss`, `us` or `is` (status, analysis) or is shorter than 4;
+ * 2. `-ing` / `-ed` dropped when what is left has at least 3 letters and a
+ *    vowel (listing -> list; string, need and speed stay), then a doubled
+ *    final consonant is undone (stopped -> stop);
+ * 3. a final `-e` dropped from words longer than 3 letters, so that
+ *    create / creates / created / creating all meet at "creat".
+ *
+ * @example
+ * stem('branches') // 'branch'
+ */
+export function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length >= 4 && w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  let stripped = false;
+  for (const suffix of ['ing', 'ed']) {
+    if (!w.endsWith(suffix) || w.endsWith('eed')) continue;
+    const rest = w.slice(0, -suffix.length);
+    if (rest.length >= 3 && VOWEL.test(rest)) {
+      w = rest;
+      stripped = true;
+    }
+    break;
+  }
+  if (stripped && /([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/**
+ * Index terms of a text: words, lowercased, stopwords dropped, stemmed.
+ * Repeats are kept (term frequency matters to scoring).
+ *
+ * @example
+ * tokenize('listCalendarEvents') // ['list', 'calendar', 'event']
+ * tokenize('github.create_pull_request') // ['github', 'creat', 'pull', 'request']
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (STOPWORDS.has(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}

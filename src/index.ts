@@ -58,3 +58,5 @@ export { rankTools, queryIntent, DEFAULT_RANK_WEIGHTS } from './query/rank.js';
 export type { Ranking, Candidate, Penalty, RankOptions, RankWeights, Intent } from './query/rank.js';
 export { explainRanking } from './query/explain.js';
 export type { Explanation, CandidateExplanation } from './query/explain.js';
+export { Registry, RegistryNotReadyError, watchFiles, DEFAULT_DEBOUNCE_MS } from './registry/registry.js';
+export type { RegistryOptions, RegistryStatus, ReloadEvent, ChangeSource } from './registry/registry.js';

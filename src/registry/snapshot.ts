@@ -1,0 +1,213 @@
+/**
+ * Snapshots: one successful catalog build, frozen and indexed.
+ *
+ * A snapshot never changes after it is made (DESIGN principle 3): a reload
+ * builds a new one and the registry swaps the reference. Everything a reader
+ * can reach is frozen when the snapshot is made, so a reader holding an old
+ * snapshot across a reload still sees exactly what it saw before, and no
+ * reader can change what another one sees. Indexes are read-only maps over
+ * private Maps (a frozen Map can still be `set`, so the Map itself is never
+ * handed out).
+ * @module
+ */
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import { contentHash } from '../policy/hash.js';
+import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
+import { originPosition, type Entry } from './merge.js';
+
+/** The canonical document a snapshot serves, and the value its etag hashes. */
+export interface SnapshotDocument {
+  readonly bundles: readonly BundleInfo[];
+  readonly tools: readonly Tool[];
+  readonly skills: readonly Skill[];
+  readonly agents: readonly Agent[];
+  readonly jobs: readonly Job[];
+}
+
+/** A read-only map whose backing Map cannot be reached, so it cannot be changed at run time either. */
+export class ReadonlyIndex<K, V> implements ReadonlyMap<K, V> {
+  readonly #map: Map<K, V>;
+  constructor(map: Map<K, V>) {
+    this.#map = map;
+    Object.freeze(this);
+  }
+  get size(): number {
+    return this.#map.size;
+  }
+  get(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+  keys(): MapIterator<K> {
+    return this.#map.keys();
+  }
+  values(): MapIterator<V> {
+    return this.#map.values();
+  }
+  entries(): MapIterator<[K, V]> {
+    return this.#map.entries();
+  }
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    this.#map.forEach((value, key) => callback.call(thisArg, value, key, this));
+  }
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.#map.entries();
+  }
+}
+
+/**
+ * Freeze a value and everything reachable from it (plain objects and arrays).
+ * An already frozen object is taken as frozen all the way down and not
+ * visited again: interned lists and shared schemas are frozen once.
+ * @example deepFreeze({ a: { b: [1] } }).a.b // frozen too
+ */
+export function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v)) continue;
+    Object.freeze(v);
+    if (Array.isArray(v)) {
+      for (const item of v) if (item !== null && typeof item === 'object') stack.push(item);
+    } else {
+      for (const key of Object.keys(v)) {
+        const item = (v as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object') stack.push(item);
+      }
+    }
+  }
+  return value;
+}
+
+const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const isScoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
+
+/** What a snapshot is made from besides the build itself. */
+export interface SnapshotInit {
+  /** Monotonic counter given by the registry. */
+  version: number;
+  /** When the build finished (ISO 8601). */
+  builtAt: string;
+}
+
+/**
+ * An immutable, indexed view of one successful build.
+ * @example
+ * const snap = createSnapshot(buildCatalog(['examples/manifests']), { version: 1, builtAt: new Date().toISOString() });
+ * snap.tool('files.read', 'atlas'); // the tool the atlas persona sees
+ */
+export class Snapshot {
+  /** Monotonic: a later successful build has a higher version. */
+  readonly version: number;
+  /** `sha256:` + hex of the canonical JSON of {@link Snapshot.document}: equal content, equal etag. */
+  readonly etag: string;
+  /** When the build finished (ISO 8601). */
+  readonly builtAt: string;
+  /** The diagnostics of this build (no errors: a build with errors never becomes a snapshot). */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly bundles: readonly BundleInfo[];
+  /** Every tool, merged and completed, in merge order (disabled ones included). */
+  readonly tools: readonly Tool[];
+  readonly skills: readonly Skill[];
+  readonly agents: readonly Agent[];
+  readonly jobs: readonly Job[];
+  /** Tools by name; a shared tool and persona versions of it share a name (shared first). */
+  readonly byName: ReadonlyMap<string, readonly Tool[]>;
+  /** Tools by merge key (`name`, or `name@persona,…` when scoped): one tool per key. */
+  readonly byKey: ReadonlyMap<string, Tool>;
+  /** Every persona some tool is scoped to, sorted. */
+  readonly personas: readonly string[];
+  /** The whole canonical document (what the etag hashes). */
+  readonly document: SnapshotDocument;
+
+  readonly #catalog: Catalog;
+  readonly #entries: ReadonlyMap<string, Entry<Tool>>;
+  readonly #views: ReadonlyMap<string, readonly Tool[]>;
+  readonly #all: readonly Tool[];
+  readonly #shared: readonly Tool[];
+
+  /** Use {@link createSnapshot}. */
+  constructor(result: Pick<CatalogResult, 'catalog' | 'diagnostics'>, init: SnapshotInit) {
+    const catalog = result.catalog;
+    this.#catalog = catalog;
+    this.version = init.version;
+    this.builtAt = init.builtAt;
+    const doc = catalogDocument(catalog);
+    this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
+    this.etag = contentHash(this.document);
+    ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
+    this.diagnostics = deepFreeze([...result.diagnostics]);
+
+    const names = new Map<string, Tool[]>();
+    const keys = new Map<string, Tool>();
+    const entries = new Map<string, Entry<Tool>>();
+    const personas = new Set<string>();
+    for (const entry of catalog.tools) {
+      keys.set(entry.key, entry.value);
+      entries.set(entry.key, entry);
+      const list = names.get(entry.value.name);
+      if (!list) names.set(entry.value.name, [entry.value]);
+      else if (isScoped(entry.value)) list.push(entry.value);
+      else list.unshift(entry.value);
+      for (const p of entry.value.scope?.personas ?? []) personas.add(p);
+    }
+    for (const list of names.values()) Object.freeze(list);
+    this.byName = new ReadonlyIndex(names);
+    this.byKey = new ReadonlyIndex(keys);
+    this.#entries = new ReadonlyIndex(entries);
+    this.personas = Object.freeze([...personas].sort());
+    const views = new Map<string, readonly Tool[]>();
+    for (const p of this.personas) views.set(p, Object.freeze(personaTools(catalog, p)));
+    this.#views = new ReadonlyIndex(views);
+    this.#all = Object.freeze(personaTools(catalog));
+    this.#shared = Object.freeze(this.tools.filter((t) => !isScoped(t) && t.enabled !== false).sort(byName));
+    Object.freeze(this);
+  }
+
+  /**
+   * The enabled tools a persona sees, sorted by name: shared tools plus its
+   * own, its own shadowing a shared one (as `personaTools`). Without a
+   * persona: every enabled tool. A persona no tool is scoped to sees the
+   * shared tools.
+   */
+  toolsFor(persona?: string): readonly Tool[] {
+    if (persona === undefined) return this.#all;
+    return this.#views.get(persona) ?? this.#shared;
+  }
+
+  /**
+   * One tool by name: the version `persona` sees (disabled tools too), or
+   * without a persona the shared version, else the first scoped one.
+   */
+  tool(name: string, persona?: string): Tool | undefined {
+    const list = this.byName.get(name);
+    if (!list) return undefined;
+    if (persona === undefined) return list[0];
+    return list.find((t) => isScoped(t) && t.scope?.personas?.includes(persona)) ?? list.find((t) => !isScoped(t));
+  }
+
+  /** One persona's view of the document (tools, skills, agents, jobs), frozen. */
+  documentFor(persona?: string): SnapshotDocument {
+    if (persona === undefined) return this.document;
+    const doc = catalogDocument(this.#catalog, persona);
+    return deepFreeze({ bundles: this.bundles, tools: this.toolsFor(persona), skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
+  }
+
+  /** Where a tool came from (its override chain, oldest first), with line and column; a fresh frozen copy. */
+  provenance(key: string): readonly PositionedOrigin[] | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    return deepFreeze(entry.origins.map((o) => ({ ...o, ...originPosition(o, this.#catalog.documents) })));
+  }
+}
+
+/**
+ * Make a snapshot of a successful build. The build's values are frozen in
+ * place: do not keep changing them afterwards.
+ */
+export function createSnapshot(result: Pick<CatalogResult, 'catalog' | 'diagnostics'>, init: SnapshotInit): Snapshot {
+  return new Snapshot(result, init);
+}

@@ -9,23 +9,27 @@ import type { Diagnostic } from '../model/diagnostics.js';
 const EXCERPT_WIDTH = 120;
 
 /**
- * Line starts of the last text rendered. Findings come sorted by file, and
- * each file's text is one string object, so rendering N findings of a file
- * indexes it once instead of rescanning it N times.
+ * Line starts per file, built once per sources map: rendering N findings of
+ * a file indexes it once instead of rescanning it N times. Keyed by the map,
+ * so the cache goes when the command's sources go (no module-level text).
  */
-let indexed: { text: string; starts: number[] } | undefined;
-function startOfLine(text: string, line: number): number | undefined {
-  if (indexed?.text !== text) {
-    const starts = [0];
+const lineIndexes = new WeakMap<ReadonlyMap<string, string>, Map<string, number[]>>();
+function startOfLine(sources: ReadonlyMap<string, string>, file: string, text: string, line: number): number | undefined {
+  let perFile = lineIndexes.get(sources);
+  if (!perFile) lineIndexes.set(sources, (perFile = new Map()));
+  let starts = perFile.get(file);
+  if (!starts) {
+    starts = [0];
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-    indexed = { text, starts };
+    perFile.set(file, starts);
   }
-  return indexed.starts[line - 1];
+  return starts[line - 1];
 }
 
-function excerpt(text: string | undefined, line: number | undefined, column: number | undefined): string[] {
-  if (text === undefined || line === undefined) return [];
-  const start = startOfLine(text, line);
+function excerpt(sources: ReadonlyMap<string, string>, file: string | undefined, line: number | undefined, column: number | undefined): string[] {
+  const text = file === undefined ? undefined : sources.get(file);
+  if (file === undefined || text === undefined || line === undefined) return [];
+  const start = startOfLine(sources, file, text, line);
   if (start === undefined) return [];
   const end = text.indexOf('\n', start);
   let source = text.slice(start, end < 0 ? text.length : end).replace(/\r$/, '').replace(/\t/g, ' ');
@@ -43,7 +47,7 @@ function excerpt(text: string | undefined, line: number | undefined, column: num
 export function renderDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, string>): string {
   const where = d.file ? `${d.file}${d.line !== undefined ? `:${d.line}:${d.column ?? 1}` : ''}` : 'toolcap';
   const lines = [`${where}: ${d.severity} ${d.code}: ${d.message}`];
-  lines.push(...excerpt(d.file ? sources.get(d.file) : undefined, d.line, d.column));
+  lines.push(...excerpt(sources, d.file, d.line, d.column));
   if (d.hint) lines.push(`  hint: ${d.hint}`);
   for (const r of d.related ?? []) lines.push(`  ${r.message}: ${r.file ?? ''}${r.line !== undefined ? `:${r.line}:${r.column ?? 1}` : ''}`);
   return lines.join('\n');

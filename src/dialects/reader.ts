@@ -5,13 +5,12 @@
  * @module
  */
 import { joinPointer } from '../model/diagnostics.js';
+import { isPlainObject } from '../model/objects.js';
 import { isMember } from '../model/vocabulary.js';
 import type { ImportContext } from './types.js';
 
-/** Plain object check that excludes arrays and null. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+// The dialects import it from here; it lives with the model's object helpers.
+export { isPlainObject };
 
 /** A short name for the JSON type of a value, for messages. */
 export function jsonType(value: unknown): string {

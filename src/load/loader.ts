@@ -18,6 +18,20 @@ import { DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
 /** Folders never walked into. */
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.toolcap']);
+
+/**
+ * The folder-walk rules, in one place: whoever else needs to know which files
+ * make up a layer (the registry's watcher and change detection) asks here.
+ */
+export function isWalkedFolder(name: string): boolean {
+  return !SKIPPED_FOLDERS.has(name) && !name.startsWith('.');
+}
+
+/** Is this file name one a folder walk reads? */
+export function isManifestFileName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return MANIFEST_ENDINGS.some((e) => lower.endsWith(e));
+}
 /** Most files read from one folder walk. @default 20000 */
 export const MAX_FILES_PER_LAYER = 20_000;
 
@@ -112,8 +126,8 @@ function walk(folder: string, diagnostics: Diagnostic[]): string[] {
           diagnostic('NOT_A_MANIFEST', 'Skipped: symbolic links are not followed in a folder walk.', { file: displayPath(full) }),
         );
       } else if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name) && !entry.name.startsWith('.')) visit(full);
-      } else if (entry.isFile() && MANIFEST_ENDINGS.some((e) => entry.name.toLowerCase().endsWith(e))) {
+        if (isWalkedFolder(entry.name)) visit(full);
+      } else if (entry.isFile() && isManifestFileName(entry.name)) {
         if (found.length >= MAX_FILES_PER_LAYER) {
           diagnostics.push(
             diagnostic('FILE_TOO_LARGE', `More than ${MAX_FILES_PER_LAYER} manifest files below ${displayPath(folder)}; the rest are skipped.`, {

@@ -28,6 +28,11 @@ export function compactRequired<T extends object>(value: Loose<T>): T {
   return (compact(value) ?? {}) as T;
 }
 
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** Deep structural equality for JSON values, ignoring key order. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -9,7 +9,7 @@
  * @module
  */
 import { isDerived } from '../model/derive.js';
-import { jsonEqual } from '../model/objects.js';
+import { isPlainObject, jsonEqual } from '../model/objects.js';
 import type { Tool } from '../model/schema.js';
 import { MODES, rank, RETRY_CLASSES, REVERSIBILITY, RISK_LEVELS, SIDE_EFFECTS } from '../model/vocabulary.js';
 import { MERGED_GROUPS } from '../registry/merge.js';
@@ -83,17 +83,14 @@ function grows(what: string, pick?: (item: unknown) => unknown): Rule {
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /**
  * A JSON Schema: neutral, but the changes that break existing callers are
  * named (a parameter newly required, a property removed), at the top level.
  */
 const schema: Rule = (a, b) => {
-  const props = (s: unknown) => (isObject(s) && isObject(s['properties']) ? Object.keys(s['properties']) : []);
-  const required = (s: unknown) => (isObject(s) ? strings(s['required']) : []);
+  const props = (s: unknown) => (isPlainObject(s) && isPlainObject(s['properties']) ? Object.keys(s['properties']) : []);
+  const required = (s: unknown) => (isPlainObject(s) ? strings(s['required']) : []);
   const oldRequired = new Set(required(a));
   const newProps = new Set(props(b));
   const notes = [
@@ -115,7 +112,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   enabled,
   'auth.scopes': grows('scope'),
   permissions: grows('permission'),
-  providers: grows('provider', (p) => (isObject(p) ? p['name'] : undefined)),
+  providers: grows('provider', (p) => (isPlainObject(p) ? p['name'] : undefined)),
   inputSchema: schema,
   outputSchema: schema,
   configSchema: schema,
@@ -152,7 +149,7 @@ export function compareTools(oldTool: Tool, newTool: Tool): FieldChange[] {
     if (SKIPPED.has(key)) continue;
     const va = a[key];
     const vb = b[key];
-    const group = (v: unknown) => v === undefined || isObject(v);
+    const group = (v: unknown) => v === undefined || isPlainObject(v);
     if (MERGED_GROUPS.has(key) && group(va) && group(vb)) {
       const ga = (va ?? {}) as Record<string, unknown>;
       const gb = (vb ?? {}) as Record<string, unknown>;

@@ -18,6 +18,7 @@ import type { SourceFile } from '../load/source.js';
 import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import { isPlainObject } from '../model/objects.js';
 
 /** What a catalog keeps of a loaded file: enough to show positions, not its parsed value. */
 export interface SourceRef {
@@ -100,7 +101,7 @@ function overlay<T extends Named>(base: T, over: T, index: number, fieldOrigins:
   for (const [key, value] of Object.entries(over)) {
     if (key === 'name' || key === 'derived' || value === undefined) continue;
     const current = out[key];
-    if (MERGED_GROUPS.has(key) && isObject(value) && (current === undefined || isObject(current))) {
+    if (MERGED_GROUPS.has(key) && isPlainObject(value) && (current === undefined || isPlainObject(current))) {
       const group: Record<string, unknown> = { ...current };
       for (const [sub, subValue] of Object.entries(value)) apply(`${key}.${sub}`, () => (group[sub] = subValue));
       out[key] = group;
@@ -113,15 +114,12 @@ function overlay<T extends Named>(base: T, over: T, index: number, fieldOrigins:
   return out as T;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function hasPath(obj: object, path: string): boolean {
   const [head, sub] = path.split('.') as [string, string | undefined];
   const v = (obj as Record<string, unknown>)[head];
   if (sub === undefined) return v !== undefined;
-  return isObject(v) && v[sub] !== undefined;
+  return isPlainObject(v) && v[sub] !== undefined;
 }
 
 /** Merge layers in order. Duplicates within one layer are errors; the first is kept. */

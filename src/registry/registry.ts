@@ -14,7 +14,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Stats } from 'node:fs';
 import { watch as watchPaths, type FSWatcher } from 'chokidar';
-import { displayPath } from '../load/loader.js';
+import { displayPath, isManifestFileName, isWalkedFolder } from '../load/loader.js';
 import { hasFailures, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
@@ -297,9 +297,6 @@ export class Registry {
 // ---------------------------------------------------------------------------
 // Change detection: which files a build reads, and whether any changed.
 
-/** File endings and folders as the loader's folder walk sees them. */
-const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.toolcap']);
 /** A file changed less than this before a fingerprint may change again with the same mtime (coarse file systems): hash it again. */
 const RACY_MS = 2_000;
 
@@ -318,9 +315,10 @@ interface Fingerprint {
 }
 
 function ignoredPath(path: string, stats?: Stats): boolean {
+  // the loader's folder-walk rules, so the watcher sees exactly the files a build reads
   const name = basename(path);
-  if (SKIPPED_FOLDERS.has(name) || name.startsWith('.')) return true;
-  return stats?.isFile() === true && !MANIFEST_ENDINGS.some((e) => name.toLowerCase().endsWith(e));
+  if (!isWalkedFolder(name)) return true;
+  return stats?.isFile() === true && !isManifestFileName(name);
 }
 
 async function takeFingerprint(paths: readonly string[], previous: Fingerprint | undefined): Promise<Fingerprint> {
@@ -347,8 +345,8 @@ async function takeFingerprint(paths: readonly string[], previous: Fingerprint |
     for (const entry of entries) {
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name) && !entry.name.startsWith('.')) await walk(full);
-      } else if (entry.isFile() && MANIFEST_ENDINGS.some((e) => entry.name.toLowerCase().endsWith(e))) {
+        if (isWalkedFolder(entry.name)) await walk(full);
+      } else if (entry.isFile() && isManifestFileName(entry.name)) {
         try {
           await stampFile(full, await stat(full));
         } catch {

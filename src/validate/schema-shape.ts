@@ -9,12 +9,12 @@
  * `--compile-schemas` still runs Ajv in full.
  * @module
  */
+import { isPlainObject } from '../model/objects.js';
 
 type Check = (value: unknown) => string | undefined;
 
 const SIMPLE_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 const stringCheck: Check = (v) => (typeof v === 'string' ? undefined : 'must be string');
@@ -56,7 +56,7 @@ const verdicts = new WeakMap<object, Problem | undefined>();
 
 function check(schema: unknown): Problem | undefined {
   if (typeof schema === 'boolean') return undefined;
-  if (!isObject(schema)) return here('must be object,boolean');
+  if (!isPlainObject(schema)) return here('must be object,boolean');
   const keys = Object.keys(schema);
   // Leaves ({ type, description }) are most nodes and cheap to check: remember only bigger objects,
   // which is where shared component schemas are.
@@ -72,7 +72,7 @@ function check(schema: unknown): Problem | undefined {
 }
 
 const schemaMap = (v: unknown): Problem | undefined => {
-  if (!isObject(v)) return here('must be object');
+  if (!isPlainObject(v)) return here('must be object');
   for (const k of Object.keys(v)) {
     const p = up(k, check(v[k]));
     if (p !== undefined) return p;
@@ -134,14 +134,14 @@ const SIMPLE = new Map<string, Check>(Object.entries({
   required: uniqueStrings,
   enum: arrayCheck,
   examples: arrayCheck,
-  $vocabulary: (v) => (isObject(v) && Object.values(v).every((b) => typeof b === 'boolean') ? undefined : 'must be an object of booleans'),
+  $vocabulary: (v) => (isPlainObject(v) && Object.values(v).every((b) => typeof b === 'boolean') ? undefined : 'must be an object of booleans'),
   type: (v) => {
     if (typeof v === 'string') return SIMPLE_TYPES.has(v) ? undefined : 'must be equal to one of the allowed values';
     if (!Array.isArray(v) || v.length === 0) return 'must be a type name or a non-empty array of them';
     if (!v.every((t) => typeof t === 'string' && SIMPLE_TYPES.has(t))) return 'must be equal to one of the allowed values';
     return new Set(v).size === v.length ? undefined : 'must not have duplicate items';
   },
-  dependentRequired: (v) => (isObject(v) && Object.values(v).every((r) => uniqueStrings(r) === undefined) ? undefined : 'must be an object of string arrays'),
+  dependentRequired: (v) => (isPlainObject(v) && Object.values(v).every((r) => uniqueStrings(r) === undefined) ? undefined : 'must be an object of string arrays'),
 } satisfies Record<string, Check>));
 
 function checkKeyword(key: string, value: unknown): Problem | undefined {
@@ -149,7 +149,7 @@ function checkKeyword(key: string, value: unknown): Problem | undefined {
   if (SCHEMA_MAPS.has(key)) return schemaMap(value);
   if (SCHEMA_LISTS.has(key)) return schemaList(value);
   if (key === 'dependencies') {
-    if (!isObject(value)) return here('must be object');
+    if (!isPlainObject(value)) return here('must be object');
     for (const [k, dep] of Object.entries(value)) {
       const p = Array.isArray(dep) ? (uniqueStrings(dep) === undefined ? undefined : here('must be an array of unique strings')) : check(dep);
       if (p !== undefined) return up(k, p);

@@ -37,7 +37,8 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     jobs: catalog.jobs.map((e) => e.value),
   });
   if (files.length === 0) {
-    io.stderr(`toolcap: nothing to write: the ${dialect.id} format has no place for these entries.\n`);
+    const empty = catalog.tools.length + catalog.skills.length + catalog.agents.length + catalog.jobs.length === 0;
+    io.stderr(`toolcap: nothing to write: ${empty ? 'the catalog is empty' : `the ${dialect.id} format has no place for these entries`}.\n`);
     return EXIT.FINDINGS;
   }
   const [only] = files;

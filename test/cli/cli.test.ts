@@ -198,3 +198,24 @@ describe('names that break the pattern are reported wherever they come from', ()
     expect(out.diagnostics.map((d) => d.code)).toContain('INVALID_TOOL_NAME');
   });
 });
+
+describe('an empty catalog', () => {
+  it.each([
+    ['validate', ['validate'], 0, /0 tools; 0 errors/],
+    ['inspect for an unknown persona', ['inspect', '--persona', 'Nobody', '--json'], 0, /"tools": \[\]/],
+    ['convert to the canonical format', ['convert', '--to', 'toolcap'], 0, /toolcap: 1/],
+    ['convert to a format with nothing to hold', ['convert', '--to', 'atlas'], 1, /catalog is empty/],
+  ])('%s', async (_name, args, code, output) => {
+    const dir = tmp();
+    const [command, ...rest] = args as [string, ...string[]];
+    const result = await cli(command, dir, ...rest);
+    expect(result.code).toBe(code);
+    expect(result.stdout + result.stderr).toMatch(output);
+  });
+
+  it('diff of two empty sets passes', async () => {
+    const result = await cli('diff', tmp(), tmp());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/0 changed, 0 added, 0 removed/);
+  });
+});

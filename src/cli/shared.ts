@@ -5,8 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { DialectId } from '../dialects/types.js';
-import { DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../load/config.js';
-import { diagnostic, hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
+import { configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../load/config.js';
+import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -50,27 +50,12 @@ export function loadCatalog(paths: readonly string[], flags: LoadFlags): Catalog
 }
 
 /**
- * A catalog of the config's sources (when `withSources`) followed by `paths`,
- * read with the config's limits.
+ * A catalog of the config's layers (when `withSources`: its sources, then
+ * its persona folders) followed by `paths`, read with the config's limits.
  */
 export function catalogFromConfig(config: Config, paths: readonly string[], flags: LoadFlags, withSources: boolean): CatalogResult {
-  const sources = withSources ? config.sources : [];
-  const dialects = new Set(sources.map((s) => s.dialect));
-  const options = { ...catalogOptions(flags), limits: config.limits };
-  const named = sources.find((s) => s.dialect !== undefined);
-  // The loader reads every layer in one dialect (or detects each file): a
-  // per-source dialect is honoured when it is the only one in play.
-  if (flags.dialect === undefined && named?.dialect !== undefined) {
-    if (dialects.size > 1 || paths.length > 0) {
-      const problem = diagnostic('INVALID_VALUE', 'A per-source "dialect" applies only when every layer names the same one, with no extra paths on the command line.', {
-        ...named.location,
-        hint: 'Name the same dialect on every source, give --dialect, or drop "dialect" so each file is detected.',
-      });
-      return configFailure([problem], false, new Map());
-    }
-    return buildCatalog(sources.map((s) => s.path), { ...options, dialect: named.dialect });
-  }
-  return buildCatalog([...sources.map((s) => s.path), ...paths], options);
+  const layers = withSources ? configLayers(config, paths) : [...paths];
+  return buildCatalog(layers, { ...catalogOptions(flags), limits: config.limits });
 }
 
 /** An empty catalog carrying the config's findings. */

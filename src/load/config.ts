@@ -13,6 +13,7 @@ import { DIALECT_IDS, type DialectId } from '../dialects/types.js';
 import { ObjectReader, isPlainObject, jsonType } from '../dialects/reader.js';
 import { diagnostic, joinPointer, type Diagnostic, type Location } from '../model/diagnostics.js';
 import { createImportContext } from './context.js';
+import type { LayerSpec } from './loader.js';
 import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
@@ -169,6 +170,20 @@ export const ConfigFileSchema = Type.Object(
 export function configJsonSchema(): Record<string, unknown> {
   const plain = JSON.parse(JSON.stringify(ConfigFileSchema as TSchema)) as Record<string, unknown>;
   return { $schema: 'https://json-schema.org/draft/2020-12/schema', ...plain };
+}
+
+/**
+ * The layers a config names, in order: its sources (with their dialects),
+ * then its persona folders (each scoping its tools to its persona), then
+ * `extra` paths (e.g. given on the command line).
+ * @example buildCatalog(configLayers(config), { limits: config.limits })
+ */
+export function configLayers(config: Config, extra: readonly string[] = []): LayerSpec[] {
+  return [
+    ...config.sources.map((s): LayerSpec => ({ path: s.path, ...(s.dialect !== undefined ? { dialect: s.dialect } : {}) })),
+    ...config.personas.map((p): LayerSpec => ({ path: p.path, persona: p.persona })),
+    ...extra.map((path): LayerSpec => ({ path })),
+  ];
 }
 
 const TOP_LEVEL_FIELDS = Object.keys(ConfigFileSchema.properties);

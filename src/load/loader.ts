@@ -12,7 +12,7 @@ import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js'
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import { createImportContext } from './context.js';
 import { displayPath } from './paths.js';
-import { DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -38,7 +38,7 @@ export const MAX_FILES_PER_LAYER = 20_000;
 export { displayPath } from './paths.js';
 
 export interface LoadOptions {
-  /** Read every file as this dialect instead of detecting it. */
+  /** Read every file as this dialect instead of detecting it (a layer's own `dialect` wins). */
   dialect?: DialectId;
   limits?: Partial<ParseLimits>;
 }
@@ -50,10 +50,30 @@ export interface LoadedDocument {
   imported: ImportedDocument;
 }
 
+/**
+ * One layer as configured: a file or folder, optionally read as one dialect,
+ * optionally a persona folder (every tool in it is scoped to that persona).
+ */
+export interface LayerSpec {
+  path: string;
+  /** Read every file of this layer as this dialect instead of detecting it. */
+  dialect?: DialectId;
+  /** Scope every tool of this layer to this persona (`scope.personas: [persona]`). */
+  persona?: string;
+}
+
+/** A layer: a bare path, or a path with its own dialect or persona. */
+export type LayerInput = string | LayerSpec;
+
+/** The path of a layer input. */
+export const layerPath = (input: LayerInput): string => (typeof input === 'string' ? input : input.path);
+
 /** One path given by the user: a file or a folder, in layer order. */
 export interface Layer {
   index: number;
   source: string;
+  /** The persona a persona folder's tools are scoped to. */
+  persona?: string;
   documents: LoadedDocument[];
 }
 
@@ -66,23 +86,28 @@ export interface LoadResult {
 
 /**
  * Load each path as a layer, in order.
- * @example loadLayers(['examples/pylot/config/tool_manifest.yaml', 'overrides/'])
+ * @example
+ * loadLayers(['examples/pylot/config/tool_manifest.yaml', 'overrides/'])
+ * loadLayers(['shared/', { path: 'personas/atlas/', persona: 'atlas' }, { path: 'legacy/', dialect: 'atlas' }])
  */
-export function loadLayers(paths: readonly string[], options: LoadOptions = {}): LoadResult {
+export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions = {}): LoadResult {
   const limits = { ...DEFAULT_LIMITS, ...options.limits } satisfies ParseLimits;
   const diagnostics: Diagnostic[] = [];
   const layers: Layer[] = [];
   let unreadable = false;
   const referenced = new Set<string>();
-  const forced = options.dialect === undefined ? undefined : getDialect(options.dialect);
-  if (options.dialect !== undefined && !forced) {
-    diagnostics.push(
-      diagnostic('UNKNOWN_DIALECT', `Unknown dialect "${options.dialect}".`, { hint: `Use one of: ${dialectIds().join(', ')}.` }),
-    );
-    return { layers, diagnostics, unreadable: true };
+  for (const name of new Set([options.dialect, ...inputs.map((i) => (typeof i === 'string' ? undefined : i.dialect))])) {
+    if (name !== undefined && !getDialect(name)) {
+      diagnostics.push(diagnostic('UNKNOWN_DIALECT', `Unknown dialect "${name}".`, { hint: `Use one of: ${dialectIds().join(', ')}.` }));
+      return { layers, diagnostics, unreadable: true };
+    }
   }
-  paths.forEach((path, index) => {
-    const layer: Layer = { index, source: displayPath(resolve(path)), documents: [] };
+  inputs.forEach((input, index) => {
+    const spec: LayerSpec = typeof input === 'string' ? { path: input } : input;
+    const path = spec.path;
+    const dialectId = spec.dialect ?? options.dialect;
+    const forced = dialectId === undefined ? undefined : getDialect(dialectId);
+    const layer: Layer = { index, source: displayPath(resolve(path)), documents: [], ...(spec.persona !== undefined ? { persona: spec.persona } : {}) };
     layers.push(layer);
     let stat: Stats;
     try {
@@ -99,12 +124,37 @@ export function loadLayers(paths: readonly string[], options: LoadOptions = {}):
     for (const file of files) {
       const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) }, diagnostics);
       if (doc === 'unreadable') unreadable = true;
-      else if (doc) layer.documents.push(doc);
+      else if (doc) {
+        if (spec.persona !== undefined) scopeToPersona(doc, spec.persona, diagnostics);
+        layer.documents.push(doc);
+      }
     }
   });
   // A file a manifest refers to (inputSchemaRef, $ref) is not a stray: no "skipped" note for it.
   const kept = diagnostics.filter((d) => !(d.code === 'NOT_A_MANIFEST' && d.file !== undefined && referenced.has(d.file)));
   return { layers, diagnostics: kept, unreadable };
+}
+
+/**
+ * A persona folder's tools belong to its persona. A tool that names other
+ * personas and not this one is a contradiction: the folder wins, with a
+ * warning at the tool. A tool that already names this persona keeps its list.
+ */
+function scopeToPersona(doc: LoadedDocument, persona: string, diagnostics: Diagnostic[]): void {
+  for (const entry of doc.imported.tools) {
+    const declared = entry.value.scope?.personas;
+    if (declared?.includes(persona)) continue;
+    if (declared !== undefined && declared.length > 0) {
+      diagnostics.push(
+        diagnostic('INVALID_VALUE', `"${entry.value.name}" is in the folder of persona "${persona}" but is scoped to ${declared.join(', ')}; the folder wins.`, {
+          severity: 'warning',
+          ...at(doc.file, entry.pointer),
+          hint: `Move the tool out of the persona folder, or scope it to ${persona}.`,
+        }),
+      );
+    }
+    entry.value = { ...entry.value, scope: { ...entry.value.scope, personas: [persona] } };
+  }
 }
 
 /** Manifest candidates below a folder, sorted, without following links. */

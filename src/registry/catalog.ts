@@ -3,7 +3,7 @@
  * linted. The one entry point the CLI and the library use.
  * @module
  */
-import { loadLayers, type LoadOptions } from '../load/loader.js';
+import { loadLayers, type LayerInput, type LoadOptions } from '../load/loader.js';
 import { complete } from '../model/derive.js';
 import { sortDiagnostics, type Diagnostic, type Location } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
@@ -39,12 +39,13 @@ export interface CatalogResult {
 }
 
 /**
- * Load paths as layers (in order), merge, complete and lint.
+ * Load layers (in order), merge, complete and lint. A layer is a path, or
+ * `{ path, dialect?, persona? }` (a persona folder scopes its tools).
  * @example
  * const { catalog, diagnostics } = buildCatalog(['examples/']);
  */
-export function buildCatalog(paths: readonly string[], options: CatalogOptions = {}): CatalogResult {
-  const loaded = loadLayers(paths, options);
+export function buildCatalog(layers: readonly LayerInput[], options: CatalogOptions = {}): CatalogResult {
+  const loaded = loadLayers(layers, options);
   const merged = mergeLayers(loaded.layers);
   const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
   const catalog: Catalog = {

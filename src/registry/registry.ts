@@ -14,7 +14,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Stats } from 'node:fs';
 import { watch as watchPaths, type FSWatcher } from 'chokidar';
-import { displayPath, isManifestFileName, isWalkedFolder } from '../load/loader.js';
+import { displayPath, isManifestFileName, isWalkedFolder, layerPath, type LayerInput } from '../load/loader.js';
 import { hasFailures, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
@@ -23,8 +23,8 @@ import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
 export const DEFAULT_DEBOUNCE_MS = 200;
 
 export interface RegistryOptions extends CatalogOptions {
-  /** Files and folders, loaded as layers in this order (as `buildCatalog`). */
-  paths: readonly string[];
+  /** Files and folders (or `{ path, dialect?, persona? }`), loaded as layers in this order (as `buildCatalog`). */
+  paths: readonly LayerInput[];
   /** Reload when a file below `paths` changes. @default false */
   watch?: boolean;
   /** What says files may have changed, when watching. @default watchFiles(paths) (chokidar) */
@@ -55,8 +55,8 @@ export interface ChangeSource {
  * A watch error (a folder removed, too many watches) counts as a change:
  * the rebuild then says what is wrong with the files.
  */
-export function watchFiles(paths: readonly string[]): ChangeSource {
-  const roots = new Set(paths.map((p) => resolve(p)));
+export function watchFiles(paths: readonly LayerInput[]): ChangeSource {
+  const roots = new Set(paths.map((p) => resolve(layerPath(p))));
   let watcher: FSWatcher | undefined;
   return {
     async start(onChange) {
@@ -125,7 +125,7 @@ export class RegistryNotReadyError extends Error {
  * await registry.close();
  */
 export class Registry {
-  readonly #paths: readonly string[];
+  readonly #paths: readonly LayerInput[];
   readonly #catalogOptions: CatalogOptions;
   readonly #watch: boolean;
   readonly #debounceMs: number;
@@ -321,7 +321,7 @@ function ignoredPath(path: string, stats?: Stats): boolean {
   return stats?.isFile() === true && !isManifestFileName(name);
 }
 
-async function takeFingerprint(paths: readonly string[], previous: Fingerprint | undefined): Promise<Fingerprint> {
+async function takeFingerprint(paths: readonly LayerInput[], previous: Fingerprint | undefined): Promise<Fingerprint> {
   const takenAt = Date.now(); // wall time, compared with file mtimes: not the injectable clock
   const files = new Map<string, Stamp | null>();
   const stampFile = async (path: string, st: Stats) => {
@@ -355,8 +355,8 @@ async function takeFingerprint(paths: readonly string[], previous: Fingerprint |
       }
     }
   };
-  for (const path of paths) {
-    const abs = resolve(path);
+  for (const input of paths) {
+    const abs = resolve(layerPath(input));
     let st: Stats;
     try {
       st = await stat(abs);

@@ -221,16 +221,62 @@ describe('--config on the command line', () => {
     expect(stderr).toMatch(/--config/);
   });
 
-  it('refuses mixed per-source dialects with a located error', async () => {
-    const { code, stdout } = await cli('validate', '--config', join(FIXTURES, 'full.yaml'));
-    expect(code).toBe(1);
-    expect(stdout).toMatch(/full\.yaml:4:\d+: error INVALID_VALUE/);
+  it('reads each source in its own dialect', async () => {
+    const { code, stdout } = await cli('validate', '--config', join(FIXTURES, 'full.yaml'), '--json');
+    expect(JSON.parse(stdout)).toMatchObject({ ok: code === 0 });
+    expect(stdout).not.toContain('INVALID_VALUE');
   });
 
   it('applies a dialect every source names', async () => {
     const path = project('c.yaml', 'sources:\n  - { path: m, dialect: toolcap }\n');
     const { code } = await cli('validate', '--config', path);
     expect(code).toBe(0);
+  });
+
+  describe('persona folders', () => {
+    const withPersona = (tools: string) => {
+      const path = project('c.yaml', 'sources: [m]\npersonas: { atlas: p/atlas }\n');
+      const dir = resolve(path, '..');
+      mkdirSync(join(dir, 'p', 'atlas'), { recursive: true });
+      writeFileSync(join(dir, 'p', 'atlas', 'tools.yaml'), `toolcap: 1\ntools:\n${tools}`);
+      return path;
+    };
+    const tool = (name: string, extra = '') =>
+      `  - name: ${name}\n    version: 1.0.0\n    description: T\n    effects: { mode: read, sideEffects: none, reversible: full }\n${extra}`;
+
+    it('load after the sources, every tool scoped to the persona, shadowing the shared tool', async () => {
+      const path = withPersona(tool('a.tool') + tool('atlas.plan'));
+      const { code, stdout } = await cli('inspect', '--config', path, '--json');
+      expect(code).toBe(0);
+      const doc = JSON.parse(stdout) as { tools: Array<{ name: string; scope?: { personas?: string[] } }> };
+      expect(doc.tools.map((t) => [t.name, t.scope?.personas ?? []])).toEqual([
+        ['a.tool', []],
+        ['a.tool', ['atlas']],
+        ['atlas.plan', ['atlas']],
+      ]);
+      const atlas = JSON.parse((await cli('inspect', '--config', path, '--json', '--persona', 'atlas')).stdout) as typeof doc;
+      expect(atlas.tools.map((t) => [t.name, t.scope?.personas ?? []])).toEqual([
+        ['a.tool', ['atlas']],
+        ['atlas.plan', ['atlas']],
+      ]);
+      const other = JSON.parse((await cli('inspect', '--config', path, '--json', '--persona', 'medical')).stdout) as typeof doc;
+      expect(other.tools.map((t) => t.name)).toEqual(['a.tool']);
+    });
+
+    it('keep a tool that already names the persona as declared', async () => {
+      const path = withPersona(tool('atlas.plan', '    scope: { personas: [atlas, medical] }\n'));
+      const doc = JSON.parse((await cli('inspect', '--config', path, '--json')).stdout) as { tools: Array<{ name: string; scope?: { personas?: string[] } }> };
+      expect(doc.tools.find((t) => t.name === 'atlas.plan')?.scope?.personas).toEqual(['atlas', 'medical']);
+    });
+
+    it('win over a tool scoped to other personas, with a located warning', async () => {
+      const path = withPersona(tool('atlas.plan', '    scope: { personas: [medical] }\n'));
+      const { code, stdout, stderr } = await cli('inspect', '--config', path, '--json');
+      expect(code).toBe(0);
+      expect(stderr).toMatch(/p\/atlas\/tools\.yaml:3:\d+: warning INVALID_VALUE: .*folder wins/);
+      const doc = JSON.parse(stdout) as { tools: Array<{ name: string; scope?: { personas?: string[] } }> };
+      expect(doc.tools.find((t) => t.name === 'atlas.plan')?.scope?.personas).toEqual(['atlas']);
+    });
   });
 
   it('applies the config limits', async () => {

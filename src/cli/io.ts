@@ -10,6 +10,8 @@ import { stringify } from 'yaml';
 export interface CliIO {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Stops a long-running command (serve). Without it, serve stops on SIGINT or SIGTERM. */
+  signal?: AbortSignal;
 }
 
 /** The process's own streams. */

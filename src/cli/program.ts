@@ -4,40 +4,35 @@
  * @module
  */
 import { Command, CommanderError, Option } from 'commander';
-import { readFileSync } from 'node:fs';
 import { dialectIds } from '../dialects/registry.js';
 import { convertCommand, type ConvertFlags } from './convert.js';
 import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { inspectCommand, type InspectFlags } from './inspect.js';
 import { processIO, type CliIO } from './io.js';
+import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
 import { schemaCommand } from './schema-command.js';
+import { serveCommand, type ServeFlags } from './serve.js';
+import { toolcapVersion } from '../version.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
 import { validateCommand, type ValidateFlags } from './validate.js';
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
   const configOption = () => new Option('--config <file>', 'a toolcap.config.yaml: its sources come first, paths given here are later layers (docs/config.md)');
   /** Run a catalog command once the paths and --config are settled; without either, a usage error. */
   const withPaths =
-    <F extends LoadFlags>(command: (paths: string[], flags: F, io: CliIO) => ExitCode) =>
-    (paths: string[], flags: F) => {
+    <F extends LoadFlags>(command: (paths: string[], flags: F, io: CliIO) => ExitCode | Promise<ExitCode>) =>
+    async (paths: string[], flags: F) => {
       const resolved = resolveConfigFlag(paths, flags, io);
-      done(resolved === undefined ? EXIT.USAGE : command(paths, resolved, io));
+      done(resolved === undefined ? EXIT.USAGE : await command(paths, resolved, io));
     };
   const dialectOption = () => new Option('--dialect <dialect>', 'read every file as this format instead of detecting it').choices(dialectIds());
   const program = new Command('toolcap')
     .description('Capability-manifest registry for the tools AI agents call.')
-    .version(version())
+    .version(toolcapVersion())
     .exitOverride()
+    // options after a command name belong to it (list/search have their own --version)
+    .enablePositionalOptions()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run toolcap --help for usage)');
 
@@ -87,6 +82,60 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
         done(EXIT.USAGE);
       } else done(diffCommand(oldPath, newPath, flags, io));
     });
+
+  const collect = (value: string, previous: string[] = []) => [...previous, value];
+  const filterOptions = (command: Command) =>
+    command
+      .option('--persona <persona>', 'include this persona\'s tools (repeatable; shared tools always, unless -shared is one of them)', collect)
+      .option('--provider <name>', 'a provider the tool lists')
+      .option('--version <range>', 'a semver range, e.g. ">=1.2"')
+      .option('--min-success-rate <rate>', 'minimum observed success rate, 0..1 (tools without data pass)')
+      .option('--side-effects <level>', 'at most this side-effect severity')
+      .option('--mode <mode>', 'read, mixed or write')
+      .option('--max-risk <level>', 'at most this risk level')
+      .option('--tag <tag>', 'a tag the tool has')
+      .option('--domain <domain>', 'a surface domain')
+      .option('--operation <operation>', 'a surface operation')
+      .option('--capability <capability>', 'a capability, exact (tasks.probe) or a prefix (tasks.*)')
+      .option('--approval <bool>', 'true: only tools needing approval; false: only those that do not')
+      .option('--enabled <bool>', 'true or false (default: both)');
+
+  filterOptions(
+    program
+      .command('list')
+      .description('list tools with the /tools filters (docs/query.md); exit 1 when the catalog has errors')
+      .argument('[paths...]', 'files or folders, as layers in order (optional with --config)'),
+  )
+    .option('--limit <n>', 'at most this many tools')
+    .option('--json', 'print the /tools answer as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<ListFlags>(listCommand));
+
+  filterOptions(
+    program
+      .command('search')
+      .description('rank tools for a task in words: fit minus capability penalties (docs/query.md)')
+      .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+      .requiredOption('--query <text>', 'the task, in words'),
+  )
+    .option('--limit <n>', 'candidates to show (1-100)', '10')
+    .option('--explain', 'show every penalty with its reason, and the safer alternatives')
+    .option('--json', 'print the /search answer as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<SearchFlags>(searchCommand));
+
+  program
+    .command('serve')
+    .description('serve the registry over HTTP, reloading when the manifests change; Ctrl-C stops')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--port <n>', 'port to listen on (default: the config\'s server.port, else 4317; 0 picks a free one)')
+    .option('--host <host>', 'address to listen on (default: the config\'s server.host, else 127.0.0.1)')
+    .option('--no-watch', 'do not reload when files change')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<ServeFlags>((paths, flags) => serveCommand(paths, flags, io)));
 
   program
     .command('schema')

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Tool } from '../model/schema.js';
-import { rankTools, type Intent, type Penalty, type RankOptions, type RankWeights } from './rank.js';
+import { rankTools, type Intent, type Penalty, type RankOptions, type Ranking, type RankWeights } from './rank.js';
 import type { SearchIndex } from './search.js';
 
 export interface CandidateExplanation {
@@ -40,7 +40,11 @@ export interface Explanation {
  * //   score: 85, alternatives: ['github.diff_branch', 'github.draft_pr_summary'] }
  */
 export function explainRanking(query: string, tools: readonly Tool[] | SearchIndex, options: RankOptions = {}): Explanation {
-  const ranking = rankTools(query, tools, options);
+  return explain(query, rankTools(query, tools, options));
+}
+
+/** A ranking already made, as plain JSON. */
+export function explain(query: string, ranking: Ranking): Explanation {
   return {
     query,
     intent: ranking.intent,

@@ -1,0 +1,112 @@
+/**
+ * `toolcap serve [paths...] [--config F] [--port N] [--host H]`: the
+ * registry as an HTTP service, reloading when its files change. Runs until
+ * SIGINT or SIGTERM (or, in-process, until `io.signal` aborts), then stops
+ * listening, waits for requests in flight and exits 0.
+ * @module
+ */
+import { Registry, type ReloadEvent } from '../registry/registry.js';
+import { DEFAULT_SERVER } from '../load/config.js';
+import { createApi } from '../server/app.js';
+import { listen, type RunningServer } from '../server/listen.js';
+import { toolcapVersion } from '../version.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import type { CliIO } from './io.js';
+import { renderDiagnostic, summarize } from './render.js';
+import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+
+export interface ServeFlags extends LoadFlags {
+  port?: string;
+  host?: string;
+  /** --no-watch sets false. @default true */
+  watch?: boolean;
+}
+
+/** A signal that aborts on the first SIGINT or SIGTERM; `release` removes the handlers. */
+function processStop(): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+function describeReload(event: ReloadEvent, io: CliIO): void {
+  const at = event.at.slice(11, 19);
+  if (event.kind === 'reloaded') {
+    const changed = event.changed.length > 0 ? ` (${event.changed.join(', ')})` : '';
+    io.stderr(`[${at}] reloaded: now serving version ${event.version}${changed}\n`);
+  } else if (event.kind === 'failed') {
+    const errors = event.diagnostics.filter((d) => d.severity === 'error');
+    const what = event.exception ?? (event.unreadable ? 'a path cannot be read' : `${errors.length} error${errors.length === 1 ? '' : 's'}`);
+    io.stderr(`[${at}] reload failed (${what}); still serving version ${event.version}. Fix the files and save again.\n`);
+    for (const d of event.diagnostics) if (d.severity === 'error') io.stderr(`${renderDiagnostic(d, new Map())}\n`);
+  }
+}
+
+export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO & { signal?: AbortSignal }): Promise<ExitCode> {
+  const plan = loadPlan(paths, flags);
+  if ('failure' in plan) {
+    printDiagnostics(plan.failure, io);
+    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
+  }
+  const port = flags.port === undefined ? (plan.config?.server.port ?? DEFAULT_SERVER.port) : /^\d+$/.test(flags.port) ? Number(flags.port) : Number.NaN;
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    io.stderr(`toolcap: --port: "${flags.port}" is not a port number (0 to 65535; 0 picks a free one)\n`);
+    return EXIT.USAGE;
+  }
+  const host = flags.host ?? plan.config?.server.host ?? DEFAULT_SERVER.host;
+
+  let started = false;
+  const registry = new Registry({
+    paths: plan.layers,
+    ...plan.options,
+    watch: flags.watch ?? true,
+    onReload: (event) => {
+      if (started) describeReload(event, io);
+    },
+  });
+  const first = await registry.start();
+  if (first.kind !== 'reloaded') {
+    await registry.close();
+    for (const d of first.kind === 'failed' ? first.diagnostics : []) io.stderr(`${renderDiagnostic(d, new Map())}\n`);
+    const unreadable = first.kind === 'failed' && first.unreadable;
+    io.stderr(`toolcap: the catalog has errors; nothing to serve. Fix them (toolcap validate shows them with excerpts) and start again.\n`);
+    return unreadable ? EXIT.USAGE : EXIT.FINDINGS;
+  }
+  const snap = registry.snapshot();
+  io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
+  started = true;
+
+  let server: RunningServer;
+  try {
+    server = await listen(createApi(registry, { version: toolcapVersion() }), { host, port });
+  } catch (error) {
+    await registry.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : 'check --host';
+    io.stderr(`toolcap: cannot listen on ${host}:${port}${code ? ` (${code})` : ''}: ${hint}\n`);
+    return EXIT.USAGE;
+  }
+  const layers = plan.layers.length;
+  io.stdout(
+    `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
+      `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/health   ${server.url}/openapi.json\n` +
+      `${registry.status().watching ? 'Watching the manifests: saved edits go live; a broken edit keeps the last good catalog. ' : ''}Ctrl-C stops.\n`,
+  );
+
+  const own = io.signal === undefined ? processStop() : undefined;
+  const signal = io.signal ?? (own as { signal: AbortSignal }).signal;
+  if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  own?.release();
+  io.stderr('toolcap: stopping\n');
+  await server.close();
+  await registry.close();
+  return EXIT.OK;
+}

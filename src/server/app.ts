@@ -1,0 +1,284 @@
+/**
+ * The HTTP API: a Hono app over a {@link Registry}. It speaks Web
+ * `Request`/`Response`, so tests call `app.fetch(request)` in-process and
+ * `listen()` puts the same app on a socket.
+ *
+ * Every answer is read from one snapshot, taken once per request: a reload
+ * that lands mid-request changes the next answer, never half of this one.
+ * GET answers carry a strong ETag (a hash of the body) and honour
+ * If-None-Match with 304. Because snapshots are immutable, a body is a
+ * function of (snapshot etag, health version, path and query) and is kept in
+ * a small LRU cache keyed by those.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { isMember } from '../model/vocabulary.js';
+import { parseFilter, type ParameterProblem } from '../query/params.js';
+import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
+import type { Snapshot } from '../registry/snapshot.js';
+import { summarizeCatalog, summarizeJobs } from '../registry/summary.js';
+import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, type HealthSource } from '../service/views.js';
+import type { RankWeights } from '../query/rank.js';
+import { openApiDocument } from './openapi.js';
+import { problem, problemResponse, type Problem } from './problem.js';
+
+export interface ApiOptions {
+  /** Observed health per tool. @default every tool unknown */
+  health?: HealthSource;
+  /** Ranking weights for `/search`. @default DEFAULT_RANK_WEIGHTS */
+  weights?: Partial<RankWeights>;
+  /** Bodies kept for repeated queries against the same snapshot. @default 256 */
+  cacheEntries?: number;
+  /** Reported in /openapi.json. */
+  version?: string;
+  /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** Longest `q` accepted by /search, in characters. */
+export const MAX_QUERY_LENGTH = 1000;
+/** Most candidates /search returns. */
+export const MAX_SEARCH_LIMIT = 100;
+
+/** The routes and the methods they answer (everything else: 404 or 405). */
+const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/tools\/?$/, 'GET, HEAD'],
+  [/^\/tools\/[^/]+$/, 'GET, HEAD'],
+  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json)$/, 'GET, HEAD'],
+];
+
+class BadParameters extends Error {
+  constructor(readonly problems: ParameterProblem[]) {
+    super(problems.map((p) => `${p.parameter}: ${p.message}`).join(' '));
+  }
+}
+
+class NotFound extends Error {
+  constructor(readonly body: Problem) {
+    super(body.detail);
+  }
+}
+
+/** A bounded map that forgets the least recently used entry. */
+class Lru<V> {
+  readonly #map = new Map<string, V>();
+  constructor(readonly capacity: number) {}
+  get(key: string): V | undefined {
+    const v = this.#map.get(key);
+    if (v !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    if (this.capacity <= 0) return;
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.capacity) this.#map.delete(this.#map.keys().next().value as string);
+  }
+}
+
+interface Cached {
+  body: string;
+  etag: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Does If-None-Match name this etag (weak comparison, or `*`)? */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const bare = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || bare(t) === etag);
+}
+
+const strongEtag = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+
+/** Query parameters in a stable order, so equal queries share a cache entry. */
+function canonicalQuery(url: URL): string {
+  const pairs = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return new URLSearchParams(pairs).toString();
+}
+
+/** One persona, or none; a second one is a 400. */
+function onePersona(params: URLSearchParams): string | undefined {
+  const problems: ParameterProblem[] = [];
+  for (const name of new Set(params.keys())) {
+    if (name !== 'persona') problems.push({ parameter: name, message: `Unknown parameter "${name}". Known: persona.` });
+  }
+  const personas = params.getAll('persona');
+  if (personas.length > 1) problems.push({ parameter: 'persona', message: '"persona" may be given once here.' });
+  if (personas[0] === '') problems.push({ parameter: 'persona', message: 'The persona is empty.' });
+  if (problems.length > 0) throw new BadParameters(problems);
+  return personas[0];
+}
+
+interface SearchParams {
+  q: string;
+  limit: number;
+  explain: boolean;
+  intent?: 'read' | 'write' | 'unknown';
+  taskRisk?: number;
+}
+
+const SEARCH_OWN = ['q', 'explain', 'intent', 'task_risk'] as const;
+
+/** `/search` parameters: its own, plus the `/tools` filters (paging aside). */
+function parseSearch(params: URLSearchParams) {
+  const problems: ParameterProblem[] = [];
+  const own = new URLSearchParams();
+  const rest = new URLSearchParams();
+  for (const [k, v] of params) ((SEARCH_OWN as readonly string[]).includes(k) || k === 'limit' ? own : rest).append(k, v);
+  for (const k of new Set(own.keys())) if (own.getAll(k).length > 1) problems.push({ parameter: k, message: `"${k}" may be given once.` });
+  for (const k of ['cursor', 'offset']) if (rest.has(k)) problems.push({ parameter: k, message: `/search returns one ranked list; "${k}" is for /tools.` });
+  rest.delete('cursor');
+  rest.delete('offset');
+  const q = own.get('q');
+  if (q === null || q.trim() === '') problems.push({ parameter: 'q', message: 'Say what the task is: q=<words>.' });
+  else if (q.length > MAX_QUERY_LENGTH) problems.push({ parameter: 'q', message: `The query is ${q.length} characters; at most ${MAX_QUERY_LENGTH}.` });
+  const search: SearchParams = { q: q ?? '', limit: 10, explain: false };
+  const limit = own.get('limit');
+  if (limit !== null) {
+    const n = /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
+    if (n >= 1 && n <= MAX_SEARCH_LIMIT) search.limit = n;
+    else problems.push({ parameter: 'limit', message: `"${limit}" is not a whole number from 1 to ${MAX_SEARCH_LIMIT}.` });
+  }
+  const explain = own.get('explain');
+  if (explain !== null) {
+    if (explain === '1' || explain === 'true' || explain === '') search.explain = true;
+    else if (explain !== '0' && explain !== 'false') problems.push({ parameter: 'explain', message: `"${explain}" is not 1, 0, true or false.` });
+  }
+  const intent = own.get('intent');
+  if (intent !== null) {
+    if (isMember(['read', 'write', 'unknown'] as const, intent)) search.intent = intent;
+    else problems.push({ parameter: 'intent', message: `"${intent}" is not one of read, write, unknown.` });
+  }
+  const risk = own.get('task_risk');
+  if (risk !== null) {
+    const n = risk.trim() === '' ? Number.NaN : Number(risk);
+    if (n >= 0 && n <= 10) search.taskRisk = n;
+    else problems.push({ parameter: 'task_risk', message: `"${risk}" is not a number from 0 to 10.` });
+  }
+  const parsed = parseFilter(rest);
+  if ('problems' in parsed) problems.push(...parsed.problems);
+  if (problems.length > 0) throw new BadParameters(problems);
+  return { search, filter: 'filter' in parsed ? parsed.filter : {} };
+}
+
+/**
+ * The API as a Hono app.
+ * @example
+ * const app = createApi(registry);
+ * const res = await app.fetch(new Request('http://x/tools?persona=atlas&max_risk=medium'));
+ */
+export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
+  const health = options.health ?? NO_HEALTH;
+  const cache = new Lru<Cached>(options.cacheEntries ?? 256);
+  const onError = options.onError ?? ((error: unknown) => process.emitWarning(`toolcap http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+  const app = new Hono();
+
+  /** Answer a GET from the snapshot, through the cache, with ETag and 304. */
+  const answer = (c: Context, build: (snap: Snapshot, params: URLSearchParams) => unknown): Response => {
+    const snap = registry.snapshot();
+    const url = new URL(c.req.url);
+    const key = `${snap.etag}|${health.version()}|${url.pathname}?${canonicalQuery(url)}`;
+    let hit = cache.get(key);
+    if (!hit) {
+      const body = JSON.stringify(build(snap, url.searchParams));
+      hit = { body, etag: strongEtag(body) };
+      cache.set(key, hit);
+    }
+    const headers = { etag: hit.etag, 'cache-control': 'no-cache', 'x-toolcap-version': String(snap.version) };
+    if (etagMatches(c.req.header('if-none-match'), hit.etag)) return new Response(null, { status: 304, headers });
+    return new Response(hit.body, { status: 200, headers: { 'content-type': JSON_TYPE, ...headers } });
+  };
+
+  app.get('/tools', (c) =>
+    answer(c, (snap, params) => {
+      const parsed = parseFilter(params);
+      if ('problems' in parsed) throw new BadParameters(parsed.problems);
+      return listTools(snap, parsed.filter, health);
+    }),
+  );
+
+  app.get('/tools/:name', (c) =>
+    answer(c, (snap, params) => {
+      const persona = onePersona(params);
+      const name = c.req.param('name');
+      const found = getTool(snap, name, persona, health);
+      if (!found) {
+        throw new NotFound(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that persona "${persona}" can see.`));
+      }
+      return { version: snap.version, ...found };
+    }),
+  );
+
+  app.get('/search', (c) =>
+    answer(c, (snap, params) => {
+      const { search, filter } = parseSearch(params);
+      const result = searchTools(
+        snap,
+        {
+          query: search.q,
+          filter,
+          limit: search.limit,
+          ...(search.intent !== undefined ? { intent: search.intent } : {}),
+          ...(search.taskRisk !== undefined ? { taskRisk: search.taskRisk } : {}),
+          ...(options.weights ? { weights: options.weights } : {}),
+        },
+        health,
+      );
+      return searchAnswer(result, search.explain);
+    }),
+  );
+
+  app.get('/skills', (c) => answer(c, (snap, params) => ({ version: snap.version, skills: snap.documentFor(onePersona(params)).skills })));
+  app.get('/agents', (c) => answer(c, (snap, params) => ({ version: snap.version, agents: snap.documentFor(onePersona(params)).agents })));
+  app.get('/jobs', (c) => answer(c, (snap, params) => ({ version: snap.version, jobs: summarizeJobs(snap, onePersona(params)) })));
+  app.get('/summary', (c) =>
+    answer(c, (snap, params) => {
+      const unknown = [...new Set(params.keys())];
+      if (unknown.length > 0) throw new BadParameters(unknown.map((parameter) => ({ parameter, message: 'The summary covers every persona; it takes no parameters.' })));
+      return summarizeCatalog(snap);
+    }),
+  );
+
+  app.get('/health', () => {
+    const status = registry.status();
+    const state = status.version === 0 ? 'starting' : status.ok ? 'ok' : 'degraded';
+    const body = { status: state, ...status };
+    return new Response(JSON.stringify(body), { status: status.version === 0 ? 503 : 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } });
+  });
+
+  const openapi = JSON.stringify(openApiDocument(options.version ?? '0.0.0'));
+  app.get('/openapi.json', () => new Response(openapi, { headers: { 'content-type': JSON_TYPE } }));
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const route = ROUTES.find(([pattern]) => pattern.test(path));
+    if (route) {
+      return problemResponse(problem('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${path}; use ${route[1]}.`), { allow: route[1] });
+    }
+    return problemResponse(problem('NOT_FOUND', `No route ${path}. See /openapi.json.`));
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof BadParameters) {
+      return problemResponse(problem('BAD_PARAMETER', error.message, { problems: error.problems }));
+    }
+    if (error instanceof NotFound) return problemResponse(error.body);
+    if (error instanceof RegistryNotReadyError) {
+      return problemResponse(problem('NOT_READY', `${error.message} See /health.`), { 'retry-after': '1' });
+    }
+    try {
+      onError(error, c.req.raw);
+    } catch {
+      // a broken logger must not turn a 500 into a dropped connection
+    }
+    return problemResponse(problem('INTERNAL', 'The server failed to answer; this is a toolcap bug. The error was logged.'));
+  });
+
+  return app;
+}

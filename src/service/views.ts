@@ -1,0 +1,228 @@
+/**
+ * What the service answers, independent of the transport: the HTTP API, the
+ * CLI (`list`, `search`) and later the MCP gateway all call these functions
+ * on one snapshot, so a filter or a ranking means the same everywhere.
+ *
+ * A tool in a response is a {@link ToolView}: the merged canonical tool plus
+ * what a planner needs at a glance without reading the whole manifest (its
+ * normalized capability tags, every auth scope it declares, and a health
+ * summary).
+ * @module
+ */
+import type { Tool } from '../model/schema.js';
+import { filterTools, matchesFilter, NO_SHARED, type FilterResult, type ToolFilter } from '../query/filters.js';
+import { explain, type Explanation } from '../query/explain.js';
+import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from '../query/rank.js';
+import type { Snapshot } from '../registry/snapshot.js';
+
+/** Observed health of one tool. Until calls are recorded (the runtime), every tool is `unknown`. */
+export interface HealthSummary {
+  /** `unknown`: no calls observed; `ok`/`degraded`/`down` from the observed success rate. */
+  status: 'unknown' | 'ok' | 'degraded' | 'down';
+  /** Share of successful calls in the observation window, 0..1. */
+  successRate?: number;
+  /** Calls observed. */
+  calls?: number;
+  p50Ms?: number;
+  p95Ms?: number;
+}
+
+/**
+ * Where observed health comes from. `version()` changes whenever any
+ * tool's health does, so cached responses can be told apart.
+ */
+export interface HealthSource {
+  lookup(name: string): HealthSummary | undefined;
+  version(): number;
+}
+
+/** The health of a registry with no observations: every tool unknown. */
+export const NO_HEALTH: HealthSource = { lookup: () => undefined, version: () => 0 };
+
+const UNKNOWN: HealthSummary = Object.freeze({ status: 'unknown' });
+
+/** A tool as served: the canonical tool plus the planner's at-a-glance fields. */
+export interface ToolView {
+  /** `name`, or `name@persona,…` for a persona-scoped tool: unique within a snapshot. */
+  key: string;
+  name: string;
+  /** Personas the tool is scoped to; empty for a shared tool. */
+  personas: readonly string[];
+  /** The tool's capabilities, lowercased, trimmed, deduplicated and sorted. */
+  capabilities: string[];
+  /** Every scope the tool declares: `auth.scopes` and each OAuth service's scopes, deduplicated, in order. */
+  authScopes: string[];
+  health: HealthSummary;
+  /** The merged, completed canonical tool (derived values listed in `derived`). */
+  tool: Tool;
+}
+
+/** Capabilities as tags: lowercase, trimmed, each once, sorted. */
+export function normalizedCapabilities(tool: Tool): string[] {
+  const out = new Set<string>();
+  for (const c of tool.capabilities ?? []) {
+    const tag = c.trim().toLowerCase();
+    if (tag !== '') out.add(tag);
+  }
+  return [...out].sort();
+}
+
+/** Every scope a tool declares, in declaration order, each once. */
+export function authScopes(tool: Tool): string[] {
+  const out = new Set<string>(tool.auth?.scopes ?? []);
+  for (const service of tool.auth?.oauth ?? []) for (const s of service.scopes ?? []) out.add(s);
+  return [...out];
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+function keyOf(tool: Tool): string {
+  const personas = tool.scope?.personas;
+  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
+}
+
+/** The served view of one tool. */
+export function toolView(tool: Tool, health: HealthSource = NO_HEALTH, key = keyOf(tool)): ToolView {
+  return {
+    key,
+    name: tool.name,
+    personas: tool.scope?.personas ?? EMPTY,
+    capabilities: normalizedCapabilities(tool),
+    authScopes: authScopes(tool),
+    health: health.lookup(tool.name) ?? UNKNOWN,
+    tool,
+  };
+}
+
+/** A page of `/tools`. */
+export interface ToolsPage {
+  /** The snapshot answered from. */
+  version: number;
+  etag: string;
+  /** Matches before paging. */
+  total: number;
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+  tools: ToolView[];
+}
+
+/**
+ * `GET /tools`: filter, order by name (then key) and page the snapshot's
+ * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
+ */
+export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH): ToolsPage {
+  const result: FilterResult = filterTools(snapshot.tools, filter, { health: (name) => health.lookup(name) });
+  return {
+    version: snapshot.version,
+    etag: snapshot.etag,
+    total: result.total,
+    ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}),
+    tools: result.tools.map((item) => toolView(item.tool, health, item.key)),
+  };
+}
+
+/** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */
+export function getTool(snapshot: Snapshot, name: string, persona?: string, health: HealthSource = NO_HEALTH): (ToolView & { provenance: unknown[] }) | undefined {
+  const tool = snapshot.tool(name, persona);
+  if (!tool) return undefined;
+  const key = keyOf(tool);
+  return { ...toolView(tool, health, key), provenance: [...(snapshot.provenance(key) ?? [])] };
+}
+
+/** What `/search` and `toolcap search` take. */
+export interface SearchRequest {
+  query: string;
+  /** Field filters (and personas) candidates must pass; paging fields are ignored. */
+  filter?: ToolFilter;
+  /** Candidates returned. @default 10 */
+  limit?: number;
+  /** Multiplies the risk penalty. @default 1 */
+  taskRisk?: number;
+  /** Override the intent read from the query. */
+  intent?: Intent;
+  /** Penalty weights. @default DEFAULT_RANK_WEIGHTS (or the configured ones) */
+  weights?: Partial<RankWeights>;
+}
+
+export interface SearchResult extends Explanation {
+  version: number;
+  etag: string;
+  /** Each candidate's tool view, in ranking order (parallel to `candidates`). */
+  tools: ToolView[];
+}
+
+/**
+ * Rank the tools a filter lets through for a task in words. One persona
+ * (the common case) ranks over that persona's view, whose index is built
+ * once per snapshot; several personas, or `-shared`, rank over every
+ * enabled tool with the persona rule as a filter.
+ */
+export function searchTools(snapshot: Snapshot, request: SearchRequest, health: HealthSource = NO_HEALTH): SearchResult {
+  const { personas, limit: _limit, offset: _offset, cursor: _cursor, ...fields } = request.filter ?? {};
+  let tools: readonly Tool[];
+  let allowed: Set<Tool> | undefined;
+  const single = personas?.length === 1 && personas[0] !== NO_SHARED ? personas[0] : undefined;
+  if (personas === undefined || personas.length === 0) tools = snapshot.toolsFor();
+  else if (single !== undefined) tools = snapshot.toolsFor(single);
+  else {
+    tools = snapshot.toolsFor();
+    allowed = new Set(filterTools(snapshot.tools, { personas, enabled: true }).tools.map((t) => t.tool));
+  }
+  const minRate = fields.minSuccessRate;
+  const where = (tool: Tool) => {
+    if (allowed && !allowed.has(tool)) return false;
+    if (!matchesFilter(tool, fields)) return false;
+    const rate = minRate === undefined ? undefined : health.lookup(tool.name)?.successRate;
+    return rate === undefined || minRate === undefined || rate >= minRate;
+  };
+  const ranking = rankTools(request.query, tools, {
+    where,
+    limit: request.limit ?? 10,
+    weights: { ...DEFAULT_RANK_WEIGHTS, ...request.weights },
+    ...(request.taskRisk !== undefined ? { taskRisk: request.taskRisk } : {}),
+    ...(request.intent !== undefined ? { intent: request.intent } : {}),
+  });
+  const views = ranking.candidates.map((c) => toolView(c.tool, health));
+  return { version: snapshot.version, etag: snapshot.etag, ...explain(request.query, ranking), tools: views };
+}
+
+/** One candidate of a search answer. */
+export interface SearchCandidate {
+  rank: number;
+  key: string;
+  name: string;
+  /** fit * weights.fit minus the penalties. */
+  score: number;
+  /** Semantic fit, 0..1. */
+  fit: number;
+  /** With explain: query terms matched, every penalty with its reason, the manifest's safer alternatives. */
+  matched?: string[];
+  penalties?: Penalty[];
+  alternatives?: string[];
+  tool: ToolView;
+}
+
+/** What `/search` answers (and `toolcap search --json` prints). */
+export interface SearchAnswer {
+  version: number;
+  etag: string;
+  query: string;
+  intent: Intent;
+  /** With explain: what the intent was read from, and the weights used. */
+  intentEvidence?: string[];
+  weights?: RankWeights;
+  candidates: SearchCandidate[];
+}
+
+/** Shape a search result for an answer, with or without the explanation. */
+export function searchAnswer(result: SearchResult, explain: boolean): SearchAnswer {
+  const candidates = result.candidates.map((c, i): SearchCandidate => {
+    const view = result.tools[i] as ToolView;
+    const base = { rank: i + 1, key: view.key, name: c.name, score: round(c.score), fit: round(c.fit) };
+    return explain ? { ...base, matched: c.matched, penalties: c.penalties, alternatives: c.alternatives, tool: view } : { ...base, tool: view };
+  });
+  const head = { version: result.version, etag: result.etag, query: result.query, intent: result.intent };
+  return explain ? { ...head, intentEvidence: result.intentEvidence, weights: result.weights, candidates } : { ...head, candidates };
+}
+
+const round = (n: number) => Math.round(n * 1e4) / 1e4;

@@ -3,9 +3,11 @@
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 import * as openapi from './openapi.mjs';
+import * as query from './query.mjs';
+import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 
-const benches = { load, openapi, inference, retrieval };
+const benches = { load, openapi, inference, retrieval, query, reload };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -1,4 +1,4 @@
-// Issue 5 benchmark: latency of a planner query (filter + search + rank) over a
+// Issue 4 benchmark: latency of a planner query (filter + search + rank) over a
 // 10,000-tool catalog built from real corpus records, against MiniSearch's
 // default BM25 searching the same tools with the same real queries, in one run.
 // Index builds are timed separately: a snapshot's index is built once (rank.js

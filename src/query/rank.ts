@@ -12,7 +12,7 @@
 import { effectEvidence, inferWrites } from '../model/evidence.js';
 import type { Tool } from '../model/schema.js';
 import { RISK_LEVELS, rank as position } from '../model/vocabulary.js';
-import { buildSearchIndex, search, type SearchIndex } from './search.js';
+import { buildSearchIndex, compareHits, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
 
 /** Points per penalty (and the fit multiplier). */
 export interface RankWeights {
@@ -162,9 +162,31 @@ export function indexFor(tools: readonly Tool[] | SearchIndex): SearchIndex {
   return index;
 }
 
+/** Penalty totals per document of an index, for one intent, weights and task risk (ranking is a multiply-add per hit). */
+const penaltyTables = new WeakMap<SearchIndex, Map<string, Float64Array>>();
+
+function penaltyTable(index: SearchIndex, intent: Intent, weights: RankWeights, taskRisk: number): Float64Array {
+  let tables = penaltyTables.get(index);
+  if (!tables) penaltyTables.set(index, (tables = new Map()));
+  const key = `${intent}|${taskRisk}|${weights.write},${weights.intent},${weights.approval},${weights.cost},${weights.slow},${weights.irreversible},${weights.risk}`;
+  let table = tables.get(key);
+  if (!table) {
+    // a handful of keys per snapshot in practice; bound it anyway
+    if (tables.size >= 64) tables.clear();
+    table = new Float64Array(index.tools.length).fill(Number.NaN);
+    tables.set(key, table);
+  }
+  return table;
+}
+
 /**
  * Rank tools for a task described in words: best first (ties by name).
  * Only tools that match at least one query term are candidates.
+ *
+ * Cost: one pass over the postings of the query's terms, then per matching
+ * tool the filter, a table lookup for its penalties (computed once per tool,
+ * intent and weights) and a comparison with the current top `limit`; only
+ * the returned candidates get objects and explanations.
  *
  * @example
  * rankTools('show the diff of my branch', tools).candidates[0]?.tool.name // 'github.diff_branch'
@@ -172,23 +194,48 @@ export function indexFor(tools: readonly Tool[] | SearchIndex): SearchIndex {
 export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, options: RankOptions = {}): Ranking {
   const weights = { ...DEFAULT_RANK_WEIGHTS, ...options.weights } satisfies RankWeights;
   const read = options.intent === undefined ? queryIntent(query) : { intent: options.intent, evidence: [] };
-  const hits = search(indexFor(tools), query).filter((h) => options.where?.(h.tool) ?? true);
-  const best = hits[0]?.score ?? 0;
+  const index = indexFor(tools);
   const taskRisk = options.taskRisk ?? 1;
-  const scored = hits.map((h) => {
-    const fit = best > 0 ? h.score / best : 0;
-    return { hit: h, fit, score: fit * weights.fit - assess(h.tool, read.intent, weights, taskRisk) };
-  });
-  scored.sort((a, b) => b.score - a.score || (a.hit.tool.name < b.hit.tool.name ? -1 : a.hit.tool.name > b.hit.tool.name ? 1 : 0));
-  const candidates = scored.slice(0, options.limit ?? 10).map(
-    ({ hit, fit, score }): Candidate => ({
-      tool: hit.tool,
-      fit,
-      matched: hit.matched,
-      penalties: penalties(hit.tool, read.intent, weights, taskRisk),
+  const limit = Math.max(0, options.limit ?? 10);
+  const { terms, scores, touched } = scoreQuery(index, query);
+  const where = options.where;
+  // the documents that pass the filter, and the best raw score among them (fit is relative to it)
+  const passing: number[] = [];
+  let best = 0;
+  for (const doc of touched) {
+    if (where && !where(index.tools[doc]!)) continue;
+    passing.push(doc);
+    if (scores[doc]! > best) best = scores[doc]!;
+  }
+  const table = penaltyTable(index, read.intent, weights, taskRisk);
+  const final = (doc: number) => {
+    let p = table[doc]!;
+    if (Number.isNaN(p)) table[doc] = p = assess(index.tools[doc]!, read.intent, weights, taskRisk);
+    return (best > 0 ? scores[doc]! / best : 0) * weights.fit - p;
+  };
+  // top `limit` by final score (ties by name): a small sorted array, insertion from the end
+  const top: Array<{ doc: number; score: number }> = [];
+  for (const doc of limit === 0 ? [] : passing) {
+    const score = final(doc);
+    if (top.length === limit && compareHits(index, score, doc, top[limit - 1]!.score, top[limit - 1]!.doc) >= 0) continue;
+    let i = Math.min(top.length, limit - 1);
+    if (top.length < limit) top.push({ doc, score });
+    while (i > 0 && compareHits(index, score, doc, top[i - 1]!.score, top[i - 1]!.doc) < 0) {
+      top[i] = top[i - 1]!;
+      i--;
+    }
+    top[i] = { doc, score };
+  }
+  const candidates = top.map(({ doc, score }): Candidate => {
+    const tool = index.tools[doc]!;
+    return {
+      tool,
+      fit: best > 0 ? scores[doc]! / best : 0,
+      matched: matchedTerms(index, terms, doc),
+      penalties: penalties(tool, read.intent, weights, taskRisk),
       score,
-      alternatives: hit.tool.alternatives ?? [],
-    }),
-  );
+      alternatives: tool.alternatives ?? [],
+    };
+  });
   return { intent: read.intent, intentEvidence: read.evidence, weights, candidates };
 }

@@ -119,6 +119,70 @@ function idf(total: number, df: number): number {
   return Math.log(1 + (total - df + 0.5) / (df + 0.5));
 }
 
+/** The raw scores of one query: what `search` and the ranker build on. */
+export interface QueryScores {
+  /** The query's distinct terms, in order. */
+  terms: string[];
+  /** BM25F score per document (0 where untouched). */
+  scores: Float64Array;
+  /** Documents matching at least one term, in the order first matched. */
+  touched: number[];
+}
+
+/**
+ * Score every document for a query: one pass over the postings of its
+ * terms, no object per hit (the ranker keeps only its top candidates).
+ */
+export function scoreQuery(index: SearchIndex, query: string): QueryScores {
+  const terms = [...new Set(tokenize(query))];
+  const n = index.tools.length;
+  const k1 = index.k1;
+  const scores = new Float64Array(n);
+  const touched: number[] = [];
+  for (const term of terms) {
+    const p = index.postings.get(term);
+    if (!p) continue;
+    const w = idf(n, p.docs.length);
+    for (let j = 0; j < p.docs.length; j++) {
+      const doc = p.docs[j]!;
+      const tf = p.tf[j]!;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc]! += (w * tf * (k1 + 1)) / (tf + k1);
+    }
+  }
+  return { terms, scores, touched };
+}
+
+/** The query terms a document matched (postings are in document order: binary search). */
+export function matchedTerms(index: SearchIndex, terms: readonly string[], doc: number): string[] {
+  const out: string[] = [];
+  for (const term of terms) {
+    const docs = index.postings.get(term)?.docs;
+    if (!docs) continue;
+    let lo = 0;
+    let hi = docs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = docs[mid]!;
+      if (v === doc) {
+        out.push(term);
+        break;
+      }
+      if (v < doc) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return out;
+}
+
+/** Best first: higher score, then name, then document number. */
+export function compareHits(index: SearchIndex, scoreA: number, docA: number, scoreB: number, docB: number): number {
+  if (scoreA !== scoreB) return scoreB - scoreA;
+  const a = index.tools[docA]!.name;
+  const b = index.tools[docB]!.name;
+  return a < b ? -1 : a > b ? 1 : docA - docB;
+}
+
 /**
  * Tools matching at least one query term, best first (ties by name).
  *
@@ -126,31 +190,8 @@ function idf(total: number, df: number): number {
  * search(index, 'diff a branch', { limit: 5 })
  */
 export function search(index: SearchIndex, query: string, options: { limit?: number } = {}): SearchHit[] {
-  const queryTerms = [...new Set(tokenize(query))];
-  const n = index.tools.length;
-  const k1 = index.k1;
-  // a dense score array and the list of documents touched: no map lookups per posting
-  const scores = new Float64Array(n);
-  const matched: Array<string[] | undefined> = new Array<string[] | undefined>(n);
-  const touched: number[] = [];
-  for (const term of queryTerms) {
-    const p = index.postings.get(term);
-    if (!p) continue;
-    const w = idf(n, p.docs.length);
-    for (let j = 0; j < p.docs.length; j++) {
-      const doc = p.docs[j]!;
-      const tf = p.tf[j]!;
-      scores[doc]! += (w * tf * (k1 + 1)) / (tf + k1);
-      const m = matched[doc];
-      if (m) m.push(term);
-      else {
-        matched[doc] = [term];
-        touched.push(doc);
-      }
-    }
-  }
-  const hits: SearchHit[] = [];
-  for (const doc of touched) hits.push({ doc, tool: index.tools[doc]!, score: scores[doc]!, matched: matched[doc] ?? [] });
-  hits.sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : a.doc - b.doc));
-  return options.limit === undefined ? hits : hits.slice(0, options.limit);
+  const { terms, scores, touched } = scoreQuery(index, query);
+  const order = [...touched].sort((a, b) => compareHits(index, scores[a]!, a, scores[b]!, b));
+  const kept = options.limit === undefined ? order : order.slice(0, options.limit);
+  return kept.map((doc) => ({ doc, tool: index.tools[doc]!, score: scores[doc]!, matched: matchedTerms(index, terms, doc) }));
 }

@@ -7,8 +7,8 @@
  * that lands mid-request changes the next answer, never half of this one.
  * GET answers carry a strong ETag (a hash of the body) and honour
  * If-None-Match with 304. Because snapshots are immutable, a body is a
- * function of (snapshot etag, health version, path and query) and is kept in
- * a small LRU cache keyed by those.
+ * function of (snapshot version and etag, health version, path and query)
+ * and is kept in a small LRU cache keyed by those.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -44,8 +44,8 @@ export const MAX_SEARCH_LIMIT = 100;
 /** The routes and the methods they answer (everything else: 404 or 405). */
 const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/tools\/?$/, 'GET, HEAD'],
-  [/^\/tools\/[^/]+$/, 'GET, HEAD'],
-  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json)$/, 'GET, HEAD'],
+  [/^\/tools\/[^/]+\/?$/, 'GET, HEAD'],
+  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json)\/?$/, 'GET, HEAD'],
 ];
 
 class BadParameters extends Error {
@@ -81,11 +81,13 @@ class Lru<V> {
 }
 
 interface Cached {
-  body: string;
+  /** UTF-8 bytes, encoded once. */
+  body: Uint8Array;
   etag: string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const ENCODER = new TextEncoder();
 
 /** Does If-None-Match name this etag (weak comparison, or `*`)? */
 export function etagMatches(header: string | undefined, etag: string): boolean {
@@ -94,7 +96,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === '*' || bare(t) === etag);
 }
 
-const strongEtag = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+const strongEtag = (body: Uint8Array) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 
 /** Query parameters in a stable order, so equal queries share a cache entry. */
 function canonicalQuery(url: URL): string {
@@ -177,18 +179,30 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   const health = options.health ?? NO_HEALTH;
   const cache = new Lru<Cached>(options.cacheEntries ?? 256);
   const onError = options.onError ?? ((error: unknown) => process.emitWarning(`toolcap http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
-  const app = new Hono();
+  // `/tools/` is `/tools`
+  const app = new Hono({ strict: false });
 
-  /** Answer a GET from the snapshot, through the cache, with ETag and 304. */
+  /**
+   * Answer a GET from the snapshot, through the cache, with ETag and 304.
+   * The cache is looked up by the raw path and query first (what a client
+   * repeating a request sends), then by the canonical query.
+   */
   const answer = (c: Context, build: (snap: Snapshot, params: URLSearchParams) => unknown): Response => {
     const snap = registry.snapshot();
-    const url = new URL(c.req.url);
-    const key = `${snap.etag}|${health.version()}|${url.pathname}?${canonicalQuery(url)}`;
-    let hit = cache.get(key);
+    const raw = c.req.url;
+    const start = raw.indexOf('/', raw.indexOf('//') + 2);
+    const prefix = `${snap.version}|${snap.etag}|${health.version()}|`;
+    let hit = cache.get(prefix + raw.slice(start));
     if (!hit) {
-      const body = JSON.stringify(build(snap, url.searchParams));
-      hit = { body, etag: strongEtag(body) };
-      cache.set(key, hit);
+      const url = new URL(raw);
+      const key = `${prefix}${url.pathname}?${canonicalQuery(url)}`;
+      hit = cache.get(key);
+      if (!hit) {
+        const body = ENCODER.encode(JSON.stringify(build(snap, url.searchParams)));
+        hit = { body, etag: strongEtag(body) };
+        cache.set(key, hit);
+      }
+      cache.set(prefix + raw.slice(start), hit);
     }
     const headers = { etag: hit.etag, 'cache-control': 'no-cache', 'x-toolcap-version': String(snap.version) };
     if (etagMatches(c.req.header('if-none-match'), hit.etag)) return new Response(null, { status: 304, headers });

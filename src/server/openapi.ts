@@ -149,7 +149,7 @@ export function openApiDocument(version: string): Json {
               type: 'object',
               properties: { status: { type: 'string', enum: ['unknown', 'ok', 'degraded', 'down'] }, successRate: { type: 'number' }, calls: { type: 'integer' } },
             },
-            tool: { $ref: 'https://toolcap.dev/schema/toolcap.schema.json#/properties/tools/items' },
+            tool: { type: 'object', description: 'The merged, completed canonical tool: see `toolcap schema` (https://toolcap.dev/schema/toolcap.schema.json, tools[]).' },
           },
         },
         ToolDetail: { allOf: [ref('ToolView'), { type: 'object', properties: { provenance: { type: 'array' } } }] },

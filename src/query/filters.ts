@@ -71,6 +71,8 @@ export type HealthLookup = (name: string) => { successRate?: number } | undefine
 export interface FilterOptions {
   /** Where observed success rates come from. Without it every tool's health is unknown. */
   health?: HealthLookup;
+  /** The input is already in `compareTools` order (a snapshot's `ordered`): skip the sort. */
+  presorted?: boolean;
 }
 
 /** A tool as given to `filterTools`: a completed tool, or a catalog entry holding one. */
@@ -192,7 +194,7 @@ export function filterTools(tools: readonly ToolInput[], filter: ToolFilter, opt
     items.push({ key, tool, health });
   }
   if (filter.personas !== undefined && filter.personas.length > 0) items = byPersona(items, filter.personas);
-  items.sort(compareTools);
+  if (!options.presorted) items.sort(compareTools);
   return paginate(items, filter);
 }
 

@@ -13,6 +13,7 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../policy/hash.js';
+import { compareTools } from '../query/filters.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
 
@@ -120,6 +121,8 @@ export class Snapshot {
   readonly byKey: ReadonlyMap<string, Tool>;
   /** Every persona some tool is scoped to, sorted. */
   readonly personas: readonly string[];
+  /** Every tool with its key, ordered by name then key (the order of `/tools`), sorted once per snapshot. */
+  readonly ordered: ReadonlyArray<{ readonly key: string; readonly value: Tool }>;
   /** The whole canonical document (what the etag hashes). */
   readonly document: SnapshotDocument;
 
@@ -155,6 +158,9 @@ export class Snapshot {
       for (const p of entry.value.scope?.personas ?? []) personas.add(p);
     }
     for (const list of names.values()) Object.freeze(list);
+    this.ordered = Object.freeze(
+      [...keys].map(([key, value]) => Object.freeze({ key, value })).sort((a, b) => compareTools({ key: a.key, tool: a.value }, { key: b.key, tool: b.value })),
+    );
     this.byName = new ReadonlyIndex(names);
     this.byKey = new ReadonlyIndex(keys);
     this.#entries = new ReadonlyIndex(entries);

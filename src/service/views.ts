@@ -111,7 +111,7 @@ export interface ToolsPage {
  * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH): ToolsPage {
-  const result: FilterResult = filterTools(snapshot.tools, filter, { health: (name) => health.lookup(name) });
+  const result: FilterResult = filterTools(snapshot.ordered, filter, { health: (name) => health.lookup(name), presorted: true });
   return {
     version: snapshot.version,
     etag: snapshot.etag,

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, each printing absolute figures and ratios
 // against a baseline measured in the same run. Not a test: nothing here fails on speed.
+import * as http from './http.mjs';
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 import * as openapi from './openapi.mjs';
@@ -7,7 +8,7 @@ import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload };
+const benches = { load, openapi, inference, retrieval, query, reload, http };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -14,6 +14,8 @@ import { MODES, RETRY_CLASSES, REVERSIBILITY, RISK_LEVELS, SIDE_EFFECTS } from '
 import { DEFAULT_LIMITS } from '../../src/load/source.js';
 import { MAX_FILES_PER_LAYER } from '../../src/load/loader.js';
 import { MERGED_GROUPS } from '../../src/registry/merge.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { PROBLEM_CODES } from '../../src/server/problem.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -225,4 +227,20 @@ describe('relative links in README.md and docs/', () => {
       expect(broken).toEqual([]);
     });
   }
+});
+
+describe('docs/http.md', () => {
+  const HTTP = read('docs/http.md');
+  const errors = section(HTTP, /^## Errors/);
+  it.each(Object.entries(PROBLEM_CODES))('lists the problem code %s with status %i', (code, status) => {
+    expect(errors).toMatch(new RegExp(`\\| \`${code}\` \\| ${status} \\|`));
+  });
+  it('lists no problem code the server does not have', () => {
+    const listed = [...errors.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(Object.keys(PROBLEM_CODES).sort());
+  });
+  it.each(['/tools', '/tools/{name}', '/search', '/skills', '/jobs', '/summary', '/health', '/openapi.json'])('documents %s, as /openapi.json does', (path) => {
+    expect(section(HTTP, /^## Endpoints/)).toContain(`\`${path}\``);
+    expect(Object.keys(openApiDocument('0').paths as object)).toContain(path);
+  });
 });

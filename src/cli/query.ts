@@ -5,6 +5,7 @@
  * a bad value is reported naming its flag.
  * @module
  */
+import { loadConfig } from '../load/config.js';
 import { parseFilter, type ParameterProblem } from '../query/params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
 import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../service/views.js';
@@ -120,7 +121,15 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
   if (flags.query.trim() === '') return printProblems([{ parameter: 'query', message: 'Say what the task is.' }], io);
   const snap = snapshotOf(paths, flags, io);
   if (typeof snap === 'number') return snap;
-  const answer = searchAnswer(searchTools(snap, { query: flags.query, filter: parsed.filter, limit: n }), flags.explain ?? false);
+  const ranking = flags.config === undefined ? {} : (loadConfig(flags.config).config?.ranking ?? {});
+  const request = {
+    query: flags.query,
+    filter: parsed.filter,
+    limit: n,
+    ...(ranking.weights ? { weights: ranking.weights } : {}),
+    ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
+  };
+  const answer = searchAnswer(searchTools(snap, request), flags.explain ?? false);
   if (flags.json) {
     io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
     return EXIT.OK;

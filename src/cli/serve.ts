@@ -86,7 +86,13 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
 
   let server: RunningServer;
   try {
-    server = await listen(createApi(registry, { version: toolcapVersion() }), { host, port });
+    const ranking = plan.config?.ranking ?? {};
+    const api = createApi(registry, {
+      version: toolcapVersion(),
+      ...(ranking.weights ? { weights: ranking.weights } : {}),
+      ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
+    });
+    server = await listen(api, { host, port });
   } catch (error) {
     await registry.close();
     const code = (error as NodeJS.ErrnoException).code;

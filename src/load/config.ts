@@ -14,6 +14,7 @@ import { ObjectReader, isPlainObject, jsonType } from '../dialects/reader.js';
 import { diagnostic, joinPointer, type Diagnostic, type Location } from '../model/diagnostics.js';
 import { createImportContext } from './context.js';
 import type { LayerSpec } from './loader.js';
+import { DEFAULT_RANK_WEIGHTS, type RankWeights } from '../query/rank.js';
 import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
@@ -67,6 +68,14 @@ export interface Config {
   server: ServerConfig;
   /** @default DEFAULT_LIMITS */
   limits: ParseLimits;
+  /** Planner ranking: penalty weights over DEFAULT_RANK_WEIGHTS, and the task risk. @default {} */
+  ranking: RankingConfig;
+}
+
+/** The `ranking` section: weights not given keep their defaults. */
+export interface RankingConfig {
+  weights?: Partial<RankWeights>;
+  taskRisk?: number;
 }
 
 /** The store file used when `store` is absent, relative to the config folder. @default '.toolcap/toolcap.db' */
@@ -145,6 +154,20 @@ export const ConfigFileSchema = Type.Object(
         {
           host: Type.Optional(Type.String({ minLength: 1, pattern: '^\\S+$', default: '127.0.0.1' })),
           port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: 4317 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    ranking: Type.Optional(
+      Type.Object(
+        {
+          weights: Type.Optional(
+            Type.Object(
+              Object.fromEntries(Object.keys(DEFAULT_RANK_WEIGHTS).map((k) => [k, Type.Optional(Type.Number({ minimum: 0, maximum: 1000 }))])),
+              { additionalProperties: false, description: 'Points per penalty, and the fit multiplier (docs/query.md).' },
+            ),
+          ),
+          taskRisk: Type.Optional(Type.Number({ minimum: 0, maximum: 10, description: 'Multiplies the risk penalty.' })),
         },
         { additionalProperties: false },
       ),
@@ -370,6 +393,25 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     limitsReader.rest({ where: 'limits' });
   }
 
+  // ranking: weights over DEFAULT_RANK_WEIGHTS, task risk
+  const ranking: RankingConfig = {};
+  const rankingReader = top.object('ranking');
+  if (rankingReader) {
+    const weightsReader = rankingReader.object('weights');
+    if (weightsReader) {
+      const weights: Partial<RankWeights> = {};
+      for (const key of Object.keys(DEFAULT_RANK_WEIGHTS) as Array<keyof RankWeights>) {
+        const n = weightsReader.number(key, { min: 0, max: 1000 });
+        if (n !== undefined) weights[key] = n;
+      }
+      weightsReader.rest({ where: `ranking.weights (known: ${Object.keys(DEFAULT_RANK_WEIGHTS).join(', ')})` });
+      ranking.weights = weights;
+    }
+    const taskRisk = rankingReader.number('taskRisk', { min: 0, max: 10 });
+    if (taskRisk !== undefined) ranking.taskRisk = taskRisk;
+    rankingReader.rest({ where: 'ranking' });
+  }
+
   top.rest({ where: `the config (known fields: ${TOP_LEVEL_FIELDS.join(', ')})` });
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
@@ -381,6 +423,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     store: { kind: 'sqlite', path: resolve(root, DEFAULT_STORE_PATH) },
     server: DEFAULT_SERVER,
     limits: DEFAULT_LIMITS,
+    ranking: {},
   } satisfies Config;
   const config = {
     ...defaults,
@@ -389,6 +432,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     ...(store ? { store } : {}),
     server: { ...DEFAULT_SERVER, ...server },
     limits: { ...DEFAULT_LIMITS, ...limits },
+    ranking,
   } satisfies Config;
   return { config, diagnostics };
 }

@@ -26,8 +26,10 @@ import { problem, problemResponse, type Problem } from './problem.js';
 export interface ApiOptions {
   /** Observed health per tool. @default every tool unknown */
   health?: HealthSource;
-  /** Ranking weights for `/search`. @default DEFAULT_RANK_WEIGHTS */
+  /** Ranking weights for `/search` (the config's `ranking.weights`). @default DEFAULT_RANK_WEIGHTS */
   weights?: Partial<RankWeights>;
+  /** Task risk when a request gives no `task_risk` (the config's `ranking.taskRisk`). @default 1 */
+  taskRisk?: number;
   /** Bodies kept for repeated queries against the same snapshot. @default 256 */
   cacheEntries?: number;
   /** Reported in /openapi.json. */
@@ -239,7 +241,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
           filter,
           limit: search.limit,
           ...(search.intent !== undefined ? { intent: search.intent } : {}),
-          ...(search.taskRisk !== undefined ? { taskRisk: search.taskRisk } : {}),
+          ...((search.taskRisk ?? options.taskRisk) !== undefined ? { taskRisk: search.taskRisk ?? options.taskRisk } : {}),
           ...(options.weights ? { weights: options.weights } : {}),
         },
         health,

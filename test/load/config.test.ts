@@ -53,6 +53,10 @@ const FIELD_CASES: Array<[string, string, Array<{ code: string; line: number; po
   ['a limit that is a string', 'sources: [m]\nlimits:\n  maxBytes: 1MB\n', [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/limits/maxBytes' }]],
   ['an unknown limit (warning)', 'sources: [m]\nlimits:\n  maxFiles: 3\n', [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/limits/maxFiles' }]],
   ['an unknown top-level field (warning)', 'sources: [m]\nwatch: true\n', [{ code: 'UNKNOWN_FIELD', line: 2, pointer: '/watch' }]],
+  ['a ranking weight that is a string', 'sources: [m]\nranking:\n  weights: { write: lots }\n', [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/ranking/weights/write' }]],
+  ['a negative ranking weight', 'sources: [m]\nranking:\n  weights:\n    approval: -1\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/ranking/weights/approval' }]],
+  ['an unknown ranking weight (warning)', 'sources: [m]\nranking:\n  weights: { speed: 3 }\n', [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/ranking/weights/speed' }]],
+  ['a task risk out of range', 'sources: [m]\nranking: { taskRisk: 11 }\n', [{ code: 'INVALID_VALUE', line: 2, pointer: '/ranking/taskRisk' }]],
 ];
 
 const codes = (path: string) => loadConfig(path).diagnostics.map((d) => ({ code: d.code, line: d.line, pointer: d.pointer }));
@@ -231,6 +235,28 @@ describe('--config on the command line', () => {
     const path = project('c.yaml', 'sources:\n  - { path: m, dialect: toolcap }\n');
     const { code } = await cli('validate', '--config', path);
     expect(code).toBe(0);
+  });
+
+  it('ranking weights from the config reorder toolcap search', async () => {
+    const dir = resolve(project('c.yaml', 'sources: [m]\n'), '..');
+    const tools = [
+      '  - name: notes.read_note\n    version: 1.0.0\n    description: Read a note\n    effects: { mode: read, sideEffects: none, reversible: full, risk: low }\n    approval: { required: false }\n',
+      '  - name: notes.write_note\n    version: 1.0.0\n    description: Write a note, overwriting a note\n    effects: { mode: write, sideEffects: filesystem, reversible: full, risk: low, rollbackHint: restore }\n    approval: { required: false }\n',
+    ];
+    writeFileSync(join(dir, 'm', 'tools.yaml'), `toolcap: 1\ntools:\n${tools.join('')}`);
+    const run = async (config: string) => {
+      writeFileSync(join(dir, 'c.yaml'), config);
+      const { code, stdout } = await cli('search', '--config', join(dir, 'c.yaml'), '--query', 'write note', '--json', '--explain');
+      expect(code).toBe(0);
+      return JSON.parse(stdout) as { weights: Record<string, number>; candidates: Array<{ name: string; penalties: Array<{ code: string; points: number }> }> };
+    };
+    const plain = await run('sources: [m]\n');
+    expect(plain.weights['intent']).toBe(32);
+    const tuned = await run('sources: [m]\nranking:\n  weights: { intent: 500 }\n');
+    expect(tuned.weights['intent']).toBe(500);
+    const readNote = tuned.candidates.find((c) => c.name === 'notes.read_note');
+    expect(readNote?.penalties).toContainEqual(expect.objectContaining({ code: 'intent', points: 500 }));
+    expect(tuned.candidates[0]?.name).toBe('notes.write_note');
   });
 
   describe('persona folders', () => {

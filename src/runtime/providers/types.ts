@@ -1,0 +1,113 @@
+/**
+ * Providers: the ways a tool can be run. A tool's manifest lists providers
+ * (`providers: [{ name, priority, config }]`); the router tries them in
+ * ascending priority. Each provider *type* (`module`, `http`, `command`,
+ * `mcp`, or a custom one) is a factory turning one manifest entry into a
+ * runnable {@link ProviderInstance}. All types pass one contract suite
+ * (`test/runtime/providers/contract.ts`).
+ *
+ * Which type a manifest entry is: `config.type` when given, else the entry's
+ * `name` when a type of that name is registered (`{ name: "mcp", config:
+ * { server, tool } }`, as in ATLAS static wrappers). A tool without providers
+ * but with `implementation.module` runs through the `module` type.
+ * @module
+ */
+import type { Provider, Tool } from '../../model/schema.js';
+
+/** What a provider gets for one call attempt. */
+export interface ProviderCallContext {
+  /** Aborted on timeout or when the caller gives up: stop work and reject. */
+  signal: AbortSignal;
+  /** Unique per call (the same across retries of one call). */
+  callId: string;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** The tool as the caller's persona sees it. */
+  tool: Tool;
+  persona?: string;
+  /** Present when the tool takes an idempotency key and the caller gave one (or toolcap made one). */
+  idempotencyKey?: string;
+}
+
+/** The outcome of a health check. */
+export interface HealthCheckResult {
+  healthy: boolean;
+  /** Why not healthy (e.g. `GOOGLE_API_KEY is not set`). */
+  reason?: string;
+}
+
+/** A provider ready to run calls. */
+export interface ProviderInstance {
+  /** The manifest entry's name (e.g. `google_cse`, `mcp`). */
+  readonly name: string;
+  /** The provider type that made it (`module`, `http`, `command`, `mcp`, ...). */
+  readonly type: string;
+  /**
+   * Run the tool. Resolves to the tool's result (any JSON value). Rejects
+   * with a {@link ProviderError} saying whether the failure provably
+   * happened before any side effect (`beforeEffect`), which decides whether
+   * a `guarded` tool may be retried.
+   */
+  call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown>;
+  /**
+   * Declarative health: what can be known without calling (required env
+   * vars present, a module that loads). Cheap; may be called before every
+   * routing decision.
+   */
+  ready?(): HealthCheckResult;
+  /** Active health check (a check function or URL). Called by the router every `healthCheckIntervalSec`. */
+  check?(signal: AbortSignal): Promise<HealthCheckResult>;
+  /** Seconds between active checks, from the manifest entry. */
+  readonly healthCheckIntervalSec?: number;
+  /** Release resources (child processes, connections). */
+  close?(): Promise<void>;
+}
+
+/** Where a provider factory may look things up. */
+export interface ProviderEnvironment {
+  /** Environment variables (credentials). @default process.env */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Folder relative module paths and commands resolve from (the manifest's folder, else the config's). */
+  baseDir: string;
+}
+
+/** A provider type. */
+export interface ProviderType {
+  readonly type: string;
+  /**
+   * Make an instance for one manifest entry of one tool. Throws a
+   * {@link ProviderConfigError} when the entry's config is unusable (the
+   * router then treats the provider as unhealthy, with that reason).
+   */
+  create(entry: Provider, tool: Tool, environment: ProviderEnvironment): ProviderInstance;
+}
+
+/** Why a provider call failed. */
+export type ProviderErrorCode =
+  | 'PROVIDER_ERROR' // the tool ran and failed, or the provider answered an error
+  | 'PROVIDER_UNAVAILABLE' // could not reach or start the provider: nothing ran
+  | 'BAD_RESPONSE' // the provider answered something unusable
+  | 'ABORTED'; // the signal aborted (timeout or caller)
+
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly code: ProviderErrorCode,
+    message: string,
+    /** True when the failure provably happened before the tool could have had any effect (connection refused, spawn failed, HTTP 503 before processing...). */
+    readonly beforeEffect: boolean,
+    options?: ErrorOptions & { status?: number; detail?: unknown },
+  ) {
+    super(message, options);
+    this.status = options?.status;
+    this.detail = options?.detail;
+  }
+  /** HTTP status, exit code, or JSON-RPC error code, when there was one. */
+  readonly status: number | undefined;
+  readonly detail: unknown;
+}
+
+/** A manifest entry a provider type cannot use. */
+export class ProviderConfigError extends Error {
+  override readonly name = 'ProviderConfigError';
+}

@@ -1,0 +1,154 @@
+/**
+ * The store: where approvals, the audit log and call outcomes are kept, so
+ * they survive a restart and can be shared by several toolcap instances.
+ * One interface, two back ends: SQLite (`better-sqlite3`, WAL; the embedded
+ * default, a file in `.toolcap/`) and PostgreSQL (`pg`, selected by a URL).
+ * Both pass the same contract suite (`test/store/contract.ts`).
+ *
+ * Rules every back end keeps:
+ * - Versioned migrations, applied in order inside a transaction at open; a
+ *   store written by a newer toolcap (unknown higher version) is refused.
+ * - The audit log is append-only: no method updates or deletes it, and the
+ *   database refuses UPDATE and DELETE on it (a trigger).
+ * - A method resolves only after its write is committed (durable: SQLite
+ *   `synchronous=FULL` in WAL mode): a record acknowledged is a record kept,
+ *   even if the process is killed right after.
+ * - Approval decisions are compare-and-set on the status, so two instances
+ *   deciding the same approval cannot both win.
+ * - JSON values (arguments, results, details) round-trip exactly
+ *   (`jsonEqual`); times are ISO 8601 strings in UTC.
+ * @module
+ */
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'void' | 'executed' | 'failed';
+
+/** A request for human approval of one exact call. */
+export interface ApprovalRecord {
+  /** Unguessable id (e.g. `apr_` + 128 random bits, base32/hex). */
+  id: string;
+  /** Tool name, and the merge key of the exact version called (`name` or `name@persona,…`). */
+  tool: string;
+  toolKey: string;
+  /** The persona the call was made as; null for none. */
+  persona: string | null;
+  /** The call's arguments, exactly as reviewed. */
+  arguments: unknown;
+  /** `sha256:` of the canonical JSON of `arguments`. */
+  argumentsHash: string;
+  /** `toolHash` of the manifest when the approval was asked for: a changed manifest voids the approval. */
+  manifestHash: string;
+  /** Who asked (a user or agent id); null when unknown. */
+  requestedBy: string | null;
+  /** Why approval is needed (manifest or a policy rule), for the reviewer. */
+  reason: string;
+  createdAt: string;
+  expiresAt: string;
+  status: ApprovalStatus;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  /** The reviewer's note, or why the approval became void/expired. */
+  note: string | null;
+  /** The call's outcome once run (`executed`/`failed`), else null. */
+  result: unknown;
+}
+
+/** Fields a decision changes. */
+export interface ApprovalUpdate {
+  status: ApprovalStatus;
+  decidedBy?: string | null;
+  decidedAt?: string | null;
+  note?: string | null;
+  result?: unknown;
+}
+
+export interface ApprovalQuery {
+  status?: ApprovalStatus;
+  tool?: string;
+  /** Newest first. @default 100 */
+  limit?: number;
+}
+
+/** One line of the audit log. `seq` is assigned by the store, strictly increasing. */
+export interface AuditRecord {
+  seq: number;
+  at: string;
+  /** e.g. `call.ok`, `call.error`, `call.pending_approval`, `approval.approved`, `approval.denied`, `approval.void`. */
+  kind: string;
+  tool: string | null;
+  callId: string | null;
+  persona: string | null;
+  /** Who did it (caller or reviewer); null when unknown. */
+  actor: string | null;
+  /** Free JSON detail (provider, attempts, error code, approval id...). */
+  detail: unknown;
+}
+
+export type NewAuditRecord = Omit<AuditRecord, 'seq'>;
+
+export interface AuditQuery {
+  /** Only records with a higher seq (for paging and tailing). */
+  afterSeq?: number;
+  tool?: string;
+  callId?: string;
+  /** Oldest first. @default 100 */
+  limit?: number;
+}
+
+export type CallOutcome = 'ok' | 'error' | 'timeout' | 'rejected';
+
+/** One call attempt's outcome, for observed health (success rate, latency). */
+export interface CallRecord {
+  callId: string;
+  tool: string;
+  /** The provider that ran (or failed); null when none was tried. */
+  provider: string | null;
+  job: string | null;
+  persona: string | null;
+  startedAt: string;
+  durationMs: number;
+  outcome: CallOutcome;
+  /** A toolcap error code (`TIMEOUT`, `PROVIDER_ERROR`, ...) or null. */
+  errorCode: string | null;
+}
+
+export interface CallQuery {
+  /** Only calls started at or after this time. */
+  since?: string;
+  tool?: string;
+  /** Newest first. @default 1000 */
+  limit?: number;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where it is: the SQLite file, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  createApproval(record: ApprovalRecord): Promise<void>;
+  getApproval(id: string): Promise<ApprovalRecord | undefined>;
+  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]>;
+  /**
+   * Change an approval only if its status is still `from` (compare-and-set).
+   * Resolves to the updated record, or undefined when the status was not
+   * `from` (someone else decided first) or there is no such approval.
+   */
+  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined>;
+  appendAudit(record: NewAuditRecord): Promise<AuditRecord>;
+  listAudit(query?: AuditQuery): Promise<AuditRecord[]>;
+  recordCall(record: CallRecord): Promise<void>;
+  listCalls(query?: CallQuery): Promise<CallRecord[]>;
+  /** Resolves when the store answers; rejects with StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store cannot be reached or written (the database is down, the disk is full). Callers fail closed. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError' as const;
+  readonly code = 'STORE_UNAVAILABLE' as const;
+}
+
+/** The database was written by a newer toolcap (a migration version this one does not know). */
+export class StoreVersionError extends Error {
+  override readonly name = 'StoreVersionError' as const;
+  readonly code = 'STORE_VERSION' as const;
+}

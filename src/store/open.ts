@@ -1,0 +1,24 @@
+/**
+ * Open the store a configuration names: the SQLite file (the default) or a
+ * PostgreSQL server. Rejects with StoreUnavailableError when it cannot be
+ * reached or written, and StoreVersionError when a newer toolcap wrote it.
+ * @module
+ */
+import type { StoreConfig } from '../load/config.js';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
+import type { Store } from './types.js';
+
+export interface OpenStoreOptions {
+  sqlite?: SqliteStoreOptions;
+  postgres?: PostgresStoreOptions;
+}
+
+export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store> {
+  switch (config.kind) {
+    case 'sqlite':
+      return openSqliteStore(config.path, options.sqlite);
+    case 'postgres':
+      return openPostgresStore(config.url, options.postgres);
+  }
+}

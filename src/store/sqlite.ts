@@ -1,0 +1,294 @@
+/**
+ * The SQLite store (`better-sqlite3`): the embedded default, one file
+ * (`.toolcap/toolcap.db`) in WAL mode with `synchronous=FULL`, so a method
+ * resolves only after its write is committed and synced. Several processes
+ * may share the file: writers wait for each other up to the busy timeout.
+ *
+ * better-sqlite3 is synchronous; the methods are async to match the Store
+ * interface, and every database error becomes a rejected
+ * {@link StoreUnavailableError} (with the driver's error as `cause`), never a
+ * crash. See docs/store.md.
+ * @module
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  APPROVAL_COLUMNS,
+  AUDIT_COLUMNS,
+  CALL_COLUMNS,
+  MIGRATIONS_TABLE,
+  approvalValues,
+  auditValues,
+  callValues,
+  pendingMigrations,
+  queryLimit,
+  rowToApproval,
+  rowToAudit,
+  rowToCall,
+  updateParams,
+} from './migrations.js';
+import {
+  StoreUnavailableError,
+  StoreVersionError,
+  type ApprovalQuery,
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type ApprovalUpdate,
+  type AuditQuery,
+  type AuditRecord,
+  type CallQuery,
+  type CallRecord,
+  type NewAuditRecord,
+  type Store,
+} from './types.js';
+
+export interface SqliteStoreOptions {
+  /** How long a write waits for another process holding the write lock, in ms. @default 5000 */
+  busyTimeoutMs?: number;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The pragmas every connection runs at open, in order: the single source for
+ * the store and for the crash test's child process.
+ */
+export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS): string[] {
+  return ['journal_mode = WAL', 'synchronous = FULL', `busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`, 'foreign_keys = ON'];
+}
+
+const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** The write statements, exported so the crash test's child writes exactly as the store does. */
+export const SQLITE_STATEMENTS = {
+  insertApproval: `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${placeholders(APPROVAL_COLUMNS.length)})`,
+  insertAudit: `INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${placeholders(AUDIT_COLUMNS.length)}) RETURNING seq`,
+  insertCall: `INSERT INTO calls (${CALL_COLUMNS.join(', ')}) VALUES (${placeholders(CALL_COLUMNS.length)})`,
+  updateApproval: `UPDATE approvals SET
+      status = @status,
+      decided_by = CASE WHEN @setDecidedBy THEN @decidedBy ELSE decided_by END,
+      decided_at = CASE WHEN @setDecidedAt THEN @decidedAt ELSE decided_at END,
+      note = CASE WHEN @setNote THEN @note ELSE note END,
+      result = CASE WHEN @setResult THEN @result ELSE result END
+    WHERE id = @id AND status = @from
+    RETURNING *`,
+  getApproval: 'SELECT * FROM approvals WHERE id = ?',
+} as const;
+
+/** Plain words for SQLite's error codes, for the StoreUnavailableError message. */
+function explain(code: string | undefined): string | undefined {
+  if (!code) return undefined;
+  if (code.startsWith('SQLITE_READONLY')) return 'is read-only (the file or its folder cannot be written)';
+  if (code === 'SQLITE_FULL') return 'cannot be written: the disk is full';
+  if (code === 'SQLITE_NOTADB') return 'is not a SQLite database (the file holds something else)';
+  if (code.startsWith('SQLITE_CORRUPT')) return 'is corrupt';
+  if (code.startsWith('SQLITE_CANTOPEN')) return 'cannot be opened (a missing or unwritable folder, or a path that is not a file)';
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'is locked by another connection for longer than the busy timeout';
+  if (code.startsWith('SQLITE_IOERR')) return 'could not be read or written (an I/O error)';
+  if (code === 'SQLITE_PERM' || code === 'EACCES' || code === 'EPERM') return 'cannot be accessed (permission denied)';
+  if (code === 'EEXIST' || code === 'ENOTDIR') return 'cannot be created: a file stands where one of its folders should be';
+  if (code === 'EROFS') return 'cannot be created: the file system is read-only';
+  if (code === 'ENOSPC') return 'cannot be written: the disk is full';
+  return undefined;
+}
+
+function unavailable(path: string, what: string, err: unknown): Error {
+  if (err instanceof StoreUnavailableError || err instanceof StoreVersionError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  const codeText = typeof code === 'string' ? code : undefined;
+  const message = err instanceof Error ? err.message : String(err);
+  const plain = explain(codeText);
+  const text = plain
+    ? `SQLite store ${path} ${plain} (${codeText}: ${message}); ${what} failed`
+    : `SQLite store ${path}: ${what} failed: ${message}${codeText ? ` (${codeText})` : ''}`;
+  return new StoreUnavailableError(text, { cause: err });
+}
+
+/** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
+  const file = resolve(path);
+  let db: Database.Database | undefined;
+  try {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (err) {
+      throw unavailable(file, `creating its folder ${dirname(file)}`, err);
+    }
+    let isDir = false;
+    try {
+      isDir = statSync(file).isDirectory();
+    } catch {
+      // absent: created below
+    }
+    if (isDir) throw new StoreUnavailableError(`SQLite store ${file} is a directory, not a database file; opening it failed`);
+    try {
+      db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+      for (const pragma of sqlitePragmas(options.busyTimeoutMs)) db.pragma(pragma);
+      const mode = db.pragma('journal_mode', { simple: true });
+      if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
+    } catch (err) {
+      throw unavailable(file, 'opening it', err);
+    }
+    migrate(db, file);
+    return new SqliteStore(db, file);
+  } catch (err) {
+    try {
+      db?.close();
+    } catch {
+      // already failing
+    }
+    throw err;
+  }
+}
+
+/** Apply pending migrations in one IMMEDIATE transaction (the write lock serialises concurrent openers). */
+function migrate(db: Database.Database, file: string): void {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    throw unavailable(file, 'starting the migration transaction', err);
+  }
+  try {
+    db.exec(MIGRATIONS_TABLE.sqlite);
+    const row = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM toolcap_migrations').get() as { v: number };
+    const record = db.prepare('INSERT INTO toolcap_migrations (version, applied_at) VALUES (?, ?)');
+    for (const m of pendingMigrations(Number(row.v), file)) {
+      for (const sql of m.sqlite) db.exec(sql);
+      record.run(m.version, new Date().toISOString());
+    }
+    db.exec('COMMIT');
+  } catch (err) {
+    try {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    } catch {
+      // the original error matters
+    }
+    if (err instanceof StoreVersionError) throw err;
+    throw unavailable(file, 'migrating its schema', err);
+  }
+}
+
+type Row = Record<string, unknown>;
+
+class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly location: string;
+  #db: Database.Database;
+  #closed = false;
+  #statements = new Map<string, Database.Statement>();
+
+  constructor(db: Database.Database, file: string) {
+    this.#db = db;
+    this.location = file;
+  }
+
+  #stmt(sql: string): Database.Statement {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Run `fn` against the open database; any error becomes a StoreUnavailableError. */
+  #run<T>(what: string, fn: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new StoreUnavailableError(`SQLite store ${this.location} is closed; ${what} refused`));
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(unavailable(this.location, what, err));
+    }
+  }
+
+  createApproval(record: ApprovalRecord): Promise<void> {
+    return this.#run(`creating approval ${record.id}`, () => {
+      this.#stmt(SQLITE_STATEMENTS.insertApproval).run(...approvalValues(record));
+    });
+  }
+
+  getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#run(`reading approval ${id}`, () => {
+      const row = this.#stmt(SQLITE_STATEMENTS.getApproval).get(id) as Row | undefined;
+      return row ? rowToApproval(row) : undefined;
+    });
+  }
+
+  listApprovals(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
+    return this.#run('listing approvals', () => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.status !== undefined) (where.push('status = ?'), params.push(query.status));
+      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
+      params.push(queryLimit(query.limit, 100));
+      const sql = `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
+      return (this.#stmt(sql).all(...params) as Row[]).map(rowToApproval);
+    });
+  }
+
+  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
+    return this.#run(`updating approval ${id}`, () => {
+      const row = this.#stmt(SQLITE_STATEMENTS.updateApproval).get({ id, from, status: update.status, ...updateParams(update) }) as Row | undefined;
+      return row ? rowToApproval(row) : undefined;
+    });
+  }
+
+  appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
+    return this.#run('appending to the audit log', () => {
+      const values = auditValues(record);
+      const row = this.#stmt(SQLITE_STATEMENTS.insertAudit).get(...values) as { seq: number };
+      // the record as stored: detail is a copy read back from its JSON text
+      return rowToAudit({ seq: row.seq, ...Object.fromEntries(AUDIT_COLUMNS.map((c, i) => [c, values[i]])) });
+    });
+  }
+
+  listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    return this.#run('reading the audit log', () => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.afterSeq !== undefined) (where.push('seq > ?'), params.push(query.afterSeq));
+      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
+      if (query.callId !== undefined) (where.push('call_id = ?'), params.push(query.callId));
+      params.push(queryLimit(query.limit, 100));
+      const sql = `SELECT * FROM audit${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ASC LIMIT ?`;
+      return (this.#stmt(sql).all(...params) as Row[]).map(rowToAudit);
+    });
+  }
+
+  recordCall(record: CallRecord): Promise<void> {
+    return this.#run(`recording call ${record.callId}`, () => {
+      this.#stmt(SQLITE_STATEMENTS.insertCall).run(...callValues(record));
+    });
+  }
+
+  listCalls(query: CallQuery = {}): Promise<CallRecord[]> {
+    return this.#run('listing calls', () => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (query.since !== undefined) (where.push('started_at >= ?'), params.push(query.since));
+      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
+      params.push(queryLimit(query.limit, 1000));
+      const sql = `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
+      return (this.#stmt(sql).all(...params) as Row[]).map(rowToCall);
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.#run('ping', () => {
+      this.#stmt('SELECT COUNT(*) FROM toolcap_migrations').get();
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#statements.clear();
+    try {
+      this.#db.close();
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(unavailable(this.location, 'closing it', err));
+    }
+  }
+}

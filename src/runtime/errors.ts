@@ -1,0 +1,56 @@
+/**
+ * Why a call did not produce a result. One error type for the library, with
+ * a code the HTTP API maps to a status and the CLI to a message.
+ * @module
+ */
+
+export const CALL_ERROR_STATUS = {
+  /** No such tool for this persona (a tool outside the persona is indistinguishable from a missing one). */
+  TOOL_NOT_FOUND: 404,
+  /** The tool is disabled. */
+  TOOL_DISABLED: 404,
+  /** The arguments fail the tool's input schema. */
+  INVALID_ARGUMENTS: 400,
+  /** The tool's own input schema cannot be compiled: the call is refused rather than run unchecked. */
+  INVALID_TOOL_SCHEMA: 500,
+  /** No such approval. */
+  APPROVAL_NOT_FOUND: 404,
+  /** The approval is not in a state that allows this (already decided, expired, denied). */
+  APPROVAL_CONFLICT: 409,
+  /** The approval no longer matches: the manifest changed since review, or the arguments differ. */
+  APPROVAL_VOID: 409,
+  /** Every provider is down, backing off or unusable; `retryAfterMs` says when to try again. */
+  NO_HEALTHY_PROVIDER: 503,
+  /** The call exceeded `execution.timeoutSec`. */
+  TIMEOUT: 504,
+  /** The provider ran and failed (after any retries the retry class allows). */
+  PROVIDER_ERROR: 502,
+  /** The store is down: approval-gated calls fail closed. */
+  STORE_UNAVAILABLE: 503,
+} as const;
+
+export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
+
+export class CallError extends Error {
+  override readonly name = 'CallError';
+  readonly status: number;
+  constructor(
+    readonly code: CallErrorCode,
+    message: string,
+    readonly extra: {
+      /** JSON pointer into the arguments (INVALID_ARGUMENTS). */
+      pointer?: string;
+      /** Every schema problem (INVALID_ARGUMENTS). */
+      problems?: Array<{ pointer: string; message: string }>;
+      /** When a retry may succeed (NO_HEALTHY_PROVIDER). */
+      retryAfterMs?: number;
+      /** Providers tried or skipped, with why. */
+      providers?: Array<{ provider: string; outcome: string }>;
+      callId?: string;
+    } = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.status = CALL_ERROR_STATUS[code];
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Observed health: rolling success rate and latency per tool, provider and
+ * job, the last outcome, and each provider's backoff state.
+ *
+ * Outcomes are kept in fixed-size rings (the last {@link WINDOW} calls per
+ * key), so a rate reflects recent behaviour and memory stays bounded. The
+ * router's circuit state lives here too: consecutive failures put a
+ * provider into exponential backoff with jitter and a cap; when the backoff
+ * ends, one probe call is let through (half-open) and its outcome closes or
+ * reopens the circuit.
+ * @module
+ */
+import type { HealthSource, HealthSummary } from '../service/views.js';
+import type { Tool } from '../model/schema.js';
+
+/** Calls remembered per key. */
+export const WINDOW = 100;
+/** Observed p95 above this many times the declared p95 (with enough calls) flags the manifest as stale. */
+export const STALE_FACTOR = 2;
+/** Calls needed before the latency comparison with the manifest means anything. */
+export const STALE_MIN_CALLS = 20;
+
+export interface BackoffPolicy {
+  /** First backoff, ms. @default 1000 */
+  baseMs: number;
+  /** Multiplier per further consecutive failure. @default 2 */
+  factor: number;
+  /** Longest backoff, ms. @default 300000 (5 min) */
+  capMs: number;
+  /** Random spread, 0..1: the backoff is multiplied by 1 ± jitter. @default 0.2 */
+  jitter: number;
+  /** Consecutive failures before the first backoff. @default 1 */
+  threshold: number;
+}
+
+export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = { baseMs: 1000, factor: 2, capMs: 300_000, jitter: 0.2, threshold: 1 };
+
+export interface Outcome {
+  ok: boolean;
+  durationMs: number;
+  at: number;
+  provider: string | null;
+  errorCode: string | null;
+}
+
+/** Rolling statistics of one key. */
+class Ring {
+  readonly ok: Uint8Array = new Uint8Array(WINDOW);
+  readonly ms: Float64Array = new Float64Array(WINDOW);
+  count = 0;
+  next = 0;
+  last: Outcome | undefined;
+  add(o: Outcome): void {
+    this.ok[this.next] = o.ok ? 1 : 0;
+    this.ms[this.next] = o.durationMs;
+    this.next = (this.next + 1) % WINDOW;
+    this.count = Math.min(WINDOW, this.count + 1);
+    this.last = o;
+  }
+  summary(): { calls: number; successRate: number; p50Ms: number; p95Ms: number } | undefined {
+    if (this.count === 0) return undefined;
+    let ok = 0;
+    const ms = Array.from(this.ms.subarray(0, this.count)).sort((a, b) => a - b);
+    for (let i = 0; i < this.count; i++) ok += this.ok[i]!;
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]!;
+    return { calls: this.count, successRate: ok / this.count, p50Ms: at(0.5), p95Ms: at(0.95) };
+  }
+}
+
+/** A provider's circuit: closed (normal), open (backing off until), half-open (one probe out). */
+export interface CircuitState {
+  consecutiveFailures: number;
+  /** Epoch ms until which the provider is skipped; 0 when not backing off. */
+  backoffUntil: number;
+  /** A probe is running after a backoff ended. */
+  probing: boolean;
+  /** Latest active health check result. */
+  check?: { healthy: boolean; reason?: string; at: number };
+}
+
+export interface ProviderHealth extends CircuitState {
+  provider: string;
+  calls: number;
+  successRate: number | null;
+  lastOutcome: Outcome | null;
+}
+
+/** Status from a success rate: ok at 95% and above, degraded from 50%, down below. */
+export function statusOf(successRate: number): HealthSummary['status'] {
+  return successRate >= 0.95 ? 'ok' : successRate >= 0.5 ? 'degraded' : 'down';
+}
+
+/**
+ * The health book: every outcome the runtime observes, and the circuits the
+ * router consults. Also the {@link HealthSource} of the HTTP API.
+ */
+export class HealthBook implements HealthSource {
+  readonly #tools = new Map<string, Ring>();
+  readonly #providers = new Map<string, Ring>();
+  readonly #jobs = new Map<string, Ring>();
+  readonly #circuits = new Map<string, CircuitState>();
+  readonly #policy: BackoffPolicy;
+  readonly #random: () => number;
+  readonly #declared = new Map<string, number>();
+  #version = 0;
+
+  constructor(options: { backoff?: Partial<BackoffPolicy>; random?: () => number } = {}) {
+    this.#policy = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.#random = options.random ?? Math.random;
+  }
+
+  version(): number {
+    return this.#version;
+  }
+
+  /** Remember a tool's declared p95, to flag a stale manifest. */
+  declare(tool: Tool): void {
+    const p95 = tool.latency?.p95Ms;
+    if (p95 !== undefined) this.#declared.set(tool.name, p95);
+  }
+
+  /** Record one call's final outcome (tool and job), and the attempt's outcome for its provider. */
+  record(tool: string, outcome: Outcome, job?: string | null): void {
+    ring(this.#tools, tool).add(outcome);
+    if (job) ring(this.#jobs, job).add(outcome);
+    this.#version++;
+  }
+
+  /** Record one provider attempt and move its circuit. */
+  recordAttempt(tool: string, provider: string, outcome: Outcome): void {
+    const key = `${tool}\u0000${provider}`;
+    ring(this.#providers, key).add(outcome);
+    const c = this.circuit(tool, provider);
+    c.probing = false;
+    if (outcome.ok) {
+      c.consecutiveFailures = 0;
+      c.backoffUntil = 0;
+    } else {
+      c.consecutiveFailures++;
+      if (c.consecutiveFailures >= this.#policy.threshold) c.backoffUntil = outcome.at + this.backoffMs(c.consecutiveFailures);
+    }
+    this.#version++;
+  }
+
+  /** Backoff after n consecutive failures: base * factor^(n - threshold), capped, with jitter. */
+  backoffMs(failures: number): number {
+    const p = this.#policy;
+    const raw = Math.min(p.capMs, p.baseMs * p.factor ** Math.max(0, failures - p.threshold));
+    const spread = 1 + p.jitter * (2 * this.#random() - 1);
+    return Math.max(0, Math.min(p.capMs, Math.round(raw * spread)));
+  }
+
+  circuit(tool: string, provider: string): CircuitState {
+    const key = `${tool}\u0000${provider}`;
+    let c = this.#circuits.get(key);
+    if (!c) this.#circuits.set(key, (c = { consecutiveFailures: 0, backoffUntil: 0, probing: false }));
+    return c;
+  }
+
+  /**
+   * May the router use this provider now? Closed: yes. Open: no, until the
+   * backoff ends; then exactly one caller gets it as a probe (half-open).
+   */
+  admit(tool: string, provider: string, now: number): { ok: true; probe: boolean } | { ok: false; until: number; reason: string } {
+    const c = this.circuit(tool, provider);
+    if (c.check && !c.check.healthy) return { ok: false, until: 0, reason: `health check failed${c.check.reason ? `: ${c.check.reason}` : ''}` };
+    if (c.backoffUntil === 0) return { ok: true, probe: false };
+    if (now < c.backoffUntil) return { ok: false, until: c.backoffUntil, reason: `backing off after ${c.consecutiveFailures} consecutive failure${c.consecutiveFailures === 1 ? '' : 's'}` };
+    if (c.probing) return { ok: false, until: now + this.#policy.baseMs, reason: 'a probe call is already testing it' };
+    c.probing = true;
+    return { ok: true, probe: true };
+  }
+
+  /** A probe that never ran (the call went elsewhere) gives the slot back. */
+  release(tool: string, provider: string): void {
+    this.circuit(tool, provider).probing = false;
+  }
+
+  setCheck(tool: string, provider: string, result: { healthy: boolean; reason?: string }, at: number): void {
+    const c = this.circuit(tool, provider);
+    c.check = { ...result, at };
+    this.#version++;
+  }
+
+  /** The health summary of a tool, for `/tools` and `min_success_rate`. */
+  lookup(name: string): HealthSummary | undefined {
+    const r = this.#tools.get(name)?.summary();
+    if (!r) return undefined;
+    const declared = this.#declared.get(name);
+    const stale = declared !== undefined && r.calls >= STALE_MIN_CALLS && r.p95Ms > STALE_FACTOR * declared;
+    const summary: HealthSummary & { staleManifest?: { declaredP95Ms: number; observedP95Ms: number } } = {
+      status: statusOf(r.successRate),
+      successRate: r.successRate,
+      calls: r.calls,
+      p50Ms: r.p50Ms,
+      p95Ms: r.p95Ms,
+    };
+    if (stale) summary.staleManifest = { declaredP95Ms: declared, observedP95Ms: r.p95Ms };
+    return summary;
+  }
+
+  /** Per provider of a tool: calls, success rate, last outcome and circuit. */
+  providers(tool: string): ProviderHealth[] {
+    const out: ProviderHealth[] = [];
+    for (const [key, c] of this.#circuits) {
+      const [t, provider] = key.split('\u0000') as [string, string];
+      if (t !== tool) continue;
+      const s = this.#providers.get(key);
+      const summary = s?.summary();
+      out.push({ provider, ...c, calls: summary?.calls ?? 0, successRate: summary?.successRate ?? null, lastOutcome: s?.last ?? null });
+    }
+    return out;
+  }
+
+  job(name: string): (HealthSummary & { lastOutcome: Outcome | null }) | undefined {
+    const s = this.#jobs.get(name);
+    const r = s?.summary();
+    if (!s || !r) return undefined;
+    return { status: statusOf(r.successRate), successRate: r.successRate, calls: r.calls, p50Ms: r.p50Ms, p95Ms: r.p95Ms, lastOutcome: s.last ?? null };
+  }
+}
+
+function ring(map: Map<string, Ring>, key: string): Ring {
+  let r = map.get(key);
+  if (!r) map.set(key, (r = new Ring()));
+  return r;
+}

@@ -1,0 +1,107 @@
+/**
+ * Traces and metrics of calls.
+ *
+ * Traces: one OpenTelemetry span per call, named `execute_tool <tool>`,
+ * following the GenAI semantic conventions (`gen_ai.operation.name =
+ * execute_tool`, `gen_ai.tool.name`, `gen_ai.tool.call.id`) plus the
+ * manifest attributes a reviewer needs to judge the call (`toolcap.*`) and
+ * the argument values the manifest names in `observability.traceAttrs`.
+ * The span goes to whatever tracer provider the application registered
+ * (`@opentelemetry/api`); without one it is a no-op.
+ *
+ * Metrics: Prometheus text at `GET /metrics`, from a private prom-client
+ * registry (never the global one, so two runtimes in one process do not
+ * collide).
+ * @module
+ */
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { Counter, Gauge, Histogram, Registry as MetricsRegistry } from 'prom-client';
+import type { Tool } from '../model/schema.js';
+
+/** The tracer toolcap uses (its instrumentation scope). */
+export function toolcapTracer(): Tracer {
+  return trace.getTracer('toolcap');
+}
+
+/** Largest attribute value copied from an argument, in characters. */
+export const MAX_TRACE_VALUE = 256;
+
+function attributeValue(value: unknown): string | number | boolean {
+  if (typeof value === 'string') return value.length > MAX_TRACE_VALUE ? `${value.slice(0, MAX_TRACE_VALUE)}…` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  const text = JSON.stringify(value) ?? 'null';
+  return text.length > MAX_TRACE_VALUE ? `${text.slice(0, MAX_TRACE_VALUE)}…` : text;
+}
+
+/** The attributes a call span starts with: GenAI conventions, the manifest, the traced arguments. */
+export function callAttributes(tool: Tool, callId: string, args: Record<string, unknown>, persona: string | undefined, approvalRequired: boolean): Attributes {
+  const attributes: Attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': tool.name,
+    'gen_ai.tool.call.id': callId,
+    'gen_ai.tool.type': 'function',
+    'toolcap.tool.version': tool.version ?? '',
+    'toolcap.tool.mode': tool.effects?.mode ?? 'write',
+    'toolcap.tool.side_effects': tool.effects?.sideEffects ?? 'system',
+    'toolcap.tool.risk': tool.effects?.risk ?? 'high',
+    'toolcap.tool.reversible': tool.effects?.reversible ?? 'none',
+    'toolcap.tool.approval_required': approvalRequired,
+    'toolcap.tool.retry_class': tool.execution?.retryClass ?? 'never',
+    'toolcap.tool.timeout_sec': tool.execution?.timeoutSec ?? 30,
+  };
+  if (tool.description !== undefined) attributes['gen_ai.tool.description'] = attributeValue(tool.description) as string;
+  if (tool.effects?.rollbackHint !== undefined) attributes['toolcap.tool.rollback_hint'] = tool.effects.rollbackHint;
+  if (persona !== undefined) attributes['toolcap.persona'] = persona;
+  for (const name of tool.observability?.traceAttrs ?? []) {
+    if (Object.hasOwn(args, name)) attributes[`toolcap.arg.${name}`] = attributeValue(args[name]);
+  }
+  return attributes;
+}
+
+/** Start a call span (SpanKind INTERNAL: toolcap runs the tool on the caller's behalf). */
+export function startCallSpan(tracer: Tracer, tool: Tool, attributes: Attributes): Span {
+  return tracer.startSpan(`execute_tool ${tool.name}`, { kind: SpanKind.INTERNAL, attributes });
+}
+
+export function endCallSpan(span: Span, outcome: { ok: boolean; provider?: string | undefined; skipped: string[]; attempts: number; errorCode?: string; message?: string }): void {
+  if (outcome.provider !== undefined) span.setAttribute('toolcap.provider', outcome.provider);
+  span.setAttribute('toolcap.providers.skipped', outcome.skipped);
+  span.setAttribute('toolcap.attempts', outcome.attempts);
+  if (outcome.ok) span.setStatus({ code: SpanStatusCode.OK });
+  else {
+    span.setAttribute('error.type', outcome.errorCode ?? 'error');
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+  }
+  span.end();
+}
+
+/** The Prometheus metrics of one runtime. */
+export class CallMetrics {
+  readonly registry = new MetricsRegistry();
+  readonly calls = new Counter({ name: 'toolcap_tool_calls_total', help: 'Tool calls by final outcome.', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
+  readonly attempts = new Counter({
+    name: 'toolcap_provider_attempts_total',
+    help: 'Provider attempts by outcome.',
+    labelNames: ['tool', 'provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly duration = new Histogram({
+    name: 'toolcap_tool_call_duration_seconds',
+    help: 'Tool call duration, including retries and failover.',
+    labelNames: ['tool'] as const,
+    buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120],
+    registers: [this.registry],
+  });
+  readonly approvals = new Counter({ name: 'toolcap_approvals_total', help: 'Approval requests and decisions.', labelNames: ['event'] as const, registers: [this.registry] });
+  readonly backoff = new Gauge({ name: 'toolcap_provider_backoff', help: '1 while a provider is backing off.', labelNames: ['tool', 'provider'] as const, registers: [this.registry] });
+  readonly snapshotVersion = new Gauge({ name: 'toolcap_registry_version', help: 'Version of the serving catalog snapshot.', registers: [this.registry] });
+
+  /** The Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { dialectIds } from '../dialects/registry.js';
+import { approvalsCommand, callCommand, type ApprovalsFlags, type CallFlags } from './call.js';
 import { convertCommand, type ConvertFlags } from './convert.js';
 import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -136,6 +137,50 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withPaths<ServeFlags>((paths, flags) => serveCommand(paths, flags, io)));
+
+  program
+    .command('call')
+    .description('call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries, audit; exit 1 when the call fails')
+    .argument('<tool>', 'the tool name')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--args <json>', 'the arguments, a JSON object', '{}')
+    .option('--persona <persona>', 'call as this persona (only its tools and the shared ones exist)')
+    .option('--caller <id>', 'who is calling, for the audit log (default cli:$USER)')
+    .option('--idempotency-key <key>', 'makes a guarded tool retryable')
+    .option('--json', 'print the result (or the pending approval) as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(async (tool: string, paths: string[], flags: CallFlags) => {
+      const resolved = resolveConfigFlag(paths, flags, io);
+      done(resolved === undefined ? EXIT.USAGE : await callCommand(tool, paths, resolved, io));
+    });
+
+  const approvals = program.command('approvals').description('list and decide approval requests (in the store the config names)');
+  approvals
+    .command('list')
+    .description('pending approvals (or --status)')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--status <status>', 'pending, approved, denied, expired, void, executed or failed')
+    .option('--json', 'print {"approvals": [...]} as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<ApprovalsFlags>((paths, flags) => approvalsCommand('list', undefined, paths, flags, io)));
+  for (const action of ['approve', 'deny'] as const) {
+    approvals
+      .command(action)
+      .description(action === 'approve' ? 'approve and run exactly the reviewed call (void if the manifest changed since)' : 'deny the request')
+      .argument('<id>', 'the approval id')
+      .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+      .option('--by <id>', 'who decides, for the audit log (default cli:$USER)')
+      .option('--note <text>', 'a note for the audit log')
+      .option('--json', 'print the outcome as JSON')
+      .addOption(dialectOption())
+      .addOption(configOption())
+      .action(async (id: string, paths: string[], flags: ApprovalsFlags) => {
+        const resolved = resolveConfigFlag(paths, flags, io);
+        done(resolved === undefined ? EXIT.USAGE : await approvalsCommand(action, id, paths, resolved, io));
+      });
+  }
 
   program
     .command('schema')

@@ -5,7 +5,7 @@
  * listening, waits for requests in flight and exits 0.
  * @module
  */
-import { Registry, type ReloadEvent } from '../registry/registry.js';
+import type { ReloadEvent } from '../registry/registry.js';
 import { DEFAULT_SERVER } from '../load/config.js';
 import { createApi } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
@@ -14,6 +14,7 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic, summarize } from './render.js';
 import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+import { openRuntime } from './runtime-setup.js';
 
 export interface ServeFlags extends LoadFlags {
   port?: string;
@@ -64,22 +65,14 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const host = flags.host ?? plan.config?.server.host ?? DEFAULT_SERVER.host;
 
   let started = false;
-  const registry = new Registry({
-    paths: plan.layers,
-    ...plan.options,
+  const setup = await openRuntime(plan, io, {
     watch: flags.watch ?? true,
     onReload: (event) => {
       if (started) describeReload(event, io);
     },
   });
-  const first = await registry.start();
-  if (first.kind !== 'reloaded') {
-    await registry.close();
-    for (const d of first.kind === 'failed' ? first.diagnostics : []) io.stderr(`${renderDiagnostic(d, new Map())}\n`);
-    const unreadable = first.kind === 'failed' && first.unreadable;
-    io.stderr(`toolcap: the catalog has errors; nothing to serve. Fix them (toolcap validate shows them with excerpts) and start again.\n`);
-    return unreadable ? EXIT.USAGE : EXIT.FINDINGS;
-  }
+  if (typeof setup === 'number') return setup;
+  const { registry, runtime, store } = setup;
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
   started = true;
@@ -88,13 +81,14 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   try {
     const ranking = plan.config?.ranking ?? {};
     const api = createApi(registry, {
+      runtime,
       version: toolcapVersion(),
       ...(ranking.weights ? { weights: ranking.weights } : {}),
       ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
     });
     server = await listen(api, { host, port });
   } catch (error) {
-    await registry.close();
+    await setup.close();
     const code = (error as NodeJS.ErrnoException).code;
     const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : 'check --host';
     io.stderr(`toolcap: cannot listen on ${host}:${port}${code ? ` (${code})` : ''}: ${hint}\n`);
@@ -103,7 +97,8 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const layers = plan.layers.length;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
-      `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/health   ${server.url}/openapi.json\n` +
+      `  store: ${store.kind} ${store.location} (approvals, audit log, call health)\n` +
+      `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +
       `${registry.status().watching ? 'Watching the manifests: saved edits go live; a broken edit keeps the last good catalog. ' : ''}Ctrl-C stops.\n`,
   );
 
@@ -113,6 +108,6 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   own?.release();
   io.stderr('toolcap: stopping\n');
   await server.close();
-  await registry.close();
+  await setup.close();
   return EXIT.OK;
 }

@@ -15,6 +15,8 @@ import { diagnostic, joinPointer, type Diagnostic, type Location } from '../mode
 import { createImportContext } from './context.js';
 import type { LayerSpec } from './loader.js';
 import { DEFAULT_RANK_WEIGHTS, type RankWeights } from '../query/rank.js';
+import type { ApprovalRule } from '../runtime/policy.js';
+import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../model/vocabulary.js';
 import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
@@ -70,6 +72,15 @@ export interface Config {
   limits: ParseLimits;
   /** Planner ranking: penalty weights over DEFAULT_RANK_WEIGHTS, and the task risk. @default {} */
   ranking: RankingConfig;
+  /** Approval policy: rules adding approval beyond the manifests, and how long an approval stays valid. @default {} */
+  approvals: ApprovalsConfig;
+}
+
+/** The `approvals` section. */
+export interface ApprovalsConfig {
+  /** Seconds an approval request stays valid. @default 3600 */
+  ttlSec?: number;
+  rules?: ApprovalRule[];
 }
 
 /** The `ranking` section: weights not given keep their defaults. */
@@ -168,6 +179,30 @@ export const ConfigFileSchema = Type.Object(
             ),
           ),
           taskRisk: Type.Optional(Type.Number({ minimum: 0, maximum: 10, description: 'Multiplies the risk penalty.' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    approvals: Type.Optional(
+      Type.Object(
+        {
+          ttlSec: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'Seconds an approval request stays valid (default 3600).' })),
+          rules: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+                  personas: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+                  minSideEffects: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...SIDE_EFFECTS] })),
+                  minRisk: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...RISK_LEVELS] })),
+                  modes: Type.Optional(Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...MODES] }))),
+                  reason: Type.Optional(Type.String()),
+                },
+                { additionalProperties: false },
+              ),
+              { description: 'Calls matching a rule (every condition given) need approval even when the manifest does not ask for it.' },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -412,6 +447,38 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     rankingReader.rest({ where: 'ranking' });
   }
 
+  // approvals: ttl and rules
+  const approvals: ApprovalsConfig = {};
+  const approvalsReader = top.object('approvals');
+  if (approvalsReader) {
+    const ttl = approvalsReader.number('ttlSec', { integer: true, min: 1, max: 30 * 24 * 3600 });
+    if (ttl !== undefined) approvals.ttlSec = ttl;
+    const rules: ApprovalRule[] = [];
+    approvalsReader.array('rules')?.forEach((item, i) => {
+      const rule = ObjectReader.of(context, item, joinPointer(approvalsReader.at('rules'), i), 'An approval rule');
+      if (!rule) return;
+      const r: ApprovalRule = {};
+      const tools = rule.strings('tools');
+      if (tools) r.tools = tools;
+      const personas = rule.strings('personas');
+      if (personas) r.personas = personas;
+      const minSideEffects = rule.enumValue('minSideEffects', SIDE_EFFECTS);
+      if (minSideEffects) r.minSideEffects = minSideEffects;
+      const minRisk = rule.enumValue('minRisk', RISK_LEVELS);
+      if (minRisk) r.minRisk = minRisk;
+      const modes = rule.enumValues('modes', MODES);
+      if (modes) r.modes = modes;
+      const reason = rule.string('reason');
+      if (reason !== undefined) r.reason = reason;
+      rule.rest({ where: 'an approval rule (known: tools, personas, minSideEffects, minRisk, modes, reason)' });
+      if (Object.keys(r).filter((k) => k !== 'reason').length === 0) {
+        report('INVALID_VALUE', 'An approval rule with no condition would gate every call.', rule.pointer, { hint: 'Give at least one of tools, personas, minSideEffects, minRisk, modes.' });
+      } else rules.push(r);
+    });
+    if (rules.length > 0) approvals.rules = rules;
+    approvalsReader.rest({ where: 'approvals (known: ttlSec, rules)' });
+  }
+
   top.rest({ where: `the config (known fields: ${TOP_LEVEL_FIELDS.join(', ')})` });
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
@@ -424,6 +491,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     server: DEFAULT_SERVER,
     limits: DEFAULT_LIMITS,
     ranking: {},
+    approvals: {},
   } satisfies Config;
   const config = {
     ...defaults,
@@ -433,6 +501,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     server: { ...DEFAULT_SERVER, ...server },
     limits: { ...DEFAULT_LIMITS, ...limits },
     ranking,
+    approvals,
   } satisfies Config;
   return { config, diagnostics };
 }

@@ -21,11 +21,19 @@ import { summarizeCatalog, summarizeJobs } from '../registry/summary.js';
 import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, type HealthSource } from '../service/views.js';
 import type { RankWeights } from '../query/rank.js';
 import { openApiDocument } from './openapi.js';
+import { CallError } from '../runtime/errors.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ApprovalStatus } from '../store/types.js';
+import { DEFAULT_LIMITS } from '../load/source.js';
 import { problem, problemResponse, type Problem } from './problem.js';
 
 export interface ApiOptions {
-  /** Observed health per tool. @default every tool unknown */
+  /** Runs calls and approvals (`POST /tools/{name}/call`, `/approvals`, `/metrics`); its health book feeds `/tools`. Without it those answer 501. */
+  runtime?: Runtime;
+  /** Observed health per tool. @default the runtime's, else every tool unknown */
   health?: HealthSource;
+  /** Largest request body, bytes. @default 1048576 */
+  maxBodyBytes?: number;
   /** Ranking weights for `/search` (the config's `ranking.weights`). @default DEFAULT_RANK_WEIGHTS */
   weights?: Partial<RankWeights>;
   /** Task risk when a request gives no `task_risk` (the config's `ranking.taskRisk`). @default 1 */
@@ -47,13 +55,58 @@ export const MAX_SEARCH_LIMIT = 100;
 const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/tools\/?$/, 'GET, HEAD'],
   [/^\/tools\/[^/]+\/?$/, 'GET, HEAD'],
-  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json)\/?$/, 'GET, HEAD'],
+  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json|metrics|approvals)\/?$/, 'GET, HEAD'],
+  [/^\/approvals\/[^/]+\/?$/, 'GET, HEAD'],
+  [/^\/tools\/[^/]+\/call\/?$/, 'POST'],
+  [/^\/approvals\/[^/]+\/(approve|deny)\/?$/, 'POST'],
 ];
 
 class BadParameters extends Error {
   constructor(readonly problems: ParameterProblem[]) {
     super(problems.map((p) => `${p.parameter}: ${p.message}`).join(' '));
   }
+}
+
+/** A problem to answer as is. */
+class ProblemError extends Error {
+  constructor(readonly body: Problem) {
+    super(body.detail);
+  }
+}
+
+const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] as const;
+
+/** A call error as a problem: its code, status, and what the caller needs (pointer, retry time, providers). */
+function callProblem(error: CallError, extra: Record<string, unknown> = {}): Response {
+  const { pointer, problems, retryAfterMs, providers, callId } = error.extra;
+  const body = problem(error.code, error.message, {
+    ...(pointer !== undefined ? { pointer } : {}),
+    ...(problems !== undefined ? { problems } : {}),
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    ...(providers !== undefined ? { providers } : {}),
+    ...(callId !== undefined ? { callId } : {}),
+    ...extra,
+  });
+  const headers: Record<string, string> = retryAfterMs !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } : {};
+  return problemResponse(body, headers);
+}
+
+/** JSON.parse that refuses nesting deeper than the manifest limit (a deep body must not blow the stack later). */
+function parseJsonSafely(text: string): unknown {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i++;
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth--;
+  }
+  if (max > DEFAULT_LIMITS.maxDepth) throw new Error(`nesting is ${max} levels deep; at most ${DEFAULT_LIMITS.maxDepth}`);
+  return JSON.parse(text);
 }
 
 class NotFound extends Error {
@@ -178,7 +231,9 @@ function parseSearch(params: URLSearchParams) {
  * const res = await app.fetch(new Request('http://x/tools?persona=atlas&max_risk=medium'));
  */
 export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
-  const health = options.health ?? NO_HEALTH;
+  const runtime = options.runtime;
+  const health = options.health ?? runtime?.health ?? NO_HEALTH;
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const cache = new Lru<Cached>(options.cacheEntries ?? 256);
   const onError = options.onError ?? ((error: unknown) => process.emitWarning(`toolcap http: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
   // `/tools/` is `/tools`
@@ -227,7 +282,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
       if (!found) {
         throw new NotFound(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that persona "${persona}" can see.`));
       }
-      return { version: snap.version, ...found };
+      return { version: snap.version, ...found, ...(runtime ? { providerHealth: runtime.health.providers(name) } : {}) };
     }),
   );
 
@@ -271,6 +326,112 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   const openapi = JSON.stringify(openApiDocument(options.version ?? '0.0.0'));
   app.get('/openapi.json', () => new Response(openapi, { headers: { 'content-type': JSON_TYPE } }));
 
+  // --- calls and approvals (the runtime) ---------------------------------
+
+  const needRuntime = (): Runtime => {
+    if (!runtime) throw new ProblemError(problem('NO_RUNTIME', 'This server serves the catalog only; start it with a runtime (toolcap serve does) to run tools.'));
+    return runtime;
+  };
+  /** A JSON object body, at most maxBody bytes; anything else is a 4xx problem. */
+  const body = async (c: Context): Promise<Record<string, unknown>> => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) throw new ProblemError(problem('UNSUPPORTED_MEDIA_TYPE', `Send the body as application/json (got ${type || 'no content type'}).`));
+    const declared = Number(c.req.header('content-length') ?? Number.NaN);
+    if (declared > maxBody) throw new ProblemError(problem('PAYLOAD_TOO_LARGE', `The body is ${declared} bytes; at most ${maxBody}.`));
+    const reader = c.req.raw.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const chunk = reader ? await reader.read() : { done: true as const, value: undefined };
+      if (chunk.done) break;
+      size += chunk.value.byteLength;
+      if (size > maxBody) {
+        await reader?.cancel();
+        throw new ProblemError(problem('PAYLOAD_TOO_LARGE', `The body is over ${maxBody} bytes.`));
+      }
+      chunks.push(chunk.value);
+    }
+    const text = new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks));
+    if (text.trim() === '') return {};
+    let value: unknown;
+    try {
+      value = parseJsonSafely(text);
+    } catch (error) {
+      throw new ProblemError(problem('BAD_BODY', `The body is not JSON: ${error instanceof Error ? error.message : String(error)}.`));
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ProblemError(problem('BAD_BODY', 'The body must be a JSON object.'));
+    return value as Record<string, unknown>;
+  };
+  const optionalString = (b: Record<string, unknown>, name: string): string | undefined => {
+    const v = b[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string' || v === '') throw new ProblemError(problem('BAD_BODY', `"${name}" must be a non-empty string.`, { pointer: `/${name}` }));
+    return v;
+  };
+  const json = (value: unknown, status = 200, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(value), { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers } });
+
+  app.post('/tools/:name/call', async (c) => {
+    const rt = needRuntime();
+    const b = await body(c);
+    const known = new Set(['arguments', 'persona', 'caller', 'job', 'idempotencyKey']);
+    const unknown = Object.keys(b).filter((k) => !known.has(k));
+    if (unknown.length > 0) throw new ProblemError(problem('BAD_BODY', `Unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => `"${k}"`).join(', ')}; known: ${[...known].join(', ')}.`, { pointer: `/${unknown[0]}` }));
+    const persona = optionalString(b, 'persona');
+    const caller = optionalString(b, 'caller') ?? c.req.header('x-toolcap-caller');
+    const job = optionalString(b, 'job');
+    const idempotencyKey = optionalString(b, 'idempotencyKey') ?? c.req.header('idempotency-key');
+    const result = await rt.call(c.req.param('name'), b['arguments'] ?? {}, {
+      ...(persona !== undefined ? { persona } : {}),
+      ...(caller !== undefined ? { caller } : {}),
+      ...(job !== undefined ? { job } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      signal: c.req.raw.signal,
+    });
+    if (result.status === 'pending_approval') {
+      const id = result.approval.id;
+      return json({ ...result, approve: `POST /approvals/${id}/approve`, deny: `POST /approvals/${id}/deny` }, 202, { location: `/approvals/${id}` });
+    }
+    return json(result);
+  });
+
+  app.get('/approvals', async (c) => {
+    const rt = needRuntime();
+    const params = new URL(c.req.url).searchParams;
+    const problems: ParameterProblem[] = [];
+    for (const k of new Set(params.keys())) if (!['status', 'tool', 'limit'].includes(k)) problems.push({ parameter: k, message: `Unknown parameter "${k}". Known: status, tool, limit.` });
+    const status = params.get('status') ?? undefined;
+    if (status !== undefined && !isMember(APPROVAL_STATUSES, status)) problems.push({ parameter: 'status', message: `"${status}" is not one of ${APPROVAL_STATUSES.join(', ')}.` });
+    const limit = params.get('limit');
+    const n = limit === null ? 100 : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
+    if (!(n >= 1 && n <= 1000)) problems.push({ parameter: 'limit', message: `"${limit}" is not a whole number from 1 to 1000.` });
+    if (problems.length > 0) throw new BadParameters(problems);
+    const tool = params.get('tool') ?? undefined;
+    return json({ approvals: await rt.listApprovals({ ...(status ? { status: status as ApprovalStatus } : {}), ...(tool ? { tool } : {}), limit: n }) });
+  });
+  app.get('/approvals/:id', async (c) => json(await needRuntime().getApproval(c.req.param('id'))));
+  app.post('/approvals/:id/approve', async (c) => {
+    const rt = needRuntime();
+    const b = await body(c);
+    const by = optionalString(b, 'by') ?? c.req.header('x-toolcap-caller');
+    const note = optionalString(b, 'note');
+    const outcome = await rt.approve(c.req.param('id'), { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) });
+    if (outcome.error) return callProblem(outcome.error, { approval: outcome.approval });
+    return json(outcome);
+  });
+  app.post('/approvals/:id/deny', async (c) => {
+    const rt = needRuntime();
+    const b = await body(c);
+    const by = optionalString(b, 'by') ?? c.req.header('x-toolcap-caller');
+    const note = optionalString(b, 'note');
+    return json({ approval: await rt.deny(c.req.param('id'), { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) }) });
+  });
+  app.get('/metrics', async () => {
+    const rt = needRuntime();
+    rt.metrics.snapshotVersion.set(registry.status().version);
+    return new Response(await rt.metrics.text(), { headers: { 'content-type': rt.metrics.contentType, 'cache-control': 'no-store' } });
+  });
+
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     const route = ROUTES.find(([pattern]) => pattern.test(path));
@@ -281,6 +442,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   });
 
   app.onError((error, c) => {
+    if (error instanceof ProblemError) return problemResponse(error.body);
+    if (error instanceof CallError) return callProblem(error);
     if (error instanceof BadParameters) {
       return problemResponse(problem('BAD_PARAMETER', error.message, { problems: error.problems }));
     }

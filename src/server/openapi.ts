@@ -121,6 +121,77 @@ export function openApiDocument(version: string): Json {
         },
       },
       '/openapi.json': { get: { summary: 'This document', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') } } },
+      '/tools/{name}/call': {
+        post: {
+          summary: 'Call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries by retry class, audit',
+          parameters: [
+            { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'Makes a guarded tool retryable.' },
+            { name: 'X-Toolcap-Caller', in: 'header', required: false, schema: { type: 'string' }, description: 'Who is calling (audit log).' },
+          ],
+          requestBody: {
+            required: false,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    arguments: { type: 'object', description: 'Checked against the tool\'s inputSchema.' },
+                    persona: { type: 'string' },
+                    caller: { type: 'string' },
+                    job: { type: 'string' },
+                    idempotencyKey: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': json({ type: 'object', properties: { status: { const: 'ok' }, callId: { type: 'string' }, provider: { type: 'string' }, attempts: { type: 'integer' }, result: {} } }, 'The tool ran.'),
+            '202': json({ type: 'object', properties: { status: { const: 'pending_approval' }, approval: { type: 'object' } } }, 'Waiting for approval: approve with POST /approvals/{id}/approve.'),
+            ...problems('BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR', 'NO_RUNTIME'),
+          },
+        },
+      },
+      '/approvals': {
+        get: {
+          summary: 'Approval requests, newest first',
+          parameters: [
+            param('status', 'Only this status.', { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] }),
+            param('tool', 'Only this tool.', { type: 'string' }),
+            param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+          ],
+          responses: { '200': json({ type: 'object', properties: { approvals: { type: 'array' } } }, 'Approvals.'), ...problems('BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME') },
+        },
+      },
+      '/approvals/{id}': {
+        get: {
+          summary: 'One approval request',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': json({ type: 'object' }, 'The approval.'), ...problems('APPROVAL_NOT_FOUND', 'STORE_UNAVAILABLE', 'NO_RUNTIME') },
+        },
+      },
+      '/approvals/{id}/approve': {
+        post: {
+          summary: 'Approve, and run exactly the reviewed call (void if the manifest changed since)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { by: { type: 'string' }, note: { type: 'string' } } } } } },
+          responses: {
+            '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.'),
+            ...problems('APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'PROVIDER_ERROR', 'STORE_UNAVAILABLE', 'NO_RUNTIME'),
+          },
+        },
+      },
+      '/approvals/{id}/deny': {
+        post: {
+          summary: 'Deny',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { by: { type: 'string' }, note: { type: 'string' } } } } } },
+          responses: { '200': json({ type: 'object' }, 'Denied.'), ...problems('APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'STORE_UNAVAILABLE', 'NO_RUNTIME') },
+        },
+      },
+      '/metrics': { get: { summary: 'Prometheus metrics: calls, attempts, durations, approvals, backoff', responses: { '200': { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     },
     components: {
       schemas: {

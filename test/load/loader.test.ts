@@ -11,7 +11,7 @@ describe('loadLayers', () => {
     const { layers, diagnostics } = loadLayers(['examples/manifests']);
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const dialects = new Set(layers[0]?.documents.map((d) => d.dialect.id));
-    expect([...dialects].sort()).toEqual(['atlas', 'capability', 'pylot', 'shinkai', 'xena']);
+    expect([...dialects].sort()).toEqual(['atlas', 'capability', 'pylot', 'shinkai', 'toolcap', 'xena']);
     const files = layers[0]?.documents.map((d) => d.file.path) ?? [];
     expect(files).toEqual([...files].sort());
   });

@@ -1,0 +1,140 @@
+/**
+ * `toolcap call <tool> --args '{...}' [--persona P]` and `toolcap approvals
+ * list|approve|deny`: the runtime pipeline from the command line, in this
+ * process, with the store the config names (so approvals asked for here can
+ * be decided from the HTTP API of a server on the same store, and the other
+ * way round).
+ * @module
+ */
+import { CallError } from '../runtime/errors.js';
+import type { ApprovalView, CallResult } from '../runtime/runtime.js';
+import type { ApprovalStatus } from '../store/types.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import type { CliIO } from './io.js';
+import { openRuntime, type RuntimeSetup } from './runtime-setup.js';
+import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+
+export interface CallFlags extends LoadFlags {
+  args?: string;
+  persona?: string;
+  caller?: string;
+  idempotencyKey?: string;
+  json?: boolean;
+}
+
+export interface ApprovalsFlags extends LoadFlags {
+  status?: string;
+  by?: string;
+  note?: string;
+  json?: boolean;
+}
+
+const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
+
+async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>): Promise<ExitCode> {
+  const plan = loadPlan(paths, flags);
+  if ('failure' in plan) {
+    printDiagnostics(plan.failure, io);
+    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
+  }
+  const setup = await openRuntime(plan, io);
+  if (typeof setup === 'number') return setup;
+  try {
+    return await body(setup);
+  } finally {
+    await setup.close();
+  }
+}
+
+function printError(error: unknown, io: CliIO, json: boolean | undefined): ExitCode {
+  if (!(error instanceof CallError)) throw error;
+  if (json) io.stdout(`${JSON.stringify({ status: 'error', code: error.code, message: error.message, ...error.extra }, null, 2)}\n`);
+  io.stderr(`toolcap: ${error.code}: ${error.message}\n`);
+  for (const p of error.extra.problems ?? []) io.stderr(`  ${p.pointer || '/'}: ${p.message}\n`);
+  return EXIT.FINDINGS;
+}
+
+function printApproval(a: ApprovalView, io: CliIO): void {
+  io.stdout(`${a.id}  ${a.status.padEnd(8)}  ${a.tool}${a.persona ? ` (persona ${a.persona})` : ''}  asked ${a.createdAt}${a.requestedBy ? ` by ${a.requestedBy}` : ''}\n`);
+  io.stdout(`  arguments: ${JSON.stringify(a.arguments)}\n  why: ${a.reason}\n  manifest: ${a.manifestHash}\n`);
+  if (a.decidedAt) io.stdout(`  decided ${a.decidedAt}${a.decidedBy ? ` by ${a.decidedBy}` : ''}${a.note ? `: ${a.note}` : ''}\n`);
+}
+
+function printResult(r: CallResult, io: CliIO, json: boolean | undefined, configHint: string): void {
+  if (json) {
+    io.stdout(`${JSON.stringify(r, null, 2)}\n`);
+    return;
+  }
+  if (r.status === 'pending_approval') {
+    io.stdout(`Waiting for approval ${r.approval.id}: ${r.approval.reason}.\n`);
+    io.stdout(`  approve (runs exactly this call): toolcap approvals approve ${r.approval.id}${configHint}\n  deny:                             toolcap approvals deny ${r.approval.id}${configHint}\n`);
+    return;
+  }
+  io.stdout(`${JSON.stringify(r.result, null, 2)}\n`);
+  io.stderr(`toolcap: ${r.tool} ran on provider ${r.provider} in ${r.durationMs} ms (${r.attempts} attempt${r.attempts === 1 ? '' : 's'})${r.skipped.length ? `; skipped ${r.skipped.join('; ')}` : ''}\n`);
+}
+
+export async function callCommand(tool: string, paths: string[], flags: CallFlags, io: CliIO): Promise<ExitCode> {
+  let args: unknown = {};
+  if (flags.args !== undefined) {
+    try {
+      args = JSON.parse(flags.args);
+    } catch (error) {
+      io.stderr(`toolcap: --args is not JSON: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT.USAGE;
+    }
+  }
+  const hint = flags.config !== undefined ? ` --config ${flags.config}` : paths.length ? ` ${paths.join(' ')}` : '';
+  return withRuntime(paths, flags, io, async ({ runtime }) => {
+    try {
+      const result = await runtime.call(tool, args, {
+        ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
+        caller: flags.caller ?? `cli:${process.env['USER'] ?? 'unknown'}`,
+        ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
+      });
+      printResult(result, io, flags.json, hint);
+      return EXIT.OK;
+    } catch (error) {
+      return printError(error, io, flags.json);
+    }
+  });
+}
+
+export async function approvalsCommand(action: string, id: string | undefined, paths: string[], flags: ApprovalsFlags, io: CliIO): Promise<ExitCode> {
+  if (action !== 'list' && id === undefined) {
+    io.stderr(`toolcap: approvals ${action} needs an approval id (see toolcap approvals list)\n`);
+    return EXIT.USAGE;
+  }
+  if (flags.status !== undefined && !(APPROVAL_STATUSES as readonly string[]).includes(flags.status)) {
+    io.stderr(`toolcap: --status: "${flags.status}" is not one of ${APPROVAL_STATUSES.join(', ')}\n`);
+    return EXIT.USAGE;
+  }
+  const by = flags.by ?? `cli:${process.env['USER'] ?? 'unknown'}`;
+  return withRuntime(paths, flags, io, async ({ runtime }) => {
+    try {
+      if (action === 'list') {
+        const list = await runtime.listApprovals(flags.status !== undefined ? { status: flags.status as ApprovalStatus } : { status: 'pending' });
+        if (flags.json) io.stdout(`${JSON.stringify({ approvals: list }, null, 2)}\n`);
+        else if (list.length === 0) io.stdout(`No ${flags.status ?? 'pending'} approvals.\n`);
+        else for (const a of list) printApproval(a, io);
+        return EXIT.OK;
+      }
+      if (action === 'deny') {
+        const a = await runtime.deny(id as string, { by, ...(flags.note !== undefined ? { note: flags.note } : {}) });
+        if (flags.json) io.stdout(`${JSON.stringify({ approval: a }, null, 2)}\n`);
+        else io.stdout(`Denied ${a.id} (${a.tool}).\n`);
+        return EXIT.OK;
+      }
+      const outcome = await runtime.approve(id as string, { by, ...(flags.note !== undefined ? { note: flags.note } : {}) });
+      if (outcome.error) return printError(outcome.error, io, flags.json);
+      if (flags.json) io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
+      else {
+        io.stdout(`Approved ${outcome.approval.id}; the reviewed call ran:\n`);
+        if (outcome.call) printResult(outcome.call, io, false, '');
+      }
+      return EXIT.OK;
+    } catch (error) {
+      return printError(error, io, flags.json);
+    }
+  });
+}

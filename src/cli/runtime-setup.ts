@@ -1,0 +1,78 @@
+/**
+ * What the commands that run tools share (`serve`, `call`, `approvals`):
+ * the registry, the store the config names (SQLite in `.toolcap/` by
+ * default) and the runtime over both.
+ * @module
+ */
+import { resolve } from 'node:path';
+import { DEFAULT_STORE_PATH, type StoreConfig } from '../load/config.js';
+import { Registry } from '../registry/registry.js';
+import { ProviderTypes } from '../runtime/providers/registry.js';
+import { Runtime } from '../runtime/runtime.js';
+import { openStore } from '../store/open.js';
+import type { Store } from '../store/types.js';
+import type { CliIO } from './io.js';
+import { renderDiagnostic } from './render.js';
+import type { LoadPlan } from './shared.js';
+
+export interface RuntimeSetup {
+  registry: Registry;
+  store: Store;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** The store of a plan: the config's, else `.toolcap/toolcap.db` in the current folder. */
+export function storeConfigOf(plan: LoadPlan): StoreConfig {
+  return plan.config?.store ?? { kind: 'sqlite', path: resolve(DEFAULT_STORE_PATH) };
+}
+
+/**
+ * Build the catalog, open the store and make the runtime. Resolves to a
+ * setup, or to an exit code after printing why not (1: the catalog has
+ * errors; 2: the store cannot be opened).
+ */
+export async function openRuntime(plan: LoadPlan, io: CliIO, options: { watch?: boolean; onReload?: ConstructorParameters<typeof Registry>[0]['onReload'] } = {}): Promise<RuntimeSetup | 1 | 2> {
+  const registry = new Registry({ paths: plan.layers, ...plan.options, watch: options.watch ?? false, ...(options.onReload ? { onReload: options.onReload } : {}) });
+  const first = await registry.start();
+  if (first.kind !== 'reloaded') {
+    await registry.close();
+    for (const d of first.kind === 'failed' ? first.diagnostics : []) if (d.severity === 'error') io.stderr(`${renderDiagnostic(d, new Map())}\n`);
+    io.stderr('toolcap: the catalog has errors; nothing to serve or run. Fix them (toolcap validate shows them with excerpts).\n');
+    return first.kind === 'failed' && first.unreadable ? 2 : 1;
+  }
+  const storeConfig = storeConfigOf(plan);
+  let store: Store;
+  try {
+    store = await openStore(storeConfig);
+  } catch (error) {
+    await registry.close();
+    io.stderr(`toolcap: cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const approvals = plan.config?.approvals;
+  const runtime = new Runtime({
+    registry,
+    store,
+    providers: new ProviderTypes(),
+    ...(approvals?.rules ? { rules: approvals.rules } : {}),
+    ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
+    environment: { baseDir: plan.config?.root ?? process.cwd() },
+    onWarning: (m) => io.stderr(`toolcap: ${m}\n`),
+  });
+  try {
+    await runtime.loadHealth();
+  } catch (error) {
+    io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  return {
+    registry,
+    store,
+    runtime,
+    close: async () => {
+      await runtime.close();
+      await registry.close();
+      await store.close();
+    },
+  };
+}

@@ -367,7 +367,10 @@ class HttpInstance implements ProviderInstance {
       if (code !== undefined) {
         throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: cannot reach ${new URL(request.url).host} (${code})`, true, { cause: err });
       }
-      throw new ProviderError('PROVIDER_ERROR', `${what}: request failed: ${messageOf((err as { cause?: unknown }).cause ?? err)}`, false, { cause: err });
+      const reason = messageOf((err as { cause?: unknown }).cause ?? err);
+      // fetch refuses some ports (the WHATWG "bad port" list) before opening a connection: nothing was sent
+      if (reason === 'bad port') throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: fetch refuses to connect to port ${new URL(request.url).port} (a blocked port)`, true, { cause: err });
+      throw new ProviderError('PROVIDER_ERROR', `${what}: request failed: ${reason}`, false, { cause: err });
     }
 
     let body: { value: unknown; json: boolean; text: string };

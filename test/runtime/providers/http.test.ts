@@ -239,6 +239,13 @@ describe('http provider', () => {
     expect(err.beforeEffect).toBe(true);
   }, 15_000);
 
+  it.each([['http://127.0.0.1:9'], ['http://127.0.0.1:6000']])('a port fetch refuses to use (%s) is unavailable before effect', async (baseUrl) => {
+    const err = await rejection(make({ baseUrl, path: '/x', method: 'POST' }).call({}, contextFor()));
+    expect(err.code).toBe('PROVIDER_UNAVAILABLE');
+    expect(err.beforeEffect).toBe(true);
+    expect(err.message).toContain('blocked port');
+  });
+
   it.each([
     ['/health', { healthy: true }],
     ['/status/500', { healthy: false }],

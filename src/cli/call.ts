@@ -6,6 +6,7 @@
  * way round).
  * @module
  */
+import { userInfo } from 'node:os';
 import { CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult } from '../runtime/runtime.js';
 import type { ApprovalStatus } from '../store/types.js';
@@ -29,15 +30,28 @@ export interface ApprovalsFlags extends LoadFlags {
   json?: boolean;
 }
 
+/** The default caller/reviewer id: cli:<login name>. */
+function whoami(): string {
+  let name = process.env['USER'] ?? process.env['USERNAME'];
+  if (name === undefined) {
+    try {
+      name = userInfo().username;
+    } catch {
+      name = 'unknown';
+    }
+  }
+  return `cli:${name}`;
+}
+
 const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
 
-async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>): Promise<ExitCode> {
+async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>, options: { traces?: boolean } = {}): Promise<ExitCode> {
   const plan = loadPlan(paths, flags);
   if ('failure' in plan) {
     printDiagnostics(plan.failure, io);
     return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
   }
-  const setup = await openRuntime(plan, io);
+  const setup = await openRuntime(plan, io, options);
   if (typeof setup === 'number') return setup;
   try {
     return await body(setup);
@@ -89,7 +103,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
     try {
       const result = await runtime.call(tool, args, {
         ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
-        caller: flags.caller ?? `cli:${process.env['USER'] ?? 'unknown'}`,
+        caller: flags.caller ?? `${whoami()}`,
         ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
       });
       printResult(result, io, flags.json, hint);
@@ -109,7 +123,7 @@ export async function approvalsCommand(action: string, id: string | undefined, p
     io.stderr(`toolcap: --status: "${flags.status}" is not one of ${APPROVAL_STATUSES.join(', ')}\n`);
     return EXIT.USAGE;
   }
-  const by = flags.by ?? `cli:${process.env['USER'] ?? 'unknown'}`;
+  const by = flags.by ?? `${whoami()}`;
   return withRuntime(paths, flags, io, async ({ runtime }) => {
     try {
       if (action === 'list') {
@@ -137,4 +151,27 @@ export async function approvalsCommand(action: string, id: string | undefined, p
       return printError(error, io, flags.json);
     }
   });
+}
+
+export interface AuditFlags extends LoadFlags {
+  tool?: string;
+  callId?: string;
+  after?: string;
+  limit?: string;
+  json?: boolean;
+}
+
+/** `toolcap audit`: the audit log, oldest first. */
+export async function auditCommand(paths: string[], flags: AuditFlags, io: CliIO): Promise<ExitCode> {
+  const whole = (v: string | undefined, name: string, fallback: number) => (v === undefined ? fallback : /^\d+$/.test(v) ? Number(v) : (io.stderr(`toolcap: ${name}: "${v}" is not a whole number\n`), Number.NaN));
+  const after = whole(flags.after, '--after', 0);
+  const limit = whole(flags.limit, '--limit', 100);
+  if (Number.isNaN(after) || Number.isNaN(limit) || limit < 1) return EXIT.USAGE;
+  return withRuntime(paths, flags, io, async ({ store }) => {
+    const records = await store.listAudit({ afterSeq: after, limit, ...(flags.tool ? { tool: flags.tool } : {}), ...(flags.callId ? { callId: flags.callId } : {}) });
+    if (flags.json) io.stdout(`${JSON.stringify({ audit: records }, null, 2)}\n`);
+    else if (records.length === 0) io.stdout('No audit records.\n');
+    else for (const r of records) io.stdout(`${String(r.seq).padStart(5)}  ${r.at}  ${r.kind.padEnd(22)} ${r.tool ?? '-'}${r.actor ? `  by ${r.actor}` : ''}${r.callId ? `  call ${r.callId}` : ''}\n         ${JSON.stringify(r.detail)}\n`);
+    return EXIT.OK;
+  }, { traces: false });
 }

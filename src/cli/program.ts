@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { dialectIds } from '../dialects/registry.js';
-import { approvalsCommand, callCommand, type ApprovalsFlags, type CallFlags } from './call.js';
+import { approvalsCommand, auditCommand, callCommand, type ApprovalsFlags, type AuditFlags, type CallFlags } from './call.js';
 import { convertCommand, type ConvertFlags } from './convert.js';
 import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -181,6 +181,19 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
         done(resolved === undefined ? EXIT.USAGE : await approvalsCommand(action, id, paths, resolved, io));
       });
   }
+
+  program
+    .command('audit')
+    .description('print the audit log (calls, approval requests and decisions), oldest first')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--tool <name>', 'only this tool')
+    .option('--call-id <id>', 'only this call')
+    .option('--after <seq>', 'only records after this sequence number')
+    .option('--limit <n>', 'at most this many (default 100)')
+    .option('--json', 'print {"audit": [...]} as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<AuditFlags>((paths, flags) => auditCommand(paths, flags, io)));
 
   program
     .command('schema')

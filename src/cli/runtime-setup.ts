@@ -4,7 +4,8 @@
  * default) and the runtime over both.
  * @module
  */
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileTracer } from '../runtime/trace-file.js';
 import { DEFAULT_STORE_PATH, type StoreConfig } from '../load/config.js';
 import { Registry } from '../registry/registry.js';
 import { ProviderTypes } from '../runtime/providers/registry.js';
@@ -19,6 +20,8 @@ export interface RuntimeSetup {
   registry: Registry;
   store: Store;
   runtime: Runtime;
+  /** Where spans are written (JSON lines), when they are. */
+  traceFile: string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,7 +35,17 @@ export function storeConfigOf(plan: LoadPlan): StoreConfig {
  * setup, or to an exit code after printing why not (1: the catalog has
  * errors; 2: the store cannot be opened).
  */
-export async function openRuntime(plan: LoadPlan, io: CliIO, options: { watch?: boolean; onReload?: ConstructorParameters<typeof Registry>[0]['onReload'] } = {}): Promise<RuntimeSetup | 1 | 2> {
+/** Where traces go: `traces.jsonl` beside an SQLite store, else `.toolcap/traces.jsonl` in the config (or current) folder. */
+export function traceFileOf(plan: LoadPlan): string {
+  const store = storeConfigOf(plan);
+  return store.kind === 'sqlite' ? join(dirname(store.path), 'traces.jsonl') : resolve(plan.config?.root ?? '.', '.toolcap', 'traces.jsonl');
+}
+
+export async function openRuntime(
+  plan: LoadPlan,
+  io: CliIO,
+  options: { watch?: boolean; onReload?: ConstructorParameters<typeof Registry>[0]['onReload']; traces?: boolean } = {},
+): Promise<RuntimeSetup | 1 | 2> {
   const registry = new Registry({ paths: plan.layers, ...plan.options, watch: options.watch ?? false, ...(options.onReload ? { onReload: options.onReload } : {}) });
   const first = await registry.start();
   if (first.kind !== 'reloaded') {
@@ -51,7 +64,9 @@ export async function openRuntime(plan: LoadPlan, io: CliIO, options: { watch?: 
     return 2;
   }
   const approvals = plan.config?.approvals;
+  const traces = options.traces === false ? undefined : fileTracer(traceFileOf(plan));
   const runtime = new Runtime({
+    ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
     providers: new ProviderTypes(),
@@ -69,8 +84,10 @@ export async function openRuntime(plan: LoadPlan, io: CliIO, options: { watch?: 
     registry,
     store,
     runtime,
+    traceFile: traces ? traceFileOf(plan) : undefined,
     close: async () => {
       await runtime.close();
+      await traces?.shutdown();
       await registry.close();
       await store.close();
     },

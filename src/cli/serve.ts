@@ -97,7 +97,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const layers = plan.layers.length;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
-      `  store: ${store.kind} ${store.location} (approvals, audit log, call health)\n` +
+      `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +
       `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +
       `${registry.status().watching ? 'Watching the manifests: saved edits go live; a broken edit keeps the last good catalog. ' : ''}Ctrl-C stops.\n`,
   );

@@ -55,7 +55,7 @@ export const MAX_SEARCH_LIMIT = 100;
 const ROUTES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/tools\/?$/, 'GET, HEAD'],
   [/^\/tools\/[^/]+\/?$/, 'GET, HEAD'],
-  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json|metrics|approvals)\/?$/, 'GET, HEAD'],
+  [/^\/(search|skills|agents|jobs|summary|health|openapi\.json|metrics|approvals|audit)\/?$/, 'GET, HEAD'],
   [/^\/approvals\/[^/]+\/?$/, 'GET, HEAD'],
   [/^\/tools\/[^/]+\/call\/?$/, 'POST'],
   [/^\/approvals\/[^/]+\/(approve|deny)\/?$/, 'POST'],
@@ -426,6 +426,32 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     const note = optionalString(b, 'note');
     return json({ approval: await rt.deny(c.req.param('id'), { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) }) });
   });
+  app.get('/audit', async (c) => {
+    const rt = needRuntime();
+    const params = new URL(c.req.url).searchParams;
+    const problems: ParameterProblem[] = [];
+    for (const k of new Set(params.keys())) if (!['tool', 'call_id', 'after', 'limit'].includes(k)) problems.push({ parameter: k, message: `Unknown parameter "${k}". Known: tool, call_id, after, limit.` });
+    const whole = (name: string, min: number, max: number, fallback: number) => {
+      const v = params.get(name);
+      const n = v === null ? fallback : /^\d+$/.test(v) ? Number(v) : Number.NaN;
+      if (!(n >= min && n <= max)) problems.push({ parameter: name, message: `"${v}" is not a whole number from ${min} to ${max}.` });
+      return n;
+    };
+    const limit = whole('limit', 1, 1000, 100);
+    const after = whole('after', 0, Number.MAX_SAFE_INTEGER, 0);
+    if (problems.length > 0) throw new BadParameters(problems);
+    const tool = params.get('tool') ?? undefined;
+    const callId = params.get('call_id') ?? undefined;
+    let records;
+    try {
+      records = await rt.store.listAudit({ afterSeq: after, limit, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) });
+    } catch (error) {
+      throw new ProblemError(problem('STORE_UNAVAILABLE', `The store is unavailable: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    const last = records.at(-1);
+    return json({ audit: records, ...(last && records.length === limit ? { next: `/audit?after=${last.seq}&limit=${limit}` } : {}) });
+  });
+
   app.get('/metrics', async () => {
     const rt = needRuntime();
     rt.metrics.snapshotVersion.set(registry.status().version);

@@ -191,6 +191,18 @@ export function openApiDocument(version: string): Json {
           responses: { '200': json({ type: 'object' }, 'Denied.'), ...problems('APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'STORE_UNAVAILABLE', 'NO_RUNTIME') },
         },
       },
+      '/audit': {
+        get: {
+          summary: 'The append-only audit log, oldest first: call outcomes, approval requests and decisions',
+          parameters: [
+            param('tool', 'Only this tool.', { type: 'string' }),
+            param('call_id', 'Only this call.', { type: 'string' }),
+            param('after', 'Only records after this seq (paging).', { type: 'integer', minimum: 0 }),
+            param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+          ],
+          responses: { '200': json({ type: 'object', properties: { audit: { type: 'array' }, next: { type: 'string' } } }, 'Audit records.'), ...problems('BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME') },
+        },
+      },
       '/metrics': { get: { summary: 'Prometheus metrics: calls, attempts, durations, approvals, backoff', responses: { '200': { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     },
     components: {

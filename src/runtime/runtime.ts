@@ -361,6 +361,11 @@ export class Runtime {
             skip(skipped, name, candidate.error ?? 'not runnable');
             continue;
           }
+          const missing = missingEnv(candidate.entry, this.#environment.env);
+          if (missing.length > 0) {
+            skip(skipped, name, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set`);
+            continue;
+          }
           const ready = candidate.instance.ready?.();
           if (ready && !ready.healthy) {
             skip(skipped, name, ready.reason ?? 'not ready');
@@ -562,6 +567,20 @@ export class Runtime {
 function keyOf(tool: Tool): string {
   const personas = tool.scope?.personas;
   return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
+}
+
+/**
+ * Declarative health for every provider type: the environment variables a
+ * manifest entry names must be set (`config.requiredEnv: [...]`, and the
+ * ATLAS convention of `*_env` keys such as `api_key_env: GOOGLE_API_KEY`).
+ */
+export function missingEnv(entry: Provider, env: Readonly<Record<string, string | undefined>>): string[] {
+  const names: string[] = [];
+  const config = entry.config ?? {};
+  const required = config['requiredEnv'];
+  if (Array.isArray(required)) for (const n of required) if (typeof n === 'string') names.push(n);
+  for (const [key, value] of Object.entries(config)) if (/(_env|Env)$/.test(key) && key !== 'requiredEnv' && typeof value === 'string') names.push(value);
+  return names.filter((n) => (env[n] ?? '') === '');
 }
 
 function skip(list: string[], name: string, reason: string): void {

@@ -11,6 +11,7 @@
  */
 import semver from 'semver';
 import type { Tool } from '../model/schema.js';
+import { toolKey } from '../model/tool-key.js';
 import {
   RISK_LEVELS,
   SIDE_EFFECTS,
@@ -93,11 +94,6 @@ export interface FilterResult {
   /** Present when more matches follow this page. */
   nextCursor?: string;
 }
-
-const keyOf = (tool: Tool): string => {
-  const personas = tool.scope?.personas;
-  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
-};
 
 const isShared = (tool: Tool): boolean => (tool.scope?.personas?.length ?? 0) === 0;
 
@@ -185,7 +181,7 @@ export function filterTools(tools: readonly ToolInput[], filter: ToolFilter, opt
   let items: FilteredTool[] = [];
   for (const input of tools) {
     const tool = 'value' in input && 'key' in input ? input.value : (input as Tool);
-    const key = 'value' in input && 'key' in input ? input.key : keyOf(tool);
+    const key = 'value' in input && 'key' in input ? input.key : toolKey(tool);
     if (!matchesFilter(tool, filter)) continue;
     const rate = options.health?.(tool.name)?.successRate;
     const health = typeof rate === 'number' && Number.isFinite(rate) ? { successRate: rate } : ('unknown' as const);

@@ -18,6 +18,7 @@ import type { SourceFile } from '../load/source.js';
 import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import { toolKey } from '../model/tool-key.js';
 import { isPlainObject } from '../model/objects.js';
 
 /** What a catalog keeps of a loaded file: enough to show positions, not its parsed value. */
@@ -78,10 +79,7 @@ export const MERGED_GROUPS: ReadonlySet<string> = new Set([
 ]);
 
 /** The identity of a tool within a layer: name, plus personas when scoped. */
-export function toolKey(tool: Pick<Tool, 'name' | 'scope'>): string {
-  const personas = tool.scope?.personas;
-  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
-}
+export { toolKey };
 
 type Named = { name: string; derived?: string[] };
 

@@ -21,6 +21,7 @@ import { dirname, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import type { Tracer } from '@opentelemetry/api';
 import { createAjv } from '../model/validator.js';
+import { toolKey } from '../model/tool-key.js';
 import type { Provider, Tool } from '../model/schema.js';
 import { contentHash, toolHash } from '../policy/hash.js';
 import type { Registry } from '../registry/registry.js';
@@ -233,7 +234,7 @@ export class Runtime {
     const record: ApprovalRecord = {
       id: `apr_${randomBytes(16).toString('hex')}`,
       tool: tool.name,
-      toolKey: keyOf(tool),
+      toolKey: toolKey(tool),
       persona: context.persona ?? null,
       arguments: args,
       argumentsHash: contentHash(args),
@@ -279,7 +280,7 @@ export class Runtime {
 
   async #run(tool: Tool, args: Record<string, unknown>, callId: string, context: CallContext, gated: boolean): Promise<CallResult & { status: 'ok' }> {
     if (tool.execution?.allowParallel === false) {
-      const key = keyOf(tool);
+      const key = toolKey(tool);
       const previous = this.#locks.get(key) ?? Promise.resolve();
       let release!: () => void;
       const mine = new Promise<void>((r) => (release = r));
@@ -300,7 +301,7 @@ export class Runtime {
     let list = this.#instanceCache.get(tool);
     if (!list) {
       // relative module paths and commands resolve from the folder of the manifest that first defined the tool
-      const origin = this.#registry.snapshot().provenance(keyOf(tool))?.[0]?.file;
+      const origin = this.#registry.snapshot().provenance(toolKey(tool))?.[0]?.file;
       const environment = origin === undefined ? this.#environment : { ...this.#environment, baseDir: dirname(resolve(origin)) };
       list = this.#providers.instantiate(tool, environment);
       this.#instanceCache.set(tool, list);
@@ -564,10 +565,6 @@ export class Runtime {
   }
 }
 
-function keyOf(tool: Tool): string {
-  const personas = tool.scope?.personas;
-  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
-}
 
 /**
  * Declarative health for every provider type: the environment variables a

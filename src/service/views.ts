@@ -10,6 +10,7 @@
  * @module
  */
 import type { Tool } from '../model/schema.js';
+import { toolKey } from '../model/tool-key.js';
 import { filterTools, matchesFilter, NO_SHARED, type FilterResult, type ToolFilter } from '../query/filters.js';
 import { explain, type Explanation } from '../query/explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from '../query/rank.js';
@@ -76,13 +77,9 @@ export function authScopes(tool: Tool): string[] {
 
 const EMPTY: readonly string[] = Object.freeze([]);
 
-function keyOf(tool: Tool): string {
-  const personas = tool.scope?.personas;
-  return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
-}
 
 /** The served view of one tool. */
-export function toolView(tool: Tool, health: HealthSource = NO_HEALTH, key = keyOf(tool)): ToolView {
+export function toolView(tool: Tool, health: HealthSource = NO_HEALTH, key = toolKey(tool)): ToolView {
   return {
     key,
     name: tool.name,
@@ -125,7 +122,7 @@ export function listTools(snapshot: Snapshot, filter: ToolFilter, health: Health
 export function getTool(snapshot: Snapshot, name: string, persona?: string, health: HealthSource = NO_HEALTH): (ToolView & { provenance: unknown[] }) | undefined {
   const tool = snapshot.tool(name, persona);
   if (!tool) return undefined;
-  const key = keyOf(tool);
+  const key = toolKey(tool);
   return { ...toolView(tool, health, key), provenance: [...(snapshot.provenance(key) ?? [])] };
 }
 

@@ -345,8 +345,8 @@ export class Runtime {
         });
         await this.store.appendAudit({ at, kind: ok ? 'call.ok' : 'call.error', tool: tool.name, callId, persona: context.persona ?? null, actor: context.caller ?? null, detail });
       };
-      if (gated) await this.#must(write);
-      else await this.#record(write);
+      // the call already ran (or failed): its outcome is answered even when the store cannot take it now
+      await this.#record(write);
       return durationMs;
     };
 
@@ -438,7 +438,7 @@ export class Runtime {
       }
     } catch (error) {
       const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', error instanceof Error ? error.message : String(error), { callId });
-      if (!(error instanceof CallError && error.code === 'STORE_UNAVAILABLE')) await finish(false, attempts.at(-1)?.provider, e.code, e.message);
+      await finish(false, attempts.at(-1)?.provider, e.code, e.message);
       throw e;
     }
   }
@@ -535,17 +535,23 @@ export class Runtime {
       throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the manifest of "${record.tool}" changed since it was reviewed. Ask again so the new manifest is reviewed.`);
     }
     const approved = await this.#decide(record, 'approved', { by: decision.by, note: decision.note, at });
+    let call: CallResult & { status: 'ok' };
     try {
       const args = this.validate(tool, record.arguments);
       if (contentHash(args) !== record.argumentsHash) throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the arguments differ from the reviewed ones.`);
-      const call = await this.#run(tool, args, randomUUID(), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id }, true);
-      const done = await this.#must(() => this.store.updateApproval(id, 'approved', { status: 'executed', result: { callId: call.callId, provider: call.provider, result: call.result } }));
-      return { approval: view(done ?? approved), call };
+      call = await this.#run(tool, args, randomUUID(), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id }, true);
     } catch (error) {
       const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', String(error));
       await this.#record(() => this.store.updateApproval(id, 'approved', { status: 'failed', result: { error: e.code, message: e.message } }));
       return { approval: view({ ...approved, status: 'failed', result: { error: e.code, message: e.message } }), error: e };
     }
+    // the call ran: its result is the answer even if the store cannot mark the approval executed now (it stays "approved")
+    const result = { callId: call.callId, provider: call.provider, result: call.result };
+    let done: ApprovalRecord | undefined;
+    const marked = await this.#record(async () => {
+      done = await this.store.updateApproval(id, 'approved', { status: 'executed', result });
+    });
+    return { approval: view(done ?? (marked ? { ...approved, status: 'executed', result } : approved)), call };
   }
 
   async deny(id: string, decision: { by?: string; note?: string } = {}): Promise<ApprovalView> {

@@ -1,0 +1,223 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closeAll, deferred, expectCode, fakeTool, harness, settle, type Deferred } from './helpers.js';
+
+afterEach(closeAll);
+
+describe('resolve: persona scoping and disabled tools', () => {
+  const tools = [
+    fakeTool('alpha.only', { scope: { personas: ['alpha'] } }),
+    fakeTool('shared.tool'),
+    fakeTool('off.tool', { enabled: false }),
+  ];
+
+  it('a tool scoped to a persona runs for that persona', async () => {
+    const h = await harness(tools);
+    const r = await h.runtime.call('alpha.only', { q: 1 }, { persona: 'alpha' });
+    expect(r.status).toBe('ok');
+    expect(h.fakes.count('alpha.only')).toBe(1);
+    expect(h.fakes.calls[0]?.ctx.persona).toBe('alpha');
+  });
+
+  it('shared tools run for any persona and for none', async () => {
+    const h = await harness(tools);
+    for (const persona of ['alpha', 'beta', undefined]) {
+      const r = await h.runtime.call('shared.tool', {}, persona === undefined ? {} : { persona });
+      expect(r.status).toBe('ok');
+    }
+    expect(h.fakes.count('shared.tool')).toBe(3);
+  });
+
+  it.each([
+    ['another persona', 'beta'],
+    ['no persona', undefined],
+  ] as const)('a tool scoped to persona alpha is TOOL_NOT_FOUND for %s, shaped like a missing tool', async (_label, persona) => {
+    const h = await harness(tools);
+    const context = persona === undefined ? {} : { persona };
+    const hidden = await expectCode(h.runtime.call('alpha.only', {}, context), 'TOOL_NOT_FOUND');
+    const missing = await expectCode(h.runtime.call('no.such.tool', {}, context), 'TOOL_NOT_FOUND');
+    expect(hidden.status).toBe(404);
+    expect(hidden.message.replace('alpha.only', 'X')).toBe(missing.message.replace('no.such.tool', 'X'));
+    expect(hidden.extra).toEqual(missing.extra);
+    expect(h.fakes.count()).toBe(0);
+  });
+
+  it.each([
+    ['no persona', undefined, 'p-shared'],
+    ['a persona without its own version', 'beta', 'p-shared'],
+    ['the persona with its own version', 'Researcher', 'p-scoped'],
+  ] as const)('a tool with a shared and a scoped version runs the right version for %s', async (_label, persona, provider) => {
+    const h = await harness([
+      fakeTool('web.search', { providers: [{ name: 'p-shared', config: { type: 'fake' } }] }),
+      fakeTool('web.search', { scope: { personas: ['Researcher'] }, description: 'research quota', providers: [{ name: 'p-scoped', config: { type: 'fake' } }] }),
+    ]);
+    const r = await h.runtime.call('web.search', {}, persona === undefined ? {} : { persona });
+    expect(r).toMatchObject({ status: 'ok', provider });
+    expect(h.fakes.order()).toEqual([provider]);
+  });
+
+  it.each([
+    ['no persona', undefined],
+    ['a persona', 'alpha'],
+  ] as const)('a disabled tool is not callable (%s) and reads as not found', async (_label, persona) => {
+    const h = await harness(tools);
+    const context = persona === undefined ? {} : { persona };
+    const e = await expectCode(h.runtime.call('off.tool', {}, context), 'TOOL_NOT_FOUND');
+    expect(e.message).toContain('off.tool');
+    expect(() => h.runtime.resolve('off.tool', persona)).toThrow(/No tool named "off.tool"/);
+    expect(h.fakes.count()).toBe(0);
+  });
+});
+
+describe('validate: INVALID_ARGUMENTS', () => {
+  const schema = {
+    type: 'object',
+    properties: { path: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+    required: ['path'],
+    additionalProperties: false,
+  };
+
+  it.each([
+    ['missing required', {}, '', [/required property 'path'/]],
+    ['wrong type', { path: 5 }, '/path', [/\/path must be string/]],
+    ['additional property', { path: 'a', extra: true }, '', [/must NOT have additional properties \(extra\)/]],
+    ['below minimum', { path: 'a', count: 0 }, '/count', [/\/count must be >= 1/]],
+    ['several problems at once', { count: 'x', other: 1 }, '', [/required property 'path'/, /\(other\)/, /\/count must be integer/]],
+  ] as Array<[string, unknown, string, RegExp[]]>)('%s', async (_label, args, pointer, messages) => {
+    const h = await harness([fakeTool('files.write', { inputSchema: schema })]);
+    const e = await expectCode(h.runtime.call('files.write', args), 'INVALID_ARGUMENTS');
+    expect(e.status).toBe(400);
+    expect(e.extra.pointer).toBe(pointer);
+    const problems = e.extra.problems ?? [];
+    expect(problems.length).toBeGreaterThanOrEqual(messages.length);
+    for (const m of messages) {
+      expect(problems.some((p) => m.test(p.message))).toBe(true);
+      expect(e.message).toMatch(m);
+    }
+    expect(problems[0]?.pointer).toBe(pointer);
+    expect(h.fakes.count()).toBe(0);
+  });
+
+  it.each([
+    ['null', null, 'null'],
+    ['an array', [{ path: 'a' }], 'an array'],
+    ['a string', '{"path":"a"}', 'string'],
+    ['a number', 42, 'number'],
+    ['undefined', undefined, 'undefined'],
+  ] as Array<[string, unknown, string]>)('non-object arguments (%s) are refused with pointer ""', async (_label, args, word) => {
+    const h = await harness([fakeTool('files.write', { inputSchema: schema })]);
+    const e = await expectCode(h.runtime.call('files.write', args), 'INVALID_ARGUMENTS');
+    expect(e.extra.pointer).toBe('');
+    expect(e.message).toContain(`not ${word}`);
+    expect(h.fakes.count()).toBe(0);
+  });
+
+  it('valid arguments reach the provider unchanged', async () => {
+    const h = await harness([fakeTool('files.write', { inputSchema: schema })]);
+    const args = { path: 'a/b.txt', count: 3 };
+    const r = await h.runtime.call('files.write', args);
+    expect(r.status).toBe('ok');
+    expect(h.fakes.calls[0]?.args).toEqual(args);
+  });
+
+  const draft07 = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://example.com/schemas/search.json',
+    type: 'object',
+    definitions: { query: { type: 'string', minLength: 1 } },
+    properties: { q: { $ref: '#/definitions/query' }, limit: { type: 'integer' } },
+    required: ['q'],
+    additionalProperties: false,
+  };
+
+  it.each([
+    ['valid', { q: 'cats', limit: 3 }, undefined],
+    ['a $ref-ed definition fails', { q: '' }, '/q'],
+    ['missing required', { limit: 3 }, ''],
+  ] as Array<[string, unknown, string | undefined]>)('a draft-07 $schema input schema still validates: %s', async (_label, args, pointer) => {
+    const h = await harness([fakeTool('web.search', { inputSchema: draft07 })]);
+    if (pointer === undefined) {
+      const r = await h.runtime.call('web.search', args);
+      expect(r.status).toBe('ok');
+      expect(h.fakes.count()).toBe(1);
+    } else {
+      const e = await expectCode(h.runtime.call('web.search', args), 'INVALID_ARGUMENTS');
+      expect(e.extra.pointer).toBe(pointer);
+      expect(h.fakes.count()).toBe(0);
+    }
+  });
+
+  it('a schema that does not compile refuses the call (INVALID_TOOL_SCHEMA), the provider never runs', async () => {
+    const h = await harness([fakeTool('broken.schema', { inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } } })]);
+    const e = await expectCode(h.runtime.call('broken.schema', { a: 1 }), 'INVALID_TOOL_SCHEMA');
+    expect(e.status).toBe(500);
+    expect(h.fakes.count()).toBe(0);
+  });
+});
+
+describe('concurrency', () => {
+  /** Two calls of one tool whose provider holds each call on a deferred until released. */
+  async function twoCalls(allowParallel: boolean) {
+    const h = await harness([fakeTool('slow.tool', { execution: { timeoutSec: 30, retryClass: 'never', allowParallel } })]);
+    const log: string[] = [];
+    const gates: Deferred[] = [];
+    h.fakes.on('p1', async (args) => {
+      const gate = deferred();
+      gates.push(gate);
+      log.push(`start ${String(args['n'])}`);
+      const value = await gate.promise;
+      log.push(`end ${String(args['n'])}`);
+      return value;
+    });
+    const first = h.runtime.call('slow.tool', { n: 1 });
+    const second = h.runtime.call('slow.tool', { n: 2 });
+    return { h, log, gates, first, second };
+  }
+
+  it('allowParallel: false runs the second call only after the first finishes', async () => {
+    const { log, gates, first, second } = await twoCalls(false);
+    await vi.waitFor(() => expect(log).toEqual(['start 1']));
+    await settle(20);
+    expect(log).toEqual(['start 1']); // the second waits for the first
+    gates[0]!.resolve('one');
+    await expect(first).resolves.toMatchObject({ status: 'ok', result: 'one' });
+    await vi.waitFor(() => expect(log).toEqual(['start 1', 'end 1', 'start 2']));
+    gates[1]!.resolve('two');
+    await expect(second).resolves.toMatchObject({ status: 'ok', result: 'two' });
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+  });
+
+  it('allowParallel: false keeps serialising after a failed call', async () => {
+    const { log, gates, first, second } = await twoCalls(false);
+    await vi.waitFor(() => expect(log).toEqual(['start 1']));
+    gates[0]!.reject(new Error('boom'));
+    await expectCode(first, 'PROVIDER_ERROR');
+    // the provider is backing off after the failure: the queued call is refused, not run concurrently
+    const e = await expectCode(second, 'NO_HEALTHY_PROVIDER');
+    expect(e.extra.retryAfterMs).toBeGreaterThan(0);
+    expect(log).toEqual(['start 1']);
+  });
+
+  it('allowParallel: true runs both calls at once', async () => {
+    const { log, gates, first, second } = await twoCalls(true);
+    await vi.waitFor(() => expect(log).toEqual(['start 1', 'start 2']));
+    gates[1]!.resolve('two');
+    await expect(second).resolves.toMatchObject({ status: 'ok', result: 'two' });
+    gates[0]!.resolve('one');
+    await expect(first).resolves.toMatchObject({ status: 'ok', result: 'one' });
+    expect(log).toEqual(['start 1', 'start 2', 'end 2', 'end 1']);
+  });
+
+  it('serialising one tool does not hold up another tool', async () => {
+    const h = await harness([
+      fakeTool('serial.a', { execution: { timeoutSec: 30, retryClass: 'never', allowParallel: false } }),
+      fakeTool('serial.b', { execution: { timeoutSec: 30, retryClass: 'never', allowParallel: false } }),
+    ]);
+    const gate = deferred();
+    h.fakes.on('serial.a/p1', () => gate.promise);
+    const a = h.runtime.call('serial.a', {});
+    await vi.waitFor(() => expect(h.fakes.count('serial.a')).toBe(1));
+    await expect(h.runtime.call('serial.b', {})).resolves.toMatchObject({ status: 'ok' });
+    gate.resolve('a');
+    await expect(a).resolves.toMatchObject({ result: 'a' });
+  });
+});

@@ -16,7 +16,7 @@
  * is void. A store that is down makes approval-gated calls fail closed.
  * @module
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import type { Tracer } from '@opentelemetry/api';
@@ -70,9 +70,21 @@ export interface CallContext {
   idempotencyKey?: string;
   /** The caller gives up: aborts the call. */
   signal?: AbortSignal;
-  /** Internal: run under this approved approval. */
-  approvalId?: string;
 }
+
+/** What a run knows beyond the caller's context: the approval it runs under. */
+type RunContext = CallContext & { approvalId?: string };
+
+/**
+ * An approval's id carries the id of the call it gates (`apr_` + the call
+ * id's hex), so the request, the decision and the approved run share one
+ * call id in the audit log without another column.
+ */
+const approvalIdFor = (callId: string) => `apr_${callId.replace(/-/g, '')}`;
+const callIdOf = (approvalId: string): string => {
+  const hex = approvalId.slice(4);
+  return /^[0-9a-f]{32}$/.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : randomUUID();
+};
 
 export interface ApprovalView {
   id: string;
@@ -170,7 +182,8 @@ export class Runtime {
   /** The tool this persona may call by this name, or TOOL_NOT_FOUND (hidden and missing look the same). */
   resolve(name: string, persona?: string): Tool {
     const snap = this.#registry.snapshot();
-    const tool = snap.toolsFor(persona).find((t) => t.name === name);
+    // no persona: the shared tools only (a persona's tools are for that persona)
+    const tool = snap.toolsFor(persona).find((t) => t.name === name && (persona !== undefined || !(t.scope?.personas?.length ?? 0)));
     if (!tool) throw new CallError('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" for persona "${persona}".`);
     return tool;
   }
@@ -225,14 +238,14 @@ export class Runtime {
     const tool = this.resolve(name, context.persona);
     const checked = this.validate(tool, args);
     const reason = approvalReason(tool, context.persona, this.#rules);
-    if (reason !== undefined && context.approvalId === undefined) return this.#requestApproval(tool, checked, reason, callId, context);
+    if (reason !== undefined) return this.#requestApproval(tool, checked, reason, callId, context);
     return this.#run(tool, checked, callId, context, reason !== undefined);
   }
 
   async #requestApproval(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, context: CallContext): Promise<CallResult> {
     const now = this.#clock();
     const record: ApprovalRecord = {
-      id: `apr_${randomBytes(16).toString('hex')}`,
+      id: approvalIdFor(callId),
       tool: tool.name,
       toolKey: toolKey(tool),
       persona: context.persona ?? null,
@@ -278,7 +291,7 @@ export class Runtime {
     }
   }
 
-  async #run(tool: Tool, args: Record<string, unknown>, callId: string, context: CallContext, gated: boolean): Promise<CallResult & { status: 'ok' }> {
+  async #run(tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<CallResult & { status: 'ok' }> {
     if (tool.execution?.allowParallel === false) {
       const key = toolKey(tool);
       const previous = this.#locks.get(key) ?? Promise.resolve();
@@ -311,7 +324,7 @@ export class Runtime {
     return list;
   }
 
-  async #execute(tool: Tool, args: Record<string, unknown>, callId: string, context: CallContext, gated: boolean): Promise<CallResult & { status: 'ok' }> {
+  async #execute(tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<CallResult & { status: 'ok' }> {
     const started = this.#clock();
     const span = startCallSpan(this.#tracer, tool, callAttributes(tool, callId, args, context.persona, gated));
     const timeoutMs = (tool.execution?.timeoutSec ?? 30) * 1000;
@@ -321,6 +334,8 @@ export class Runtime {
     const attempts: Attempt[] = [];
     const skipped: string[] = [];
     const failed = new Set<string>();
+    /** Providers this call already tried: its own failure's backoff does not stop its own retries. */
+    const tried = new Set<string>();
     let lastError: { code: CallErrorCode; message: string } | undefined;
     let attemptNo = 0;
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string) => {
@@ -373,6 +388,10 @@ export class Runtime {
             continue;
           }
           const admitted = this.health.admit(tool.name, name, now);
+          if (!admitted.ok && tried.has(name) && admitted.until > 0) {
+            chosen = { name, instance: candidate.instance, probe: false };
+            break;
+          }
           if (!admitted.ok) {
             skip(skipped, name, admitted.reason);
             if (admitted.until > 0) retryAt = Math.min(retryAt, admitted.until);
@@ -391,6 +410,7 @@ export class Runtime {
           );
         }
         attemptNo++;
+        tried.add(chosen.name);
         const attemptStart = this.#clock();
         const signals = [AbortSignal.timeout(timeoutMs), ...(context.signal ? [context.signal] : [])];
         const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
@@ -539,7 +559,7 @@ export class Runtime {
     try {
       const args = this.validate(tool, record.arguments);
       if (contentHash(args) !== record.argumentsHash) throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the arguments differ from the reviewed ones.`);
-      call = await this.#run(tool, args, randomUUID(), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id }, true);
+      call = await this.#run(tool, args, callIdOf(id), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id }, true);
     } catch (error) {
       const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', String(error));
       await this.#record(() => this.store.updateApproval(id, 'approved', { status: 'failed', result: { error: e.code, message: e.message } }));
@@ -565,7 +585,7 @@ export class Runtime {
     const at = d.at ?? new Date(this.#clock()).toISOString();
     const updated = await this.#must(() => this.store.updateApproval(record.id, 'pending', { status, decidedBy: d.by ?? null, decidedAt: at, note: d.note ?? null }));
     if (!updated) throw new CallError('APPROVAL_CONFLICT', `Approval ${record.id} was decided by someone else first.`);
-    await this.#must(() => this.store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: null, persona: record.persona, actor: d.by ?? null, detail: { approvalId: record.id, note: d.note ?? null } }));
+    await this.#must(() => this.store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: d.by ?? null, detail: { approvalId: record.id, note: d.note ?? null } }));
     this.metrics.approvals.inc({ event: status });
     return updated;
   }

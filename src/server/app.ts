@@ -381,7 +381,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     const caller = optionalString(b, 'caller') ?? c.req.header('x-toolcap-caller');
     const job = optionalString(b, 'job');
     const idempotencyKey = optionalString(b, 'idempotencyKey') ?? c.req.header('idempotency-key');
-    const result = await rt.call(c.req.param('name'), b['arguments'] ?? {}, {
+    const result = await rt.call(c.req.param('name'), 'arguments' in b ? b['arguments'] : {}, {
       ...(persona !== undefined ? { persona } : {}),
       ...(caller !== undefined ? { caller } : {}),
       ...(job !== undefined ? { job } : {}),

@@ -7,8 +7,9 @@ import * as openapi from './openapi.mjs';
 import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
+import * as router from './router.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -30,6 +30,7 @@ import type { ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';
 import { CallError, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { approvalReason, type ApprovalRule } from './policy.js';
+import { OutcomeRecorder } from './recorder.js';
 import { ProviderError, type ProviderEnvironment, type ProviderInstance } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
 
@@ -156,6 +157,7 @@ export class Runtime {
   readonly #validators = new WeakMap<Tool, ValidateFunction | Error>();
   readonly #instanceCache = new WeakMap<Tool, ReturnType<ProviderResolver['instantiate']>>();
   readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #outcomes: OutcomeRecorder;
   /** Active health checks by tool+provider: one timer each, for the instances of the serving snapshot. */
   readonly #checks = new Map<string, { timer: ReturnType<typeof setInterval>; instance: ProviderInstance }>();
   #closed = false;
@@ -177,6 +179,7 @@ export class Runtime {
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? 3);
     this.#retryBaseMs = options.retryBaseMs ?? 100;
     this.#warn = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
+    this.#outcomes = new OutcomeRecorder(this.store, this.#warn);
   }
 
   /** The tool this persona may call by this name, or TOOL_NOT_FOUND (hidden and missing look the same). */
@@ -346,8 +349,8 @@ export class Runtime {
       endCallSpan(span, { ok, provider, skipped, attempts: attemptNo, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) });
       const at = new Date(this.#clock()).toISOString();
       const detail = { provider: provider ?? null, attempts, skipped, durationMs, ...(code ? { error: code, message } : {}), ...(context.approvalId ? { approvalId: context.approvalId } : {}) };
-      const write = async () => {
-        await this.store.recordCall({
+      const outcome = {
+        call: {
           callId,
           tool: tool.name,
           provider: provider ?? null,
@@ -355,13 +358,14 @@ export class Runtime {
           persona: context.persona ?? null,
           startedAt: new Date(started).toISOString(),
           durationMs,
-          outcome: ok ? 'ok' : code === 'TIMEOUT' ? 'timeout' : code === 'NO_HEALTHY_PROVIDER' ? 'rejected' : 'error',
+          outcome: ok ? ('ok' as const) : code === 'TIMEOUT' ? ('timeout' as const) : code === 'NO_HEALTHY_PROVIDER' ? ('rejected' as const) : ('error' as const),
           errorCode: code ?? null,
-        });
-        await this.store.appendAudit({ at, kind: ok ? 'call.ok' : 'call.error', tool: tool.name, callId, persona: context.persona ?? null, actor: context.caller ?? null, detail });
+        },
+        audit: { at, kind: ok ? 'call.ok' : 'call.error', tool: tool.name, callId, persona: context.persona ?? null, actor: context.caller ?? null, detail },
       };
-      // the call already ran (or failed): its outcome is answered even when the store cannot take it now
-      await this.#record(write);
+      // group commit: an approved call waits for its record; others are answered at once (write-behind)
+      const written = this.#outcomes.add(outcome);
+      if (gated) await written;
       return durationMs;
     };
 
@@ -494,9 +498,15 @@ export class Runtime {
     void run();
   }
 
-  /** Stop health checks and release provider resources. The store is the caller's to close. */
+  /** Wait until every finished call's record and audit line is in the store. */
+  flush(): Promise<void> {
+    return this.#outcomes.flush();
+  }
+
+  /** Stop health checks, write queued call records, release provider resources. The store is the caller's to close. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#outcomes.flush();
     for (const { timer, instance } of this.#checks.values()) {
       clearInterval(timer);
       await instance.close?.().catch(() => undefined);

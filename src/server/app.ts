@@ -444,6 +444,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     const callId = params.get('call_id') ?? undefined;
     let records;
     try {
+      await rt.flush(); // read your own writes: calls answered before this request are in the log
       records = await rt.store.listAudit({ afterSeq: after, limit, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) });
     } catch (error) {
       throw new ProblemError(problem('STORE_UNAVAILABLE', `The store is unavailable: ${error instanceof Error ? error.message : String(error)}`));

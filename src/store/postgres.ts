@@ -41,6 +41,7 @@ import {
   type AuditRecord,
   type CallQuery,
   type CallRecord,
+  type CallOutcomeRecord,
   type NewAuditRecord,
   type Store,
 } from './types.js';
@@ -261,6 +262,29 @@ class PostgresStore implements Store {
 
   async recordCall(record: CallRecord): Promise<void> {
     await this.#query(`recording call ${record.callId}`, PG_STATEMENTS.insertCall, callValues(record));
+  }
+
+  async recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
+    if (this.#closed) throw new StoreUnavailableError(`PostgreSQL store ${this.location} is closed; recording call outcomes refused`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (err) {
+      throw this.#fail('connecting', err);
+    }
+    try {
+      await client.query('BEGIN');
+      for (const o of outcomes) {
+        await client.query(PG_STATEMENTS.insertCall, callValues(o.call));
+        await client.query(PG_STATEMENTS.insertAudit, auditValues(o.audit));
+      }
+      await client.query('COMMIT');
+      client.release();
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw this.#fail(`recording ${outcomes.length} call outcomes`, err);
+    }
   }
 
   async listCalls(query: CallQuery = {}): Promise<CallRecord[]> {

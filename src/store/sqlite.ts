@@ -39,6 +39,7 @@ import {
   type AuditRecord,
   type CallQuery,
   type CallRecord,
+  type CallOutcomeRecord,
   type NewAuditRecord,
   type Store,
 } from './types.js';
@@ -268,6 +269,19 @@ class SqliteStore implements Store {
   recordCall(record: CallRecord): Promise<void> {
     return this.#run(`recording call ${record.callId}`, () => {
       this.#stmt(SQLITE_STATEMENTS.insertCall).run(...callValues(record));
+    });
+  }
+
+  recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
+    return this.#run(`recording ${outcomes.length} call outcome${outcomes.length === 1 ? '' : 's'}`, () => {
+      const insertCall = this.#stmt(SQLITE_STATEMENTS.insertCall);
+      const insertAudit = this.#stmt(SQLITE_STATEMENTS.insertAudit);
+      this.#db.transaction(() => {
+        for (const o of outcomes) {
+          insertCall.run(...callValues(o.call));
+          insertAudit.get(...auditValues(o.audit));
+        }
+      })();
     });
   }
 

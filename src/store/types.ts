@@ -111,6 +111,12 @@ export interface CallRecord {
   errorCode: string | null;
 }
 
+/** One finished call: its record and its audit line, written together. */
+export interface CallOutcomeRecord {
+  call: CallRecord;
+  audit: NewAuditRecord;
+}
+
 export interface CallQuery {
   /** Only calls started at or after this time. */
   since?: string;
@@ -135,6 +141,12 @@ export interface Store {
   appendAudit(record: NewAuditRecord): Promise<AuditRecord>;
   listAudit(query?: AuditQuery): Promise<AuditRecord[]>;
   recordCall(record: CallRecord): Promise<void>;
+  /**
+   * Record several call outcomes, each with its audit line, in one
+   * transaction (all or nothing): the runtime's group commit. Optional; a
+   * store without it gets the records one by one.
+   */
+  recordOutcomes?(outcomes: readonly CallOutcomeRecord[]): Promise<void>;
   listCalls(query?: CallQuery): Promise<CallRecord[]>;
   /** Resolves when the store answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;

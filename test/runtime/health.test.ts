@@ -146,6 +146,7 @@ describe('loadHealth', () => {
     timed(h, [10, 20, 30, 40, 50, 60].map((ms, i) => ({ ms, ok: i !== 0 })));
     await run(h, 'svc', 6, { job: 'etl' });
     const before = h.runtime.health.lookup('svc');
+    await h.flush(); // as closing the first runtime would
 
     const restarted = h.another({ health: new HealthBook() });
     expect(restarted.health.lookup('svc')).toBeUndefined();
@@ -160,6 +161,7 @@ describe('loadHealth', () => {
     h.clock.tick(12 * 3600_000);
     await run(h, 'svc', 3);
     h.clock.tick(13 * 3600_000); // the first two are now 25 h old
+    await h.flush(); // as closing the first runtime would
     const restarted = h.another({ health: new HealthBook() });
     expect(await restarted.loadHealth()).toBe(3);
     expect(restarted.health.lookup('svc')?.calls).toBe(3);

@@ -168,8 +168,11 @@ export interface Harness {
   file: string;
   registry: Registry;
   store: FlakyStore;
+  /** The real store, read after the runtimes' queued call records are written (group commit). */
   sqlite: Store;
   runtime: Runtime;
+  /** Write every queued call record of every runtime of this harness. */
+  flush(): Promise<void>;
   fakes: FakeProviders;
   clock: ManualClock;
   warnings: string[];
@@ -212,13 +215,30 @@ export async function harness(tools: Json[] | string, options: Partial<RuntimeOp
     });
   const runtime = base({});
   const extra: Runtime[] = [];
+  const flush = async () => {
+    for (const r of [runtime, ...extra]) await r.flush();
+  };
+  const reader: Store = {
+    ...(Object.fromEntries(['kind', 'location'].map((k) => [k, (sqlite as unknown as Record<string, unknown>)[k]])) as Pick<Store, 'kind' | 'location'>),
+    createApproval: (r) => sqlite.createApproval(r),
+    getApproval: async (id) => (await flush(), sqlite.getApproval(id)),
+    listApprovals: async (q) => (await flush(), sqlite.listApprovals(q)),
+    updateApproval: (id, from, u) => sqlite.updateApproval(id, from, u),
+    appendAudit: (r) => sqlite.appendAudit(r),
+    listAudit: async (q) => (await flush(), sqlite.listAudit(q)),
+    recordCall: (r) => sqlite.recordCall(r),
+    listCalls: async (q) => (await flush(), sqlite.listCalls(q)),
+    ping: () => sqlite.ping(),
+    close: () => sqlite.close(),
+  };
   const h: Harness = {
     dir,
     file,
     registry,
     store,
-    sqlite,
+    sqlite: reader,
     runtime,
+    flush,
     fakes,
     clock,
     warnings,

@@ -94,7 +94,8 @@ describe('POST /tools/{name}/call runs a tool', () => {
     expect(text).toMatch(/^toolcap_tool_calls_total\{tool="text\.reverse",outcome="ok"\} [1-9]\d*$/m);
     expect(text).toContain('toolcap_registry_version');
 
-    // the call is recorded in the store too
+    // the call is recorded in the store too (once the group commit has written it)
+    await runtime.flush();
     const calls = await store.listCalls({ tool: 'text.reverse' });
     expect(calls.map((c) => c.callId)).toContain(body.callId);
   });
@@ -102,6 +103,7 @@ describe('POST /tools/{name}/call runs a tool', () => {
   it('the caller and idempotency key may come as headers; the caller is in the audit line', async () => {
     const { res, body } = await post('/tools/text.reverse/call', { arguments: { text: 'ab' } }, { 'x-toolcap-caller': 'agent:7' });
     expect(res.status).toBe(200);
+    await runtime.flush();
     const audit = await store.listAudit({ callId: body.callId });
     expect(audit.map((a) => [a.kind, a.actor])).toEqual([['call.ok', 'agent:7']]);
   });
@@ -261,6 +263,7 @@ describe('bad input is a 4xx problem, never a 500', () => {
     const { res, body } = await post('/tools/ops.reverse/call', { arguments: { text: 'ops' }, persona: 'ops' });
     expect(res.status).toBe(200);
     expect(body.result).toEqual({ reversed: 'spo' });
+    await runtime.flush();
     expect((await store.listCalls({ tool: 'ops.reverse' })).map((c) => c.persona)).toEqual(['ops']);
   });
 });
@@ -318,6 +321,7 @@ describe('a store that is down', () => {
     const { res, body } = await getJson(downApp, '/tools/text.reverse/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"arguments":{"text":"up"}}' });
     expect(res.status).toBe(200);
     expect(body.result).toEqual({ reversed: 'pu' });
+    await downRuntime.flush();
     expect(downWarnings.some((w) => /could not record/.test(w))).toBe(true);
   });
 });

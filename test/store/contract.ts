@@ -366,6 +366,22 @@ export function runStoreContract(name: string, harness: StoreHarness): void {
         expect((await store.listCalls()).map((c) => c.outcome)).toEqual(['ok', 'error']);
       });
 
+      it('records outcomes (a call and its audit line) in one batch, in order', async () => {
+        const { store } = await setup();
+        expect(store.recordOutcomes).toBeTypeOf('function');
+        const batch = Array.from({ length: 50 }, (_, i) => ({
+          call: call({ callId: `b${i}`, startedAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }),
+          audit: audit({ kind: 'call.ok', callId: `b${i}`, detail: { i, unicode: 'ü ✓ 🛠' } }),
+        }));
+        await store.recordOutcomes!(batch);
+        expect(await store.listCalls({ limit: 100 })).toEqual(batch.map((b) => b.call).reverse());
+        const lines = await store.listAudit({ limit: 100 });
+        expect(lines.map((l) => [l.callId, l.detail])).toEqual(batch.map((b) => [b.call.callId, b.audit.detail]));
+        expect(lines.map((l) => l.seq)).toEqual([...lines.map((l) => l.seq)].sort((a, b) => a - b));
+        await store.recordOutcomes!([]);
+        expect(await store.listCalls({ limit: 100 })).toHaveLength(50);
+      });
+
       it('lists 1000 by default', async () => {
         const { store } = await setup();
         for (let i = 0; i < 1003; i++) await store.recordCall(call({ callId: `c${i}`, startedAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString() }));

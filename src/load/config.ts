@@ -6,7 +6,7 @@
  * problem is a located diagnostic, never an exception. See docs/config.md.
  * @module
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DIALECT_IDS, type DialectId } from '../dialects/types.js';
@@ -16,6 +16,7 @@ import { createImportContext } from './context.js';
 import type { LayerSpec } from './loader.js';
 import { DEFAULT_RANK_WEIGHTS, type RankWeights } from '../query/rank.js';
 import type { ApprovalRule } from '../runtime/policy.js';
+import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../mcp/config.js';
 import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../model/vocabulary.js';
 import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
@@ -74,6 +75,8 @@ export interface Config {
   ranking: RankingConfig;
   /** Approval policy: rules adding approval beyond the manifests, and how long an approval stays valid. @default {} */
   approvals: ApprovalsConfig;
+  /** MCP servers to discover tools from and call through. @default { enabled: false, servers: [] } */
+  mcp: McpConfig;
 }
 
 /** The `approvals` section. */
@@ -108,9 +111,16 @@ const PERSONA_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 /** A PostgreSQL connection URL. */
 const POSTGRES_PATTERN = '^postgres(ql)?://\\S+$';
 const PERSONA_NAME = new RegExp(PERSONA_PATTERN);
+/** An MCP server name: it becomes a segment of tool names (`mcp.<server>.<tool>`). */
+const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
+const MCP_SERVER_NAME = new RegExp(MCP_SERVER_PATTERN);
 const POSTGRES_URL = new RegExp(POSTGRES_PATTERN);
 
 const PathString = (description: string) => Type.String({ minLength: 1, description });
+
+/** A map of MCP server name to its settings: names restricted by `propertyNames`, as the loader checks them. */
+const McpServers = <T extends TSchema>(server: T) =>
+  Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { pattern: MCP_SERVER_PATTERN }, additionalProperties: server });
 
 /**
  * The config file as written, for editors and other tools. It is stricter
@@ -201,6 +211,51 @@ export const ConfigFileSchema = Type.Object(
                 { additionalProperties: false },
               ),
               { description: 'Calls matching a rule (every condition given) need approval even when the manifest does not ask for it.' },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    mcp: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean({ description: 'Discover and call MCP tools (default: true when servers are listed).' })),
+          allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Keep only these tools (names or mcp.<server>.<tool>, * wildcards), on every server.' })),
+          denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Drop these tools, on every server.' })),
+          servers: Type.Optional(
+            McpServers(
+              Type.Object(
+                {
+                  command: Type.Optional(Type.String({ minLength: 1 })),
+                  args: Type.Optional(Type.Array(Type.String())),
+                  cwd: Type.Optional(Type.String({ minLength: 1 })),
+                  env: Type.Optional(Type.Record(Type.String(), Type.String())),
+                  url: Type.Optional(Type.String({ pattern: '^https?://' })),
+                  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+                  persona: Type.Optional(Type.String({ pattern: PERSONA_PATTERN })),
+                  allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+                  denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+                  healthCheckIntervalSec: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC })),
+                  defaults: Type.Optional(
+                    Type.Object(
+                      {
+                        sideEffects: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...SIDE_EFFECTS] })),
+                        timeoutSec: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+                        allowParallel: Type.Optional(Type.Boolean()),
+                        consent: Type.Optional(Type.Boolean()),
+                        idempotencyKey: Type.Optional(Type.Boolean()),
+                      },
+                      { additionalProperties: false },
+                    ),
+                  ),
+                },
+                {
+                  additionalProperties: false,
+                  description: 'stdio (command, args, cwd, env) or Streamable HTTP (url, headers).',
+                  oneOf: [{ required: ['command'] }, { required: ['url'] }],
+                },
+              ),
             ),
           ),
         },
@@ -479,6 +534,79 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     approvalsReader.rest({ where: 'approvals (known: ttlSec, rules)' });
   }
 
+  // mcp: servers to discover tools from
+  const mcp: McpConfig = { enabled: false, allowTools: [], denyTools: [], servers: [] };
+  const mcpReader = top.object('mcp');
+  if (mcpReader) {
+    const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
+    mcp.allowTools = patterns(mcpReader, 'allowTools');
+    mcp.denyTools = patterns(mcpReader, 'denyTools');
+    const enabled = mcpReader.boolean('enabled');
+    const servers = mcpReader.object('servers');
+    for (const name of servers ? Object.keys(servers.value) : []) {
+      const at0 = servers!.at(name);
+      if (!MCP_SERVER_NAME.test(name)) {
+        report('INVALID_VALUE', `The MCP server name "${name}" must be lowercase letters, digits, "_" or "-" (it becomes part of tool names: mcp.<server>.<tool>).`, at0, { hint: 'Rename the server, e.g. everything or github.' });
+        continue;
+      }
+      const sr = servers!.object(name);
+      if (!sr) continue;
+      const command = sr.string('command');
+      const url = sr.string('url');
+      if ((command === undefined) === (url === undefined)) {
+        report(command === undefined ? 'MISSING_FIELD' : 'INVALID_VALUE', `MCP server "${name}" needs exactly one of "command" (stdio) or "url" (Streamable HTTP).`, at0, { hint: 'Write command: npx, args: [...] for a local server, or url: https://... for a remote one.' });
+      }
+      if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) report('INVALID_VALUE', `The url of MCP server "${name}" must start with http:// or https://.`, sr.at('url'), {});
+      const stringMap = (key: string): Record<string, string> => {
+        const m = sr.object(key);
+        const out: Record<string, string> = {};
+        if (!m) return out;
+        for (const k of Object.keys(m.value)) {
+          const v = m.string(k);
+          if (v !== undefined) out[k] = v;
+        }
+        return out;
+      };
+      const persona = sr.string('persona');
+      if (persona !== undefined && !PERSONA_NAME.test(persona)) report('INVALID_VALUE', `The persona "${persona}" of MCP server "${name}" is not a persona name.`, sr.at('persona'), {});
+      const cwd = sr.string('cwd');
+      const interval = sr.number('healthCheckIntervalSec', { integer: true, min: 1 });
+      const defaults: McpDefaults = { ...MCP_DEFAULTS };
+      const dr = sr.object('defaults');
+      if (dr) {
+        const sideEffects = dr.enumValue('sideEffects', SIDE_EFFECTS);
+        if (sideEffects) defaults.sideEffects = sideEffects;
+        const timeoutSec = dr.number('timeoutSec', { min: 0.001 });
+        if (timeoutSec !== undefined) defaults.timeoutSec = timeoutSec;
+        for (const key of ['allowParallel', 'consent', 'idempotencyKey'] as const) {
+          const b = dr.boolean(key);
+          if (b !== undefined) defaults[key] = b;
+        }
+        dr.rest({ where: `the defaults of MCP server "${name}" (known: sideEffects, timeoutSec, allowParallel, consent, idempotencyKey)` });
+      }
+      const server: McpServerConfig = {
+        name,
+        transport: url !== undefined ? 'http' : 'stdio',
+        args: sr.strings('args') ?? [],
+        env: stringMap('env'),
+        headers: stringMap('headers'),
+        allowTools: patterns(sr, 'allowTools'),
+        denyTools: patterns(sr, 'denyTools'),
+        healthCheckIntervalSec: interval ?? DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC,
+        defaults,
+        location: at(file, at0),
+        ...(command !== undefined ? { command } : {}),
+        ...(url !== undefined ? { url } : {}),
+        ...(cwd !== undefined ? { cwd: resolve(root, cwd) } : {}),
+        ...(persona !== undefined && PERSONA_NAME.test(persona) ? { persona } : {}),
+      };
+      sr.rest({ where: `MCP server "${name}" (known: command, args, cwd, env, url, headers, persona, allowTools, denyTools, healthCheckIntervalSec, defaults)` });
+      mcp.servers.push(server);
+    }
+    mcp.enabled = enabled ?? mcp.servers.length > 0;
+    mcpReader.rest({ where: 'mcp (known: enabled, allowTools, denyTools, servers)' });
+  }
+
   top.rest({ where: `the config (known fields: ${TOP_LEVEL_FIELDS.join(', ')})` });
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
@@ -492,6 +620,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     limits: DEFAULT_LIMITS,
     ranking: {},
     approvals: {},
+    mcp: { enabled: false, allowTools: [], denyTools: [], servers: [] },
   } satisfies Config;
   const config = {
     ...defaults,
@@ -502,6 +631,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     limits: { ...DEFAULT_LIMITS, ...limits },
     ranking,
     approvals,
+    mcp,
   } satisfies Config;
   return { config, diagnostics };
 }

@@ -56,6 +56,12 @@ const FIELD_CASES: Array<[string, string, Array<{ code: string; line: number; po
   ['a ranking weight that is a string', 'sources: [m]\nranking:\n  weights: { write: lots }\n', [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/ranking/weights/write' }]],
   ['a negative ranking weight', 'sources: [m]\nranking:\n  weights:\n    approval: -1\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/ranking/weights/approval' }]],
   ['an unknown ranking weight (warning)', 'sources: [m]\nranking:\n  weights: { speed: 3 }\n', [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/ranking/weights/speed' }]],
+  ['an MCP server with neither command nor url', 'sources: [m]\nmcp:\n  servers:\n    s1: { args: [x] }\n', [{ code: 'MISSING_FIELD', line: 4, pointer: '/mcp/servers/s1' }]],
+  ['an MCP server with both command and url', 'sources: [m]\nmcp:\n  servers:\n    s1: { command: x, url: "http://h" }\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/mcp/servers/s1' }]],
+  ['an MCP server name that cannot be part of a tool name', 'sources: [m]\nmcp:\n  servers:\n    Bad.Name: { command: x }\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/mcp/servers/Bad.Name' }]],
+  ['an MCP url that is not http', 'sources: [m]\nmcp:\n  servers:\n    s1: { url: "ftp://h" }\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/mcp/servers/s1/url' }]],
+  ['an MCP default side effect that is unknown', 'sources: [m]\nmcp:\n  servers:\n    s1:\n      command: x\n      defaults: { sideEffects: lots }\n', [{ code: 'UNKNOWN_ENUM_VALUE', line: 6, pointer: '/mcp/servers/s1/defaults/sideEffects' }]],
+  ['an unknown MCP server field (warning)', 'sources: [m]\nmcp:\n  servers:\n    s1: { command: x, transport: ws }\n', [{ code: 'UNKNOWN_FIELD', line: 4, pointer: '/mcp/servers/s1/transport' }]],
   ['a task risk out of range', 'sources: [m]\nranking: { taskRisk: 11 }\n', [{ code: 'INVALID_VALUE', line: 2, pointer: '/ranking/taskRisk' }]],
 ];
 
@@ -235,6 +241,33 @@ describe('--config on the command line', () => {
     const path = project('c.yaml', 'sources:\n  - { path: m, dialect: toolcap }\n');
     const { code } = await cli('validate', '--config', path);
     expect(code).toBe(0);
+  });
+
+  it('reads MCP servers with the seed defaults, server overrides and filters', () => {
+    const path = project('c.yaml', [
+      'sources: [m]',
+      'mcp:',
+      '  denyTools: ["*delete*"]',
+      '  servers:',
+      '    everything: { command: npx, args: [mcp-server-everything], env: { DEBUG: "1" } }',
+      '    remote:',
+      '      url: https://mcp.example.com/mcp',
+      '      headers: { Authorization: "Bearer x" }',
+      '      persona: atlas',
+      '      allowTools: [search]',
+      '      healthCheckIntervalSec: 60',
+      '      defaults: { sideEffects: read_external_service, timeoutSec: 5, consent: false }',
+      '',
+    ].join('\n'));
+    const { config, diagnostics } = loadConfig(path);
+    expect(diagnostics).toEqual([]);
+    expect(config?.mcp).toMatchObject({ enabled: true, allowTools: [], denyTools: ['*delete*'] });
+    const [everything, remote] = config?.mcp.servers ?? [];
+    expect(everything).toMatchObject({ name: 'everything', transport: 'stdio', command: 'npx', args: ['mcp-server-everything'], env: { DEBUG: '1' }, healthCheckIntervalSec: 300 });
+    expect(everything?.defaults).toEqual({ sideEffects: 'network', timeoutSec: 30, allowParallel: false, consent: true, idempotencyKey: false });
+    expect(remote).toMatchObject({ name: 'remote', transport: 'http', url: 'https://mcp.example.com/mcp', persona: 'atlas', allowTools: ['search'], healthCheckIntervalSec: 60 });
+    expect(remote?.defaults).toEqual({ sideEffects: 'read_external_service', timeoutSec: 5, allowParallel: false, consent: false, idempotencyKey: false });
+    expect(loadConfig(project('d.yaml', 'sources: [m]\nmcp: { enabled: false, servers: { s: { command: x } } }\n')).config?.mcp.enabled).toBe(false);
   });
 
   it('ranking weights from the config reorder toolcap search', async () => {

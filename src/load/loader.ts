@@ -60,6 +60,12 @@ export interface LayerSpec {
   dialect?: DialectId;
   /** Scope every tool of this layer to this persona (`scope.personas: [persona]`). */
   persona?: string;
+  /**
+   * Tools discovered from a server (MCP): what the server reports. Later
+   * (reviewed) layers override them, except that the server's own hints set
+   * a floor the reviewed manifest cannot go below (see registry/floors.ts).
+   */
+  discovered?: boolean;
 }
 
 /** A layer: a bare path, or a path with its own dialect or persona. */
@@ -74,6 +80,8 @@ export interface Layer {
   source: string;
   /** The persona a persona folder's tools are scoped to. */
   persona?: string;
+  /** A layer of discovered tools (see LayerSpec.discovered). */
+  discovered?: boolean;
   documents: LoadedDocument[];
 }
 
@@ -107,7 +115,13 @@ export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions =
     const path = spec.path;
     const dialectId = spec.dialect ?? options.dialect;
     const forced = dialectId === undefined ? undefined : getDialect(dialectId);
-    const layer: Layer = { index, source: displayPath(resolve(path)), documents: [], ...(spec.persona !== undefined ? { persona: spec.persona } : {}) };
+    const layer: Layer = {
+      index,
+      source: displayPath(resolve(path)),
+      documents: [],
+      ...(spec.persona !== undefined ? { persona: spec.persona } : {}),
+      ...(spec.discovered ? { discovered: true } : {}),
+    };
     layers.push(layer);
     let stat: Stats;
     try {

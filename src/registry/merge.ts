@@ -19,6 +19,7 @@ import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
+import { applyFloor, floorOf, type Floor } from './floors.js';
 import { isPlainObject } from '../model/objects.js';
 
 /** What a catalog keeps of a loaded file: enough to show positions, not its parsed value. */
@@ -126,6 +127,8 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
   const catalog: MergedCatalog = { bundles: [], tools: [], skills: [], agents: [], jobs: [], documents: new Map() };
   const maps = { tools: new Map<string, Entry<Tool>>(), skills: new Map<string, Entry<Skill>>(), agents: new Map<string, Entry<Agent>>(), jobs: new Map<string, Entry<Job>>() };
 
+  /** Floors from discovered tools' hints, by tool key (registry/floors.ts). */
+  const floors = new Map<string, Floor>();
   for (const layer of layers) {
     const seen = { tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() };
     for (const doc of layer.documents) {
@@ -144,6 +147,10 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
           }
           seen[kind].set(key, origin);
           const existing = map.get(key);
+          if (kind === 'tools' && layer.discovered) {
+            const floor = floorOf(value as Tool);
+            if (floor) floors.set(key, floor);
+          }
           if (!existing) {
             map.set(key, { key, value, origins: [origin] });
           } else {
@@ -158,6 +165,11 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
       add('agents', doc.imported.agents, (a) => a.name);
       add('jobs', doc.imported.jobs, (j) => j.name);
     }
+  }
+  // a reviewed manifest may not go below what the server itself reports
+  for (const [key, floor] of floors) {
+    const entry = maps.tools.get(key);
+    if (entry && entry.origins.length > 1) entry.value = applyFloor(entry.value, floor);
   }
   catalog.tools = [...maps.tools.values()];
   catalog.skills = [...maps.skills.values()];

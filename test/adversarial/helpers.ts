@@ -270,12 +270,6 @@ export function listFiles(dir: string): string[] {
 }
 
 /** Milliseconds taken by `run`. */
-export async function timed<T>(run: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  const value = await run();
-  return { value, ms: performance.now() - start };
-}
-
 export interface IsolatedResult {
   /** Undefined when the process was killed for taking too long. */
   result?: { code: number; stdout: string; stderr: string };

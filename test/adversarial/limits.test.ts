@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, parseSource } from '../../src/load/source.js';
-import { type CoreDialect, DIALECTS, dialect, FIXTURES, type Obj, put, serialize, timed, tmp, validate, writeCase, type DialectCase, removeTmp } from './helpers.js';
+import { type CoreDialect, DIALECTS, dialect, FIXTURES, type Obj, put, serialize, tmp, validate, writeCase, type DialectCase, removeTmp } from './helpers.js';
 
 afterAll(removeTmp);
 
@@ -88,8 +88,7 @@ describe.each(DIALECTS.map((c) => [c.id, c] as const))('%s: hostile input schema
   it.each(HOSTILE.map((h) => [h.label, h] as const))('%s -> located error, quickly', async (_label, h) => {
     const text = h.build(serialize(withPlaceholder(c), h.format));
     const w = writeCase(c, undefined, h.format, text);
-    const { value: r, ms } = await timed(() => validate(w.file, ...w.args));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(w.file, ...w.args);
     expect(r.code).toBe(1);
     expect(r.diagnostics).toContainEqual(expect.objectContaining({ code: h.code, severity: 'error', file: w.file, line: expect.any(Number) }));
   }, LIMIT_MS);
@@ -108,8 +107,7 @@ describe('hostile schemas behind a capability inputSchemaRef', () => {
     entry['inputSchemaRef'] = `schemas/${name}`;
     const w = writeCase(c, doc);
     put(w.dir, `schemas/${name}`, body);
-    const { value: r, ms } = await timed(() => validate(w.file, ...w.args));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(w.file, ...w.args);
     expect(r.code).toBe(1);
     // (the path of a referenced file is shown relative to the working folder)
     expect(r.diagnostics).toContainEqual(expect.objectContaining({ code, file: expect.stringMatching(new RegExp(`schemas/${name}$`)), line: expect.any(Number) }));
@@ -125,8 +123,7 @@ describe('the YAML nesting guard cannot be sidestepped', () => {
   ])("a flow plain scalar holding a quote, then %s -> NESTING_TOO_DEEP, quickly", async (_label, depth) => {
     const text = `toolcap: 1\ntools:\n  - name: x\n    inputSchema: [a 'b, ${'['.repeat(depth)}${']'.repeat(depth)}]\n`;
     const file = put(tmp(), 'tools.yaml', text);
-    const { value: r, ms } = await timed(() => validate(file));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(file);
     expect(r.code).toBe(1);
     expect(r.diagnostics).toContainEqual(expect.objectContaining({ code: 'NESTING_TOO_DEEP', file, line: 4 }));
   }, LIMIT_MS);
@@ -138,8 +135,7 @@ describe.each(DIALECTS.map((c) => [c.id, c] as const))('%s: degenerate files', (
     c.list(doc)[0]!['description'] = 'x'.repeat(40 * 1024 * 1024);
     const w = writeCase(c, doc);
     expect(statSync(w.file).size).toBeGreaterThan(DEFAULT_LIMITS.maxBytes);
-    const { value: r, ms } = await timed(() => validate(w.file, ...w.args));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(w.file, ...w.args);
     expect(r.code).toBe(1);
     expect(r.diagnostics).toMatchObject([{ code: 'FILE_TOO_LARGE', severity: 'error', file: w.file }]);
   }, LIMIT_MS);
@@ -185,8 +181,7 @@ describe('40 MB reached another way', () => {
 
   it('in a folder walk -> FILE_TOO_LARGE', async () => {
     const { dir, file } = big();
-    const { value: r, ms } = await timed(() => validate(dir));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(dir);
     expect(r.code).toBe(1);
     expect(r.diagnostics).toMatchObject([{ code: 'FILE_TOO_LARGE', file }]);
   }, LIMIT_MS);
@@ -195,8 +190,7 @@ describe('40 MB reached another way', () => {
     const { dir, file } = big();
     const link = join(dir, 'link.json');
     symlinkSync(file, link);
-    const { value: r, ms } = await timed(() => validate(link));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(link);
     expect(r.code).toBe(1);
     expect(r.tools).toBe(0);
     expect(r.diagnostics).toContainEqual(expect.objectContaining({ code: 'FILE_TOO_LARGE' }));
@@ -240,8 +234,7 @@ describe('truncated copies of every good fixture', () => {
     const dir = tmp();
     // same relative path, so that path-based detection still applies
     const file = put(dir, rel, text.slice(0, text.length >> 1));
-    const { value: r, ms } = await timed(() => validate(file));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(file);
     expect([0, 1]).toContain(r.code);
     for (const d of r.diagnostics.filter((x) => x.file === file)) expect(d.line, d.code).toBeDefined();
     if (isJson) {
@@ -260,8 +253,7 @@ describe('truncated copies of every good fixture', () => {
     const text = readFileSync(path, 'utf8');
     const dir = tmp();
     const file = put(dir, rel, text.slice(0, yamlCut(text)!));
-    const { value: r, ms } = await timed(() => validate(file));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(file);
     expect(r.code).toBe(1);
     expect(r.diagnostics[0]).toMatchObject({ code: 'PARSE_ERROR', file, line: expect.any(Number) });
   }, LIMIT_MS);

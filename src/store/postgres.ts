@@ -63,6 +63,29 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 const placeholders = (n: number, from = 1): string => Array.from({ length: n }, (_, i) => `$${i + from}::text`).join(', ');
 
+/** Rows per multi-row insert of call outcomes (9 or 8 parameters a row, far below PostgreSQL's 65,535). */
+const OUTCOME_CHUNK = 500;
+
+/** INSERT of n call records in one statement. */
+function insertCallsSql(n: number): string {
+  const rows = Array.from({ length: n }, (_, r) => {
+    const b = r * CALL_COLUMNS.length;
+    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}::double precision, $${b + 8}, $${b + 9})`;
+  });
+  return `INSERT INTO calls (${CALL_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`;
+}
+
+/** INSERT of n audit lines in one statement, in the given order, under the audit lock (seq order is commit order). */
+function insertAuditsSql(n: number): string {
+  const width = AUDIT_COLUMNS.length + 1;
+  const rows = Array.from({ length: n }, (_, r) => `($${r * width + 1}::int, ${placeholders(AUDIT_COLUMNS.length, r * width + 2)})`);
+  return `INSERT INTO audit (${AUDIT_COLUMNS.join(', ')})
+    SELECT ${AUDIT_COLUMNS.map((c) => `v.${c}`).join(', ')}
+    FROM (VALUES ${rows.join(', ')}) AS v(ord, ${AUDIT_COLUMNS.join(', ')}),
+         (SELECT pg_advisory_xact_lock(${AUDIT_LOCK}, hashtext(current_schema()))) AS serialise
+    ORDER BY v.ord`;
+}
+
 /** The statements, exported so the crash test's child writes exactly as the store does. */
 export const PG_STATEMENTS = {
   insertApproval: `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${placeholders(APPROVAL_COLUMNS.length)})`,
@@ -274,9 +297,11 @@ class PostgresStore implements Store {
     }
     try {
       await client.query('BEGIN');
-      for (const o of outcomes) {
-        await client.query(PG_STATEMENTS.insertCall, callValues(o.call));
-        await client.query(PG_STATEMENTS.insertAudit, auditValues(o.audit));
+      // multi-row statements, in chunks: two round trips per chunk instead of two per call
+      for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
+        const chunk = outcomes.slice(i, i + OUTCOME_CHUNK);
+        await client.query(insertCallsSql(chunk.length), chunk.flatMap((o) => callValues(o.call)));
+        await client.query(insertAuditsSql(chunk.length), chunk.flatMap((o, k) => [k, ...auditValues(o.audit)]));
       }
       await client.query('COMMIT');
       client.release();

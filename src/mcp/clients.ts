@@ -1,0 +1,443 @@
+/**
+ * The MCP client side of toolcap: one SDK `Client` per configured server
+ * (stdio child process or Streamable HTTP), tool discovery into cache files
+ * (see ./discovery.ts), and the {@link McpConnector} the `mcp` provider type
+ * calls tools through.
+ *
+ * Lifecycle. `start()` connects every server and never throws: a server that
+ * cannot be reached is `down`, its last error is kept (with the tail of a
+ * stdio server's stderr), and it is retried in the background with
+ * exponential backoff (full jitter between half and all of the delay, capped).
+ * A server that was up and drops (its process exits, its transport closes)
+ * goes `down` the same way and is restarted. A down server keeps its cache
+ * file, so its tools stay listed; `ready()` reports it unhealthy with the
+ * reason and when the next reconnect is.
+ *
+ * Discovery. `tools/list` is read page by page (at most {@link MAX_PAGES}
+ * pages and {@link MAX_TOOLS} tools), translated, and written to the cache
+ * folder when the translated list differs from the cached one (or there is
+ * no cache file yet); `onToolsChanged(server)` is called then. A list is
+ * trusted for the server's `healthCheckIntervalSec` and asked again by an
+ * unref'd timer; a `notifications/tools/list_changed` re-discovers at once.
+ *
+ * Call errors. A tool result with `isError: true` and a JSON-RPC error
+ * answer are `PROVIDER_ERROR` (the tool ran). A server that is not connected
+ * is `PROVIDER_UNAVAILABLE` with `beforeEffect` true. A connection that
+ * closes while a call is pending is `PROVIDER_ERROR` "server exited during
+ * the call", `beforeEffect` false: the call may have had effects. An aborted
+ * signal is `ABORTED`.
+ * @module
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { Tool } from '../model/schema.js';
+import type { McpConnector } from '../runtime/providers/mcp.js';
+import { ProviderError, type HealthCheckResult } from '../runtime/providers/types.js';
+import type { McpConfig, McpServerConfig } from './config.js';
+import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpToolDefinition } from './discovery.js';
+
+/** Most `tools/list` pages read from one server per discovery. */
+export const MAX_PAGES = 100;
+/** Most tools read from one server per discovery. */
+export const MAX_TOOLS = 10_000;
+/** How much of a stdio server's stderr is kept for error messages, in characters. */
+export const STDERR_TAIL = 4096;
+/** Longest wait for a server's `initialize` answer. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** Longest wait for a `tools/list` page. */
+const LIST_TIMEOUT_MS = 30_000;
+/** The SDK's own request timeout for calls: the caller's signal is the real timeout. */
+const CALL_TIMEOUT_MS = 2_147_483_647;
+
+export interface McpClientsOptions {
+  /** Folder the discovery cache files (`mcp.<server>.json`) are written to. */
+  cacheDir: string;
+  /** A server's translated tool list changed (its cache file was rewritten). */
+  onToolsChanged?: (server: string) => void;
+  /** Where connection problems are reported. @default nothing */
+  warn?: (message: string) => void;
+  /** Milliseconds since the epoch. @default Date.now */
+  clock?: () => number;
+  /** How toolcap introduces itself to servers. @default { name: 'toolcap', version: '0' } */
+  clientInfo?: { name: string; version: string };
+  /** Reconnect backoff: first delay and cap, milliseconds. @default { initialMs: 1000, maxMs: 60000 } */
+  backoff?: { initialMs?: number; maxMs?: number };
+}
+
+export type McpServerState = 'up' | 'connecting' | 'down';
+
+export interface McpServerStatus {
+  server: string;
+  state: McpServerState;
+  /** Tools listed for the server (from the last discovery, or its cache file). */
+  tools: number;
+  lastError?: string;
+  /** When the next reconnect attempt is (ms since the epoch), while down. */
+  backoffUntil?: number;
+  discoveredAt?: string;
+}
+
+/** What one discovery of one server gave. */
+export interface DiscoveryOutcome {
+  server: string;
+  ok: boolean;
+  /** The server's tools now (unchanged from the cache when discovery failed). */
+  tools: Tool[];
+  diagnostics: Diagnostic[];
+  /** The cache file was rewritten (and onToolsChanged called). */
+  changed: boolean;
+  error?: string;
+}
+
+interface Entry {
+  config: McpServerConfig;
+  state: McpServerState;
+  client?: Client | undefined;
+  /** The client of a connect in progress. */
+  pending?: Client | undefined;
+  stderr: string;
+  lastError?: string;
+  failures: number;
+  backoffUntil?: number;
+  retryTimer?: NodeJS.Timeout | undefined;
+  refreshTimer?: NodeJS.Timeout | undefined;
+  tools: Tool[];
+  /** The tools as last written (JSON), to tell whether a discovery changed anything; undefined: no cache file. */
+  written?: string;
+  discoveredAt?: string;
+  connecting?: Promise<void> | undefined;
+  discovery: Promise<unknown>;
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Text of a tool result's content, for error messages. */
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((c: unknown) => {
+      if (typeof c !== 'object' || c === null) return '';
+      const item = c as { type?: unknown; text?: unknown };
+      return item.type === 'text' && typeof item.text === 'string' ? item.text : `[${String(item.type)}]`;
+    })
+    .filter((s) => s !== '')
+    .join('\n');
+}
+
+/** Errors that say the request never left (nothing could have run). */
+function neverSent(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.message === 'Not connected') return true;
+  const codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e instanceof Error; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.has(code)) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/** MCP clients for every configured server. */
+export class McpClients implements McpConnector {
+  readonly #config: McpConfig;
+  readonly #options: McpClientsOptions;
+  readonly #clock: () => number;
+  readonly #entries = new Map<string, Entry>();
+  #closed = false;
+
+  constructor(config: McpConfig, options: McpClientsOptions) {
+    this.#config = config;
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    for (const server of config.servers) {
+      const cached = readDiscoveryCache(options.cacheDir, server.name);
+      const entry: Entry = { config: server, state: 'down', stderr: '', failures: 0, tools: cached?.tools ?? [], discovery: Promise.resolve() };
+      if (cached) {
+        entry.written = JSON.stringify(cached.tools);
+        if (cached.discoveredAt !== undefined) entry.discoveredAt = cached.discoveredAt;
+      }
+      this.#entries.set(server.name, entry);
+    }
+  }
+
+  /** Connect (and discover) every server. Never throws; failed servers are retried in the background. */
+  async start(): Promise<void> {
+    if (!this.#config.enabled) return;
+    await Promise.all([...this.#entries.values()].map((e) => this.#connect(e)));
+  }
+
+  /** Discover one server's tools, or every connected server's. */
+  async discover(serverName?: string): Promise<DiscoveryOutcome[]> {
+    const entries = serverName === undefined ? [...this.#entries.values()] : [this.#entry(serverName)];
+    return Promise.all(entries.map((e) => this.#queueDiscovery(e)));
+  }
+
+  /** The tools currently listed for a server (last discovery or cache file). */
+  tools(server: string): Tool[] {
+    return [...this.#entry(server).tools];
+  }
+
+  async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const entry = this.#entries.get(server);
+    const what = `MCP tool "${tool}" on server "${server}"`;
+    if (!entry) throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: no MCP server "${server}" is configured`, true);
+    if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted before it started`, true, { cause: signal.reason });
+    const client = entry.client;
+    if (entry.state !== 'up' || !client) {
+      throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${this.#downReason(entry)}`, true);
+    }
+    let result: Awaited<ReturnType<Client['callTool']>>;
+    try {
+      result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
+    } catch (err) {
+      if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        const tail = entry.stderr.trim() === '' ? '' : ` (stderr: ${lastLines(entry.stderr)})`;
+        throw new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });
+      }
+      if (neverSent(err)) throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${message(err)}`, true, { cause: err });
+      if (err instanceof McpError) throw new ProviderError('PROVIDER_ERROR', `${what}: ${err.message}`, false, { cause: err, status: err.code, detail: err.data });
+      throw new ProviderError('PROVIDER_ERROR', `${what}: ${message(err)}`, false, { cause: err });
+    }
+    if (result.isError === true) {
+      const text = contentText(result.content);
+      throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
+    }
+    if (result.structuredContent !== undefined) return result.structuredContent;
+    return 'content' in result ? { content: result.content } : { content: [], ...result };
+  }
+
+  ready(server: string): HealthCheckResult {
+    const entry = this.#entries.get(server);
+    if (!entry) return { healthy: false, reason: `no MCP server "${server}" is configured` };
+    if (entry.state === 'up' && entry.client) return { healthy: true };
+    return { healthy: false, reason: this.#downReason(entry) };
+  }
+
+  status(): McpServerStatus[] {
+    return [...this.#entries.values()].map((e) => {
+      const s: McpServerStatus = { server: e.config.name, state: e.state, tools: e.tools.length };
+      if (e.lastError !== undefined) s.lastError = e.lastError;
+      if (e.state !== 'up' && e.backoffUntil !== undefined) s.backoffUntil = e.backoffUntil;
+      if (e.discoveredAt !== undefined) s.discoveredAt = e.discoveredAt;
+      return s;
+    });
+  }
+
+  /** Close every client and stop every child process; no reconnects after this. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(
+      [...this.#entries.values()].map(async (e) => {
+        clearTimeout(e.retryTimer);
+        clearTimeout(e.refreshTimer);
+        // A connect in progress is cut short: closing its client rejects the pending initialize.
+        await e.pending?.close().catch(() => {});
+        await e.connecting?.catch(() => {});
+        const client = e.client;
+        delete e.client;
+        e.state = 'down';
+        await client?.close().catch(() => {});
+      }),
+    );
+  }
+
+  #entry(server: string): Entry {
+    const e = this.#entries.get(server);
+    if (!e) throw new Error(`no MCP server "${server}" is configured`);
+    return e;
+  }
+
+  #downReason(e: Entry): string {
+    const name = `MCP server "${e.config.name}"`;
+    if (!this.#config.enabled) return `${name}: MCP is disabled (mcp.enabled is false)`;
+    if (e.state === 'connecting') return `${name} is connecting`;
+    const why = e.lastError ?? (this.#closed ? 'closed' : 'not connected');
+    const next = e.backoffUntil !== undefined && !this.#closed ? `; next reconnect at ${new Date(e.backoffUntil).toISOString()}` : '';
+    return `${name} is down: ${why}${next}`;
+  }
+
+  #warn(text: string): void {
+    this.#options.warn?.(text);
+  }
+
+  #connect(e: Entry): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    e.connecting ??= this.#doConnect(e).finally(() => {
+      e.connecting = undefined;
+    });
+    return e.connecting;
+  }
+
+  async #doConnect(e: Entry): Promise<void> {
+    clearTimeout(e.retryTimer);
+    e.retryTimer = undefined;
+    e.state = 'connecting';
+    e.stderr = '';
+    const cfg = e.config;
+    const client = new Client(this.#options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
+    try {
+      let transport: StdioClientTransport | StreamableHTTPClientTransport;
+      if (cfg.transport === 'stdio') {
+        if (cfg.command === undefined || cfg.command === '') throw new Error('no command is configured');
+        const env: Record<string, string> = {};
+        for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+        Object.assign(env, cfg.env);
+        const stdio = new StdioClientTransport({ command: cfg.command, args: cfg.args, env, stderr: 'pipe', ...(cfg.cwd !== undefined ? { cwd: cfg.cwd } : {}) });
+        stdio.stderr?.on('data', (chunk: Buffer | string) => {
+          e.stderr = (e.stderr + chunk.toString()).slice(-STDERR_TAIL);
+        });
+        transport = stdio;
+      } else {
+        if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
+        transport = new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } } });
+      }
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        if (e.client === client) void this.#queueDiscovery(e);
+      });
+      client.onclose = () => this.#onClose(e, client);
+      e.pending = client;
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      e.pending = undefined;
+      if (this.#closed) {
+        await client.close().catch(() => {});
+        return;
+      }
+      e.client = client;
+      e.state = 'up';
+      e.failures = 0;
+      delete e.backoffUntil;
+      delete e.lastError;
+    } catch (err) {
+      e.pending = undefined;
+      await client.close().catch(() => {});
+      this.#failed(e, `could not connect: ${this.#describe(e, err)}`);
+      return;
+    }
+    await this.#queueDiscovery(e);
+  }
+
+  #describe(e: Entry, err: unknown): string {
+    let text = message(err);
+    const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+    if (code === 'ENOENT' && e.config.transport === 'stdio') text = `command not found: ${e.config.command} (${text})`;
+    else if (err instanceof Error && err.cause instanceof Error && !text.includes(err.cause.message)) text += ` (${err.cause.message})`;
+    const tail = e.stderr.trim();
+    return tail === '' ? text : `${text}; stderr: ${lastLines(tail)}`;
+  }
+
+  #onClose(e: Entry, client: Client): void {
+    if (e.client !== client || this.#closed) return;
+    e.client = undefined;
+    clearTimeout(e.refreshTimer);
+    this.#failed(e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : 'connection closed');
+  }
+
+  /** Mark a server down and schedule the next attempt. */
+  #failed(e: Entry, why: string): void {
+    e.state = 'down';
+    e.lastError = why;
+    if (this.#closed) return;
+    e.failures += 1;
+    const initial = this.#options.backoff?.initialMs ?? 1000;
+    const max = this.#options.backoff?.maxMs ?? 60_000;
+    const full = Math.min(max, initial * 2 ** Math.min(e.failures - 1, 30));
+    const delay = Math.round(full / 2 + (Math.random() * full) / 2);
+    e.backoffUntil = this.#clock() + delay;
+    this.#warn(`MCP server "${e.config.name}" is down (${why}); retrying in ${delay} ms`);
+    clearTimeout(e.retryTimer);
+    e.retryTimer = setTimeout(() => {
+      e.retryTimer = undefined;
+      void this.#connect(e);
+    }, delay);
+    e.retryTimer.unref();
+  }
+
+  /** Discoveries of one server run one after another, so the last one reads the newest list. */
+  #queueDiscovery(e: Entry): Promise<DiscoveryOutcome> {
+    const run = e.discovery.then(() => this.#discoverOnce(e));
+    e.discovery = run.catch(() => {});
+    return run;
+  }
+
+  async #discoverOnce(e: Entry): Promise<DiscoveryOutcome> {
+    const server = e.config.name;
+    const client = e.client;
+    const failed = (error: string): DiscoveryOutcome => ({ server, ok: false, tools: [...e.tools], diagnostics: [], changed: false, error });
+    if (!client || e.state !== 'up') return failed(this.#downReason(e));
+    let listed: McpToolDefinition[];
+    let truncated: string | undefined;
+    try {
+      ({ tools: listed, truncated } = await listAllTools(client));
+    } catch (err) {
+      const why = `tools/list failed: ${message(err)}`;
+      if (e.client === client) e.lastError = why;
+      this.#warn(`MCP server "${server}": ${why}`);
+      this.#scheduleRefresh(e);
+      return failed(why);
+    }
+    if (truncated !== undefined) this.#warn(`MCP server "${server}": ${truncated}`);
+    const { tools, diagnostics } = translateTools(this.#config, e.config, listed);
+    const json = JSON.stringify(tools);
+    const discoveredAt = new Date(this.#clock()).toISOString();
+    let changed = false;
+    if (json !== e.written) {
+      try {
+        writeDiscoveryCache(this.#options.cacheDir, server, tools, discoveredAt);
+        e.written = json;
+        changed = true;
+      } catch (err) {
+        this.#warn(`MCP server "${server}": could not write the discovery cache: ${message(err)}`);
+      }
+    }
+    e.tools = tools;
+    e.discoveredAt = discoveredAt;
+    this.#scheduleRefresh(e);
+    if (changed) {
+      try {
+        this.#options.onToolsChanged?.(server);
+      } catch (err) {
+        this.#warn(`onToolsChanged("${server}") threw: ${message(err)}`);
+      }
+    }
+    return { server, ok: true, tools: [...tools], diagnostics, changed };
+  }
+
+  #scheduleRefresh(e: Entry): void {
+    clearTimeout(e.refreshTimer);
+    if (this.#closed) return;
+    e.refreshTimer = setTimeout(() => {
+      e.refreshTimer = undefined;
+      if (e.state === 'up') void this.#queueDiscovery(e);
+    }, Math.max(1, e.config.healthCheckIntervalSec) * 1000);
+    e.refreshTimer.unref();
+  }
+}
+
+/** The last few lines of a stderr tail, on one line. */
+function lastLines(text: string, lines = 5): string {
+  return text.trim().split(/\r?\n/).slice(-lines).join(' | ');
+}
+
+/** Every page of `tools/list`, within {@link MAX_PAGES} and {@link MAX_TOOLS}. */
+export async function listAllTools(client: Pick<Client, 'listTools'>): Promise<{ tools: McpToolDefinition[]; truncated?: string }> {
+  const tools: McpToolDefinition[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: LIST_TIMEOUT_MS });
+    for (const t of result.tools) {
+      if (tools.length >= MAX_TOOLS) return { tools, truncated: `more than ${MAX_TOOLS} tools; the rest are left out` };
+      tools.push(t as McpToolDefinition);
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === '') return { tools };
+    if (cursors.has(cursor)) return { tools, truncated: `tools/list repeated the cursor "${cursor}"; stopped there` };
+    cursors.add(cursor);
+  }
+  return { tools, truncated: `more than ${MAX_PAGES} pages of tools; the rest are left out` };
+}

@@ -12,6 +12,7 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import { inspectCommand, type InspectFlags } from './inspect.js';
 import { processIO, type CliIO } from './io.js';
 import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
+import { mcpServeCommand, type McpServeFlags } from './mcp.js';
 import { schemaCommand } from './schema-command.js';
 import { serveCommand, type ServeFlags } from './serve.js';
 import { toolcapVersion } from '../version.js';
@@ -181,6 +182,18 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
         done(resolved === undefined ? EXIT.USAGE : await approvalsCommand(action, id, paths, resolved, io));
       });
   }
+
+  const mcp = program.command('mcp').description('toolcap as an MCP server (the gated catalog for any MCP client)');
+  mcp
+    .command('serve')
+    .description('serve the persona\'s tools over MCP on stdio: tools/list with capability metadata, tools/call through approvals and providers; reloads send list_changed')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--persona <persona>', 'serve this persona\'s tools (default: the shared tools only)')
+    .option('--caller <id>', 'who calls, for the audit log (default: mcp:<client name>)')
+    .option('--no-watch', 'do not reload when files change')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withPaths<McpServeFlags>((paths, flags) => mcpServeCommand(paths, flags, io)));
 
   program
     .command('audit')

@@ -4,9 +4,13 @@
  * default) and the runtime over both.
  * @module
  */
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { McpClients } from '../mcp/clients.js';
+import type { HealthSource, HealthSummary } from '../service/views.js';
+import { toolcapVersion } from '../version.js';
 import { fileTracer } from '../runtime/trace-file.js';
-import { DEFAULT_STORE_PATH, type StoreConfig } from '../load/config.js';
+import { DEFAULT_STORE_PATH, mcpCacheDir, type StoreConfig } from '../load/config.js';
 import { Registry } from '../registry/registry.js';
 import { ProviderTypes } from '../runtime/providers/registry.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -20,6 +24,10 @@ export interface RuntimeSetup {
   registry: Registry;
   store: Store;
   runtime: Runtime;
+  /** The MCP servers of the config, when MCP is enabled. */
+  mcp: McpClients | undefined;
+  /** Observed health, with the tools of MCP servers that are down shown as down. */
+  health: HealthSource;
   /** Where spans are written (JSON lines), when they are. */
   traceFile: string | undefined;
   close(): Promise<void>;
@@ -46,10 +54,29 @@ export async function openRuntime(
   io: CliIO,
   options: { watch?: boolean; onReload?: ConstructorParameters<typeof Registry>[0]['onReload']; traces?: boolean } = {},
 ): Promise<RuntimeSetup | 1 | 2> {
-  const registry = new Registry({ paths: plan.layers, ...plan.options, watch: options.watch ?? false, ...(options.onReload ? { onReload: options.onReload } : {}) });
+  // MCP servers first: their tools (cached per server) are the first layer of the catalog
+  const mcpConfig = plan.config?.mcp;
+  let mcp: McpClients | undefined;
+  let registry: Registry | undefined;
+  let layers = plan.layers;
+  if (plan.config && mcpConfig?.enabled && mcpConfig.servers.length > 0) {
+    const cacheDir = mcpCacheDir(plan.config);
+    mkdirSync(cacheDir, { recursive: true });
+    if (!layers.some((l) => typeof l !== 'string' && l.discovered)) layers = [{ path: cacheDir, discovered: true }, ...layers];
+    mcp = new McpClients(mcpConfig, {
+      cacheDir,
+      clientInfo: { name: 'toolcap', version: toolcapVersion() },
+      warn: (m) => io.stderr(`toolcap: mcp: ${m}\n`),
+      // a changed tool list rewrites the cache file; reload now rather than wait for the watcher
+      onToolsChanged: () => void registry?.refresh(),
+    });
+    await mcp.start();
+  }
+  registry = new Registry({ paths: layers, ...plan.options, watch: options.watch ?? false, ...(options.onReload ? { onReload: options.onReload } : {}) });
   const first = await registry.start();
   if (first.kind !== 'reloaded') {
     await registry.close();
+    await mcp?.close();
     for (const d of first.kind === 'failed' ? first.diagnostics : []) if (d.severity === 'error') io.stderr(`${renderDiagnostic(d, new Map())}\n`);
     io.stderr('toolcap: the catalog has errors; nothing to serve or run. Fix them (toolcap validate shows them with excerpts).\n');
     return first.kind === 'failed' && first.unreadable ? 2 : 1;
@@ -60,6 +87,7 @@ export async function openRuntime(
     store = await openStore(storeConfig);
   } catch (error) {
     await registry.close();
+    await mcp?.close();
     io.stderr(`toolcap: cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
@@ -69,7 +97,7 @@ export async function openRuntime(
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
-    providers: new ProviderTypes(),
+    providers: new ProviderTypes(mcp ? { mcpConnector: mcp } : {}),
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     environment: { baseDir: plan.config?.root ?? process.cwd() },
@@ -80,13 +108,29 @@ export async function openRuntime(
   } catch (error) {
     io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
   }
+  const clients = mcp;
+  const health: HealthSource = clients
+    ? {
+        version: () => runtime.health.version(),
+        lookup: (name) => {
+          const observed = runtime.health.lookup(name);
+          const server = /^mcp\.([a-z0-9_-]+)\./.exec(name)?.[1];
+          const status = server === undefined ? undefined : clients.status().find((s) => s.server === server);
+          if (!status || status.state === 'up') return observed;
+          return { ...(observed ?? {}), status: 'down', server: { state: status.state, ...(status.lastError !== undefined ? { lastError: status.lastError } : {}) } } as HealthSummary;
+        },
+      }
+    : runtime.health;
   return {
     registry,
     store,
     runtime,
+    mcp: clients,
+    health,
     traceFile: traces ? traceFileOf(plan) : undefined,
     close: async () => {
       await runtime.close();
+      await clients?.close();
       await traces?.shutdown();
       await registry.close();
       await store.close();

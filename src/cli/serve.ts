@@ -15,6 +15,7 @@ import type { CliIO } from './io.js';
 import { renderDiagnostic, summarize } from './render.js';
 import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
 import { openRuntime } from './runtime-setup.js';
+import { mcpHttpHandler, type McpHttpHandler } from '../mcp/gateway.js';
 
 export interface ServeFlags extends LoadFlags {
   port?: string;
@@ -65,14 +66,18 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const host = flags.host ?? plan.config?.server.host ?? DEFAULT_SERVER.host;
 
   let started = false;
+  let gateway: McpHttpHandler | undefined;
   const setup = await openRuntime(plan, io, {
     watch: flags.watch ?? true,
     onReload: (event) => {
       if (started) describeReload(event, io);
+      // MCP clients connected to /mcp hear that the tool list changed
+      if (event.kind === 'reloaded') gateway?.notifyAll();
     },
   });
   if (typeof setup === 'number') return setup;
   const { registry, runtime, store } = setup;
+  gateway = mcpHttpHandler({ registry, runtime, version: toolcapVersion() });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
   started = true;
@@ -82,12 +87,15 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     const ranking = plan.config?.ranking ?? {};
     const api = createApi(registry, {
       runtime,
+      health: setup.health,
+      mcp: gateway,
       version: toolcapVersion(),
       ...(ranking.weights ? { weights: ranking.weights } : {}),
       ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
     });
     server = await listen(api, { host, port });
   } catch (error) {
+    await gateway.close();
     await setup.close();
     const code = (error as NodeJS.ErrnoException).code;
     const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : 'check --host';
@@ -99,6 +107,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
       `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +
       `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +
+      `  MCP gateway (Streamable HTTP): ${server.url}/mcp${setup.mcp ? `; MCP servers: ${setup.mcp.status().map((s) => `${s.server} ${s.state} (${s.tools} tools)`).join(', ')}` : ''}\n` +
       `${registry.status().watching ? 'Watching the manifests: saved edits go live; a broken edit keeps the last good catalog. ' : ''}Ctrl-C stops.\n`,
   );
 
@@ -107,6 +116,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   own?.release();
   io.stderr('toolcap: stopping\n');
+  await gateway.close(); // open MCP event streams would keep the server from closing
   await server.close();
   await setup.close();
   return EXIT.OK;

@@ -7,7 +7,7 @@
  * @module
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DIALECT_IDS, type DialectId } from '../dialects/types.js';
 import { ObjectReader, isPlainObject, jsonType } from '../dialects/reader.js';
@@ -292,11 +292,19 @@ export function configJsonSchema(): Record<string, unknown> {
  * @example buildCatalog(configLayers(config), { limits: config.limits })
  */
 export function configLayers(config: Config, extra: readonly string[] = []): LayerSpec[] {
+  const cache = mcpCacheDir(config);
   return [
+    // what MCP servers report comes first: every reviewed layer overrides it (floors aside)
+    ...(config.mcp.enabled && existsSync(cache) ? [{ path: cache, discovered: true }] : []),
     ...config.sources.map((s): LayerSpec => ({ path: s.path, ...(s.dialect !== undefined ? { dialect: s.dialect } : {}) })),
     ...config.personas.map((p): LayerSpec => ({ path: p.path, persona: p.persona })),
     ...extra.map((path): LayerSpec => ({ path })),
   ];
+}
+
+/** Where discovered MCP tools are cached (one `mcp.<server>.json` per server): `.toolcap/mcp` beside the config. */
+export function mcpCacheDir(config: Pick<Config, 'root'>): string {
+  return resolve(config.root, '.toolcap', 'mcp');
 }
 
 const TOP_LEVEL_FIELDS = Object.keys(ConfigFileSchema.properties);
@@ -597,7 +605,8 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
         location: at(file, at0),
         ...(command !== undefined ? { command } : {}),
         ...(url !== undefined ? { url } : {}),
-        ...(cwd !== undefined ? { cwd: resolve(root, cwd) } : {}),
+        // a stdio server runs in the config's folder unless told otherwise, so relative paths read as in the config
+        ...(command !== undefined ? { cwd: resolve(root, cwd ?? '.') } : {}),
         ...(persona !== undefined && PERSONA_NAME.test(persona) ? { persona } : {}),
       };
       sr.rest({ where: `MCP server "${name}" (known: command, args, cwd, env, url, headers, persona, allowTools, denyTools, healthCheckIntervalSec, defaults)` });

@@ -34,6 +34,8 @@ export interface ApiOptions {
   health?: HealthSource;
   /** Largest request body, bytes. @default 1048576 */
   maxBodyBytes?: number;
+  /** The MCP gateway's Streamable HTTP handler, served at `/mcp`. */
+  mcp?: (request: Request) => Promise<Response>;
   /** Ranking weights for `/search` (the config's `ranking.weights`). @default DEFAULT_RANK_WEIGHTS */
   weights?: Partial<RankWeights>;
   /** Task risk when a request gives no `task_risk` (the config's `ranking.taskRisk`). @default 1 */
@@ -325,6 +327,10 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
 
   const openapi = JSON.stringify(openApiDocument(options.version ?? '0.0.0'));
   app.get('/openapi.json', () => new Response(openapi, { headers: { 'content-type': JSON_TYPE } }));
+
+  // --- MCP gateway (Streamable HTTP) ----------------------------------------
+  const mcp = options.mcp;
+  if (mcp) app.all('/mcp', (c) => mcp(c.req.raw));
 
   // --- calls and approvals (the runtime) ---------------------------------
 

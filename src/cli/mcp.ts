@@ -1,0 +1,112 @@
+/**
+ * `toolcap mcp serve [paths...] [--config F] [--persona P]`: the registry's
+ * tools as an MCP server over stdio, each call through the runtime
+ * (approvals, failover, audit). stdout carries the protocol only; every
+ * human message goes to stderr. Reloads when the manifests change and
+ * tells the client (`notifications/tools/list_changed`). Stops when stdin
+ * ends, on SIGINT or SIGTERM (or, in-process, when `io.signal` aborts),
+ * and exits 0.
+ * @module
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createGatewayServer, type Gateway } from '../mcp/gateway.js';
+import type { ReloadEvent } from '../registry/registry.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import type { CliIO } from './io.js';
+import { renderDiagnostic } from './render.js';
+import { openRuntime } from './runtime-setup.js';
+import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+
+export interface McpServeFlags extends LoadFlags {
+  /** Serve this persona's tools; none: the shared tools only. */
+  persona?: string;
+  /** Who calls, for the audit log. @default "mcp:<client name>" */
+  caller?: string;
+  /** --no-watch sets false. @default true */
+  watch?: boolean;
+}
+
+/** The CLI's streams plus, for tests, the protocol streams (default: process.stdin / process.stdout). */
+export type McpServeIO = CliIO & { signal?: AbortSignal; stdin?: Readable; stdoutStream?: Writable };
+
+function describeReload(event: ReloadEvent, io: CliIO): void {
+  const at = event.at.slice(11, 19);
+  if (event.kind === 'reloaded') {
+    io.stderr(`[${at}] toolcap mcp: reloaded, now serving version ${event.version}; told the client its tool list changed\n`);
+  } else if (event.kind === 'failed') {
+    io.stderr(`[${at}] toolcap mcp: reload failed; still serving version ${event.version}. Fix the files and save again.\n`);
+    for (const d of event.diagnostics) if (d.severity === 'error') io.stderr(`${renderDiagnostic(d, new Map())}\n`);
+  }
+}
+
+export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io: McpServeIO): Promise<ExitCode> {
+  // stdout is the protocol: whatever a helper would print there goes to stderr
+  const human: CliIO = { stdout: (t) => io.stderr(t), stderr: (t) => io.stderr(t) };
+  const plan = loadPlan(paths, flags);
+  if ('failure' in plan) {
+    printDiagnostics(plan.failure, human);
+    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
+  }
+  let gateway: Gateway | undefined;
+  const setup = await openRuntime(plan, human, {
+    watch: flags.watch ?? true,
+    onReload: (event) => {
+      if (!gateway) return;
+      describeReload(event, human);
+      if (event.kind === 'reloaded') gateway.notifyToolsChanged();
+    },
+  });
+  if (typeof setup === 'number') return setup;
+  const { registry, runtime } = setup;
+
+  gateway = createGatewayServer({
+    registry,
+    runtime,
+    ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
+    ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
+  });
+  const stdin = io.stdin ?? process.stdin;
+  const stdout = io.stdoutStream ?? process.stdout;
+  const transport = new StdioServerTransport(stdin, stdout);
+
+  // stop on: stdin end, transport close, io.signal, or (without io.signal) SIGINT / SIGTERM
+  const stop = new AbortController();
+  const onEnd = () => stop.abort();
+  stdin.once('end', onEnd);
+  stdin.once('close', onEnd);
+  const onSignal = () => stop.abort();
+  if (io.signal) io.signal.addEventListener('abort', onSignal, { once: true });
+  else {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  transport.onclose = () => stop.abort();
+  transport.onerror = (error) => human.stderr(`toolcap mcp: transport error: ${error.message}\n`);
+
+  let code: ExitCode = EXIT.OK;
+  try {
+    await gateway.server.connect(transport);
+    const snap = registry.snapshot();
+    const count = snap.toolsFor(flags.persona).filter((t) => flags.persona !== undefined || !(t.scope?.personas?.length ?? 0)).length;
+    human.stderr(
+      `toolcap mcp: serving ${count} tools${flags.persona !== undefined ? ` for persona "${flags.persona}"` : ' (shared tools; --persona for a persona)'} over stdio` +
+        `; store: ${setup.store.kind} ${setup.store.location}${registry.status().watching ? '; watching the manifests' : ''}\n`,
+    );
+    if (io.signal?.aborted) stop.abort();
+    if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+  } catch (error) {
+    human.stderr(`toolcap mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    code = EXIT.INTERNAL;
+  } finally {
+    stdin.off('end', onEnd);
+    stdin.off('close', onEnd);
+    io.signal?.removeEventListener('abort', onSignal);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    human.stderr('toolcap mcp: stopping\n');
+    await gateway.close().catch(() => undefined);
+    await setup.close();
+  }
+  return code;
+}

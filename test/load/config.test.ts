@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,19 +158,22 @@ describe('loadConfig: bad input', () => {
 
 describe('--config on the command line', () => {
   const EXAMPLE = 'examples/toolcap.config.yaml';
+  // the examples discover an MCP server: once toolcap serve has run here, its cached tools are the first layer
+  const CACHE = 'examples/.toolcap/mcp';
+  const LAYERS = [...(existsSync(CACHE) ? [CACHE] : []), 'examples/manifests', 'examples/overrides'];
 
   it('validate --config examples/toolcap.config.yaml equals validate examples/manifests examples/overrides', async () => {
     const byConfig = await cli('validate', '--config', EXAMPLE);
-    const byPaths = await cli('validate', 'examples/manifests', 'examples/overrides');
+    const byPaths = await cli('validate', ...LAYERS);
     expect(byConfig).toEqual(byPaths);
     const json = await cli('validate', '--config', EXAMPLE, '--json');
-    expect(json).toEqual(await cli('validate', 'examples/manifests', 'examples/overrides', '--json'));
+    expect(json).toEqual(await cli('validate', ...LAYERS, '--json'));
   });
 
   it.each([
-    ['validate', ['validate', '--config', EXAMPLE, '--json'], ['validate', 'examples/manifests', 'examples/overrides', '--json']],
-    ['inspect', ['inspect', '--config', EXAMPLE, '--json'], ['inspect', 'examples/manifests', 'examples/overrides', '--json']],
-    ['convert', ['convert', '--config', EXAMPLE, '--to', 'toolcap'], ['convert', 'examples/manifests', 'examples/overrides', '--to', 'toolcap']],
+    ['validate', ['validate', '--config', EXAMPLE, '--json'], ['validate', ...LAYERS, '--json']],
+    ['inspect', ['inspect', '--config', EXAMPLE, '--json'], ['inspect', ...LAYERS, '--json']],
+    ['convert', ['convert', '--config', EXAMPLE, '--to', 'toolcap'], ['convert', ...LAYERS, '--to', 'toolcap']],
   ])('%s --config gives what the same paths give', async (_name, withConfig, withPaths) => {
     expect(await cli(...withConfig)).toEqual(await cli(...withPaths));
   });

@@ -45,7 +45,7 @@ function whoami(): string {
 
 const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
 
-async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>, options: { traces?: boolean } = {}): Promise<ExitCode> {
+async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>, options: { traces?: boolean; mcp?: boolean } = {}): Promise<ExitCode> {
   const plan = loadPlan(paths, flags);
   if ('failure' in plan) {
     printDiagnostics(plan.failure, io);
@@ -124,6 +124,8 @@ export async function approvalsCommand(action: string, id: string | undefined, p
     return EXIT.USAGE;
   }
   const by = flags.by ?? `${whoami()}`;
+  // listing and denying run nothing: no need to start the MCP servers
+  const runs = action === 'approve';
   return withRuntime(paths, flags, io, async ({ runtime }) => {
     try {
       if (action === 'list') {
@@ -150,7 +152,7 @@ export async function approvalsCommand(action: string, id: string | undefined, p
     } catch (error) {
       return printError(error, io, flags.json);
     }
-  });
+  }, { mcp: runs, traces: runs });
 }
 
 export interface AuditFlags extends LoadFlags {
@@ -173,5 +175,5 @@ export async function auditCommand(paths: string[], flags: AuditFlags, io: CliIO
     else if (records.length === 0) io.stdout('No audit records.\n');
     else for (const r of records) io.stdout(`${String(r.seq).padStart(5)}  ${r.at}  ${r.kind.padEnd(22)} ${r.tool ?? '-'}${r.actor ? `  by ${r.actor}` : ''}${r.callId ? `  call ${r.callId}` : ''}\n         ${JSON.stringify(r.detail)}\n`);
     return EXIT.OK;
-  }, { traces: false });
+  }, { traces: false, mcp: false });
 }

@@ -52,14 +52,20 @@ export function traceFileOf(plan: LoadPlan): string {
 export async function openRuntime(
   plan: LoadPlan,
   io: CliIO,
-  options: { watch?: boolean; onReload?: ConstructorParameters<typeof Registry>[0]['onReload']; traces?: boolean } = {},
+  options: {
+    watch?: boolean;
+    onReload?: ConstructorParameters<typeof Registry>[0]['onReload'];
+    traces?: boolean;
+    /** Connect to the config's MCP servers (false: their cached tools are still listed, but not callable). @default true */
+    mcp?: boolean;
+  } = {},
 ): Promise<RuntimeSetup | 1 | 2> {
   // MCP servers first: their tools (cached per server) are the first layer of the catalog
   const mcpConfig = plan.config?.mcp;
   let mcp: McpClients | undefined;
   let registry: Registry | undefined;
   let layers = plan.layers;
-  if (plan.config && mcpConfig?.enabled && mcpConfig.servers.length > 0) {
+  if (plan.config && mcpConfig?.enabled && mcpConfig.servers.length > 0 && options.mcp !== false) {
     const cacheDir = mcpCacheDir(plan.config);
     mkdirSync(cacheDir, { recursive: true });
     if (!layers.some((l) => typeof l !== 'string' && l.discovered)) layers = [{ path: cacheDir, discovered: true }, ...layers];

@@ -389,6 +389,9 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     const gateway = createGatewayServer({ ...gatewayOptions, ...(persona ? { persona } : {}) });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // a POST gets its answer as one JSON body, not an event stream: one round trip, no SSE framing;
+      // server-initiated messages (list_changed, elicitation) use the session's GET stream
+      enableJsonResponse: true,
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, gateway });
       },

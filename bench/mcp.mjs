@@ -1,0 +1,224 @@
+// MCP gateway benchmark: `tools/call` of the everything server's `echo` tool
+// through toolcap's gateway (SDK client -> Streamable HTTP -> mcpHttpHandler
+// -> runtime.call -> McpClients -> Streamable HTTP -> everything server)
+// against an SDK client calling the same server directly, same transport
+// (Streamable HTTP), same run. Calls are sequential; the legs are
+// interleaved in rounds so the machine's noise hits all of them alike.
+// A third leg, `runtime.call` on the same runtime without the gateway in
+// front, splits the added time into the runtime's share and the gateway's
+// (the second HTTP hop, the SDK server, result shaping); a fourth, the
+// same runtime over SQLite with synchronous=normal, shows the fsync's share.
+// Aim (issue): under 1 ms added at p50.
+import { spawn } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
+import { createServer } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { getRequestListener } from '@hono/node-server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Registry } from '../dist/index.js';
+import { McpClients } from '../dist/mcp/clients.js';
+import { MCP_DEFAULTS } from '../dist/mcp/config.js';
+import { mcpHttpHandler } from '../dist/mcp/gateway.js';
+import { ProviderTypes } from '../dist/runtime/providers/registry.js';
+import { Runtime } from '../dist/runtime/runtime.js';
+import { openSqliteStore } from '../dist/store/sqlite.js';
+import { fmt } from './stats.mjs';
+
+const WARMUP = 200;
+const CALLS = 2_000;
+const ROUNDS = 4; // CALLS / ROUNDS calls per leg per round, legs interleaved
+const ECHO = { message: 'hello from the toolcap bench' };
+const TOOL = 'mcp.everything.echo';
+const EVERYTHING = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createNetServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The everything server over Streamable HTTP, as the tests start it (PORT env var). */
+async function startEverything() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes(`port ${port}`) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (!output.includes(`port ${port}`)) {
+    child.kill('SIGKILL');
+    throw new Error(`the everything server did not start: ${output.slice(-500)}`);
+  }
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const t = setTimeout(() => child.kill('SIGKILL'), 3000);
+      child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  return { url: `http://127.0.0.1:${port}/mcp`, stop };
+}
+
+async function sdkClient(url) {
+  const client = new Client({ name: 'toolcap-bench', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+function mcpConfig(url) {
+  return {
+    enabled: true,
+    allowTools: [],
+    denyTools: [],
+    servers: [
+      {
+        name: 'everything',
+        transport: 'http',
+        url,
+        args: [],
+        env: {},
+        headers: {},
+        allowTools: [],
+        denyTools: [],
+        healthCheckIntervalSec: 300,
+        defaults: { ...MCP_DEFAULTS },
+        location: { file: 'bench/mcp.mjs' },
+      },
+    ],
+  };
+}
+
+const echoed = (result) => {
+  const text = result?.content?.[0]?.text;
+  if (result?.isError || typeof text !== 'string' || !text.includes(ECHO.message)) throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 400)}`);
+};
+
+function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+  const total = s.reduce((a, b) => a + b, 0);
+  return { p50: at(0.5), p99: at(0.99), mean: total / s.length, perSec: (s.length / total) * 1000, n: s.length };
+}
+
+async function timeCalls(fn, n, into) {
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    into.push(performance.now() - t0);
+  }
+}
+
+export async function run() {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-'));
+  const cacheDir = join(dir, 'cache');
+  const reviewedDir = join(dir, 'reviewed');
+  let everything;
+  let direct;
+  let clients;
+  let registry;
+  let store;
+  let runtime;
+  let storeNormal;
+  let runtimeNormal;
+  let mcp;
+  let http;
+  let viaGateway;
+  try {
+    everything = await startEverything();
+    direct = await sdkClient(everything.url);
+
+    // toolcap: discovered tools of the same server, plus a reviewed layer letting echo run without consent
+    for (const d of [cacheDir, reviewedDir]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(reviewedDir, 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
+    clients = new McpClients(mcpConfig(everything.url), { cacheDir, warn: (m) => console.error(`mcp: ${m}`) });
+    await clients.start();
+    const status = clients.status().find((s) => s.server === 'everything');
+    if (status?.state !== 'up') throw new Error(`McpClients did not connect: ${JSON.stringify(status)}`);
+    registry = new Registry({ paths: [{ path: cacheDir, discovered: true }, reviewedDir] });
+    const started = await registry.start();
+    if (started.kind !== 'reloaded') throw new Error(`the catalog did not build: ${JSON.stringify(started.diagnostics?.slice(0, 3))}`);
+    store = await openSqliteStore(join(dir, 'toolcap.db'));
+    runtime = new Runtime({ registry, store, providers: new ProviderTypes({ mcpConnector: clients }), onWarning: (m) => console.error(`runtime: ${m}`) });
+    // the same runtime over an SQLite store with synchronous=normal (no fsync per commit): the store's share of runtime.call
+    storeNormal = await openSqliteStore(join(dir, 'toolcap-normal.db'), { synchronous: 'normal' });
+    runtimeNormal = new Runtime({ registry, store: storeNormal, providers: new ProviderTypes({ mcpConnector: clients }), onWarning: (m) => console.error(`runtime: ${m}`) });
+    mcp = mcpHttpHandler({ registry, runtime });
+    const listener = getRequestListener((request) => (new URL(request.url).pathname === '/mcp' ? mcp(request) : new Response('not found', { status: 404 })));
+    http = createServer(listener);
+    await new Promise((r) => http.listen(0, '127.0.0.1', r));
+    viaGateway = await sdkClient(`http://127.0.0.1:${http.address().port}/mcp`);
+
+    const listed = (await viaGateway.listTools()).tools.map((t) => t.name);
+    if (!listed.includes(TOOL)) throw new Error(`${TOOL} is not listed by the gateway: ${listed.join(', ')}`);
+    const first = await runtime.call(TOOL, ECHO);
+    if (first.status !== 'ok') throw new Error(`${TOOL} did not run without approval (reviewed layer not applied?): ${JSON.stringify(first).slice(0, 400)}`);
+
+    const legs = {
+      direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
+      runtime: async () => {
+        const r = await runtime.call(TOOL, ECHO);
+        if (r.status !== 'ok') throw new Error(`runtime.call: ${r.status}`);
+      },
+      runtimeNormal: async () => {
+        const r = await runtimeNormal.call(TOOL, ECHO);
+        if (r.status !== 'ok') throw new Error(`runtime.call: ${r.status}`);
+      },
+      gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
+    };
+    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [] };
+    for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
+    globalThis.gc?.();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
+    }
+
+    const d = summary(samples.direct);
+    const r = summary(samples.runtime);
+    const rn = summary(samples.runtimeNormal);
+    const g = summary(samples.gateway);
+    console.log(`\n## MCP gateway: tools/call of the everything server's echo, Streamable HTTP both legs, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
+    console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    const row = (name, s, base) =>
+      console.log(
+        `| ${name} | ${fmt(s.p50, 3)} ms | ${fmt(s.p99, 3)} ms | ${fmt(s.mean, 3)} ms | ${fmt(s.perSec, 0)} | ${base ? `${fmt(s.p50 - base.p50, 3)} ms` : '-'} | ${base ? `${fmt(s.p99 - base.p99, 3)} ms` : '-'} | ${base ? `${(s.p50 / base.p50).toFixed(2)}x` : '1.00x'} |`,
+      );
+    row('SDK Client -> everything server (baseline)', d, undefined);
+    row(`runtime.call('${TOOL}') -> McpClients -> everything server (no gateway)`, r, d);
+    row(`same, SQLite synchronous=normal (no fsync per commit; not the gateway's store)`, rn, d);
+    row(`SDK Client -> toolcap gateway /mcp -> runtime.call -> McpClients -> everything server`, g, d);
+    const added = g.p50 - d.p50;
+    console.log(
+      `split of the gateway's added p50 (${fmt(added, 3)} ms): runtime.call (pipeline + SQLite record) ${fmt(r.p50 - d.p50, 3)} ms, gateway (second HTTP hop, SDK server, result shaping) ${fmt(g.p50 - r.p50, 3)} ms`,
+    );
+    console.log(`of runtime.call's share, SQLite synchronous=full vs normal at p50: ${fmt(r.p50 - rn.p50, 3)} ms`);
+    console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99)`);
+  } finally {
+    await viaGateway?.close().catch(() => undefined);
+    await direct?.close().catch(() => undefined);
+    await mcp?.close().catch(() => undefined);
+    if (http) await new Promise((r) => { http.closeAllConnections?.(); http.close(() => r()); });
+    await runtime?.close().catch(() => undefined);
+    await runtimeNormal?.close().catch(() => undefined);
+    await clients?.close().catch(() => undefined);
+    await registry?.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await storeNormal?.close().catch(() => undefined);
+    await everything?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -4,13 +4,18 @@
  * default) and the runtime over both.
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { watch as watchPaths, type FSWatcher } from 'chokidar';
+import { discoveryCachePath } from '../mcp/discovery.js';
+import type { McpConfig } from '../mcp/config.js';
+import type { McpConnector } from '../runtime/providers/mcp.js';
+import { ProviderError } from '../runtime/providers/types.js';
 import { dirname, join, resolve } from 'node:path';
 import { McpClients } from '../mcp/clients.js';
 import type { HealthSource, HealthSummary } from '../service/views.js';
 import { toolcapVersion } from '../version.js';
 import { fileTracer } from '../runtime/trace-file.js';
-import { DEFAULT_STORE_PATH, mcpCacheDir, type StoreConfig } from '../load/config.js';
+import { DEFAULT_STORE_PATH, loadConfig, mcpCacheDir, type StoreConfig } from '../load/config.js';
 import { Registry } from '../registry/registry.js';
 import { ProviderTypes } from '../runtime/providers/registry.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -38,16 +43,38 @@ export function storeConfigOf(plan: LoadPlan): StoreConfig {
   return plan.config?.store ?? { kind: 'sqlite', path: resolve(DEFAULT_STORE_PATH) };
 }
 
-/**
- * Build the catalog, open the store and make the runtime. Resolves to a
- * setup, or to an exit code after printing why not (1: the catalog has
- * errors; 2: the store cannot be opened).
- */
 /** Where traces go: `traces.jsonl` beside an SQLite store, else `.toolcap/traces.jsonl` in the config (or current) folder. */
 export function traceFileOf(plan: LoadPlan): string {
   const store = storeConfigOf(plan);
   return store.kind === 'sqlite' ? join(dirname(store.path), 'traces.jsonl') : resolve(plan.config?.root ?? '.', '.toolcap', 'traces.jsonl');
 }
+
+/** The MCP settings that matter for connections, without source positions: equal means nothing to redo. */
+const mcpSignature = (mcp: McpConfig) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
+
+/**
+ * The connector the `mcp` provider type holds: it calls whichever client
+ * manager is current, so a config change can swap the manager under a
+ * running runtime.
+ */
+class SwitchableConnector implements McpConnector {
+  current: McpClients | undefined;
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    if (!this.current) return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `no MCP client for server "${server}"`, true));
+    return this.current.callTool(server, tool, args, signal);
+  }
+  ready(server: string) {
+    return this.current?.ready(server) ?? { healthy: false, reason: `no MCP client for server "${server}"` };
+  }
+}
+
+/**
+ * Build the catalog, open the store and make the runtime. Resolves to a
+ * setup, or to an exit code after printing why not (1: the catalog has
+ * errors; 2: the store cannot be opened). With `watch`, a change to the
+ * config's `mcp` section reconnects the MCP servers and re-discovers their
+ * tools (other config changes need a restart).
+ */
 
 export async function openRuntime(
   plan: LoadPlan,
@@ -65,17 +92,21 @@ export async function openRuntime(
   let mcp: McpClients | undefined;
   let registry: Registry | undefined;
   let layers = plan.layers;
-  if (plan.config && mcpConfig?.enabled && mcpConfig.servers.length > 0 && options.mcp !== false) {
-    const cacheDir = mcpCacheDir(plan.config);
-    mkdirSync(cacheDir, { recursive: true });
-    if (!layers.some((l) => typeof l !== 'string' && l.discovered)) layers = [{ path: cacheDir, discovered: true }, ...layers];
-    mcp = new McpClients(mcpConfig, {
-      cacheDir,
+  const connector = new SwitchableConnector();
+  const cacheDir = plan.config ? mcpCacheDir(plan.config) : undefined;
+  const makeClients = (config: McpConfig, dir: string) =>
+    new McpClients(config, {
+      cacheDir: dir,
       clientInfo: { name: 'toolcap', version: toolcapVersion() },
       warn: (m) => io.stderr(`toolcap: mcp: ${m}\n`),
       // a changed tool list rewrites the cache file; reload now rather than wait for the watcher
       onToolsChanged: () => void registry?.refresh(),
     });
+  if (cacheDir && mcpConfig?.enabled && mcpConfig.servers.length > 0 && options.mcp !== false) {
+    mkdirSync(cacheDir, { recursive: true });
+    if (!layers.some((l) => typeof l !== 'string' && l.discovered)) layers = [{ path: cacheDir, discovered: true }, ...layers];
+    mcp = makeClients(mcpConfig, cacheDir);
+    connector.current = mcp;
     await mcp.start();
   }
   registry = new Registry({ paths: layers, ...plan.options, watch: options.watch ?? false, ...(options.onReload ? { onReload: options.onReload } : {}) });
@@ -103,7 +134,7 @@ export async function openRuntime(
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
-    providers: new ProviderTypes(mcp ? { mcpConnector: mcp } : {}),
+    providers: new ProviderTypes({ mcpConnector: connector }),
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     environment: { baseDir: plan.config?.root ?? process.cwd() },
@@ -114,29 +145,61 @@ export async function openRuntime(
   } catch (error) {
     io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
   }
-  const clients = mcp;
-  const health: HealthSource = clients
+  const health: HealthSource = mcp
     ? {
         version: () => runtime.health.version(),
         lookup: (name) => {
           const observed = runtime.health.lookup(name);
           const server = /^mcp\.([a-z0-9_-]+)\./.exec(name)?.[1];
-          const status = server === undefined ? undefined : clients.status().find((s) => s.server === server);
+          const status = server === undefined ? undefined : connector.current?.status().find((s) => s.server === server);
           if (!status || status.state === 'up') return observed;
           return { ...(observed ?? {}), status: 'down', server: { state: status.state, ...(status.lastError !== undefined ? { lastError: status.lastError } : {}) } } as HealthSummary;
         },
       }
     : runtime.health;
+  // config changes: reconnect MCP servers when their settings change
+  let configWatcher: FSWatcher | undefined;
+  let signature = mcpConfig ? mcpSignature(mcpConfig) : '';
+  if (options.watch && mcp && plan.config && cacheDir) {
+    const configPath = resolve(plan.config.file);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reconfigure = async () => {
+      const loaded = loadConfig(configPath);
+      if (!loaded.config) return io.stderr('toolcap: the config has errors; keeping the MCP servers as they are\n');
+      const next = loaded.config.mcp;
+      if (mcpSignature(next) === signature) return;
+      signature = mcpSignature(next);
+      const previous = connector.current;
+      const clients = makeClients(next, cacheDir);
+      await clients.start();
+      connector.current = clients;
+      await previous?.close();
+      // servers no longer configured: their cached tools go
+      const kept = new Set(next.enabled ? next.servers.map((s) => discoveryCachePath(cacheDir, s.name)) : []);
+      for (const f of readdirSync(cacheDir)) if (f.endsWith('.json') && !kept.has(join(cacheDir, f))) rmSync(join(cacheDir, f), { force: true });
+      io.stderr(`toolcap: the MCP settings changed; servers: ${clients.status().map((s) => `${s.server} ${s.state}`).join(', ') || 'none'}\n`);
+      await registry?.refresh({ force: true });
+    };
+    configWatcher = watchPaths(configPath, { ignoreInitial: true });
+    configWatcher.on('all', () => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => void reconfigure().catch((e: unknown) => io.stderr(`toolcap: could not apply the MCP settings: ${e instanceof Error ? e.message : String(e)}\n`)), 200);
+    });
+    await new Promise<void>((ready) => configWatcher?.once('ready', () => ready()));
+  }
   return {
     registry,
     store,
     runtime,
-    mcp: clients,
+    get mcp() {
+      return connector.current;
+    },
     health,
     traceFile: traces ? traceFileOf(plan) : undefined,
     close: async () => {
+      await configWatcher?.close();
       await runtime.close();
-      await clients?.close();
+      await connector.current?.close();
       await traces?.shutdown();
       await registry.close();
       await store.close();

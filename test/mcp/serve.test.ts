@@ -454,3 +454,24 @@ tools:
     T,
   );
 });
+
+describe('the MCP settings change while serving', () => {
+  it('a changed filter reconnects and re-discovers; a removed server takes its tools away', async () => {
+    const config = (servers: string) => `mcp:\n  servers:\n${servers}`;
+    const everything = (allow: string) => `    everything:\n${nodeServer(EVERYTHING, ['stdio'])}      allowTools: ${allow}\n`;
+    const dir = project(config(everything('[echo, get-sum]')));
+    const s = serve(dir, []); // watching: config edits apply live
+    const url = await s.url;
+    const names = async () => ((await getJson(`${url}/tools?tag=mcp`)).body.tools as Array<{ name: string }>).map((t) => t.name).sort();
+    expect(await names()).toEqual(['mcp.everything.echo', 'mcp.everything.get-sum']);
+
+    writeFileSync(join(dir, 'toolcap.config.yaml'), `sources: [m/]\n${config(everything('[echo]'))}`);
+    await until(async () => JSON.stringify(await names()) === JSON.stringify(['mcp.everything.echo']), 45_000, 'the narrowed tool list');
+    expect(s.err()).toContain('the MCP settings changed');
+
+    writeFileSync(join(dir, 'toolcap.config.yaml'), `sources: [m/]\nmcp:\n  enabled: false\n`);
+    await until(async () => (await names()).length === 0, 45_000, 'the tools of the disabled servers to go');
+    // the catalog's own tools are untouched
+    expect((await getJson(`${url}/tools/text.reverse`)).status).toBe(200);
+  }, 120_000);
+});

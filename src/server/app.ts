@@ -18,7 +18,7 @@ import { parseFilter, type ParameterProblem } from '../query/params.js';
 import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { summarizeCatalog, summarizeJobs } from '../registry/summary.js';
-import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, type HealthSource } from '../service/views.js';
+import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, stringifyWithTools, type HealthSource } from '../service/views.js';
 import type { RankWeights } from '../query/rank.js';
 import { openApiDocument } from './openapi.js';
 import { CallError } from '../runtime/errors.js';
@@ -257,7 +257,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
       const key = `${prefix}${url.pathname}?${canonicalQuery(url)}`;
       hit = cache.get(key);
       if (!hit) {
-        const body = ENCODER.encode(JSON.stringify(build(snap, url.searchParams)));
+        const body = ENCODER.encode(stringifyWithTools(build(snap, url.searchParams)));
         hit = { body, etag: strongEtag(body) };
         cache.set(key, hit);
       }

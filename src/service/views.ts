@@ -9,6 +9,7 @@
  * summary).
  * @module
  */
+import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import { filterTools, matchesFilter, NO_SHARED, type FilterResult, type ToolFilter } from '../query/filters.js';
@@ -223,3 +224,35 @@ export function searchAnswer(result: SearchResult, explain: boolean): SearchAnsw
 }
 
 const round = (n: number) => Math.round(n * 1e4) / 1e4;
+
+const MARK = `tool-${randomBytes(12).toString('hex')}`;
+const MARK_PATTERN = new RegExp(`"\\\\u0000${MARK}:(\\d+)\\\\u0000"`, 'g');
+
+/** Each tool's JSON text, made once: snapshots are immutable, so a tool object's text never changes. */
+const toolJson = new WeakMap<Tool, string>();
+
+/** JSON of one tool, cached per (frozen) tool object. */
+export function toolJsonText(tool: Tool): string {
+  let text = toolJson.get(tool);
+  if (text === undefined) toolJson.set(tool, (text = JSON.stringify(tool)));
+  return text;
+}
+
+/**
+ * JSON text of a value holding ToolViews (a page, a tool detail, a search
+ * answer), equal to `JSON.stringify(value)` but reusing each tool's cached
+ * text instead of serialising the whole manifest again.
+ */
+export function stringifyWithTools(value: unknown): string {
+  const marks: string[] = [];
+  // the placeholder carries an unguessable token, so no string in the value (a query echoed back) can pose as one
+  const text = JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
+    if (key === 'tool' && v !== null && typeof v === 'object' && Object.isFrozen(v) && typeof (v as Tool).name === 'string') {
+      marks.push(toolJsonText(v as Tool));
+      return `\u0000${MARK}:${marks.length - 1}\u0000`;
+    }
+    return v;
+  });
+  if (marks.length === 0) return text;
+  return text.replace(MARK_PATTERN, (_m, i: string) => marks[Number(i)] as string);
+}

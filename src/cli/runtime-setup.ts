@@ -147,7 +147,12 @@ export async function openRuntime(
   }
   const health: HealthSource = mcp
     ? {
-        version: () => runtime.health.version(),
+        // a server going down or coming back changes answers too (cached bodies are keyed by this)
+        version: () => {
+          let h = runtime.health.version();
+          for (const st of connector.current?.status() ?? []) for (const ch of `${st.server}:${st.state}:${st.tools}`) h = (h * 31 + ch.charCodeAt(0)) % 2_147_483_647;
+          return h;
+        },
         lookup: (name) => {
           const observed = runtime.health.lookup(name);
           const server = /^mcp\.([a-z0-9_-]+)\./.exec(name)?.[1];

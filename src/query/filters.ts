@@ -194,7 +194,8 @@ export function filterTools(tools: readonly ToolInput[], filter: ToolFilter, opt
   return paginate(items, filter);
 }
 
-function paginate(items: FilteredTool[], filter: ToolFilter): FilterResult {
+/** One page of ordered matches, after `limit`, `offset` or `cursor`. */
+export function paginate(items: FilteredTool[], filter: ToolFilter): FilterResult {
   let start = Math.max(0, filter.offset ?? 0);
   if (filter.cursor !== undefined) {
     const at = decodeCursor(filter.cursor);

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
-import { filterTools, matchesFilter, NO_SHARED, type FilterResult, type ToolFilter } from '../query/filters.js';
+import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from '../query/filters.js';
 import { explain, type Explanation } from '../query/explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from '../query/rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -109,7 +109,7 @@ export interface ToolsPage {
  * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH): ToolsPage {
-  const result: FilterResult = filterTools(snapshot.ordered, filter, { health: (name) => health.lookup(name), presorted: true });
+  const result: FilterResult = paginate(matches(snapshot, filter, health), filter);
   return {
     version: snapshot.version,
     etag: snapshot.etag,
@@ -117,6 +117,26 @@ export function listTools(snapshot: Snapshot, filter: ToolFilter, health: Health
     ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}),
     tools: result.tools.map((item) => toolView(item.tool, health, item.key)),
   };
+}
+
+/** Filtered lists kept per snapshot, so paging through one query filters once. */
+const matchCache = new WeakMap<Snapshot, Map<string, FilteredTool[]>>();
+/** Distinct filters remembered per snapshot. */
+const MATCH_CACHE_ENTRIES = 64;
+
+/** Every tool passing the filter's fields (paging aside), in `/tools` order: cached per snapshot, filter and health version. */
+function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource): FilteredTool[] {
+  const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
+  const key = `${health.version()}|${JSON.stringify(fields, Object.keys(fields).sort())}`;
+  let byFilter = matchCache.get(snapshot);
+  if (!byFilter) matchCache.set(snapshot, (byFilter = new Map()));
+  let items = byFilter.get(key);
+  if (!items) {
+    items = filterTools(snapshot.ordered, fields, { health: (name) => health.lookup(name), presorted: true }).tools;
+    if (byFilter.size >= MATCH_CACHE_ENTRIES) byFilter.delete(byFilter.keys().next().value as string);
+    byFilter.set(key, items);
+  }
+  return items;
 }
 
 /** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */

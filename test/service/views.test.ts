@@ -22,3 +22,25 @@ describe('stringifyWithTools: the same text as JSON.stringify, with each tool se
     expect(stringifyWithTools(value)).toBe(JSON.stringify(value));
   });
 });
+
+describe('listTools keeps the filtered list per snapshot, filter and health version', () => {
+  it('pages of one query agree with one unpaged answer', () => {
+    const all = listTools(snap, { personas: ['Atlas'] }).tools.map((t) => t.key);
+    const paged: string[] = [];
+    for (let offset = 0; offset < all.length; offset += 4) paged.push(...listTools(snap, { personas: ['Atlas'], limit: 4, offset }).tools.map((t) => t.key));
+    expect(paged).toEqual(all);
+  });
+
+  it('a change in observed health (a new health version) is seen at once', () => {
+    const name = snap.toolsFor()[0]?.name ?? '';
+    let rate = 1;
+    let version = 1;
+    const health = { lookup: (n: string) => (n === name ? { status: 'ok' as const, successRate: rate, calls: 10 } : undefined), version: () => version };
+    const has = () => listTools(snap, { minSuccessRate: 0.9 }, health).tools.some((t) => t.name === name);
+    expect(has()).toBe(true);
+    rate = 0.2;
+    version = 2;
+    expect(has()).toBe(false);
+    expect(listTools(snap, { minSuccessRate: 0.9 }, health).tools.find((t) => t.name === name)).toBeUndefined();
+  });
+});

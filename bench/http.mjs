@@ -75,7 +75,12 @@ export async function run() {
     const miss = await load(`${server.url}${path}`, {
       requests: [{ setupRequest: (req) => ({ ...req, path: `/tools?persona=Atlas&max_risk=medium&limit=50&offset=${n++ % 5000}` }) }],
     });
-    row('toolcap, cache defeated (offset varies: filter + page + serialise each time)', miss, base);
+    row('toolcap, body cache defeated (offset varies: page + serialise each time; the filtered list is reused)', miss, base);
+    let f = 0;
+    const filterMiss = await load(`${server.url}${path}`, {
+      requests: [{ setupRequest: (req) => ({ ...req, path: `/tools?persona=Atlas&max_risk=medium&limit=50&tag=t${f++}` }) }],
+    });
+    row('toolcap, every request a new filter (tag varies: filter 10,000 tools each time)', filterMiss, base);
     const search = await load(`${server.url}/search?q=send+an+email+to+a+customer&persona=Atlas&max_risk=medium`);
     row('toolcap GET /search (cached body)', search, base);
     let m = 0;

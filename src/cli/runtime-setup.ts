@@ -33,6 +33,8 @@ export interface RuntimeSetup {
   mcp: McpClients | undefined;
   /** Observed health, with the tools of MCP servers that are down shown as down. */
   health: HealthSource;
+  /** How many layers the registry loads (the MCP cache included). */
+  layers: number;
   /** Where spans are written (JSON lines), when they are. */
   traceFile: string | undefined;
   close(): Promise<void>;
@@ -200,6 +202,7 @@ export async function openRuntime(
       return connector.current;
     },
     health,
+    layers: layers.length,
     traceFile: traces ? traceFileOf(plan) : undefined,
     close: async () => {
       await configWatcher?.close();

@@ -102,7 +102,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     io.stderr(`toolcap: cannot listen on ${host}:${port}${code ? ` (${code})` : ''}: ${hint}\n`);
     return EXIT.USAGE;
   }
-  const layers = plan.layers.length;
+  const layers = setup.layers;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
       `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +

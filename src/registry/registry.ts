@@ -251,8 +251,10 @@ export class Registry {
       this.#lastError = Object.freeze({ at: done, diagnostics, unreadable, exception });
       return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable, exception });
     }
-    // let requests waiting since the build began run before indexing starts: two shorter blocks instead of one
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    // let requests waiting since the build began run before indexing starts: two shorter blocks instead of one.
+    // Two immediates: the second runs in the next turn of the loop, after its timers and I/O (a plain timer
+    // would do too, but would wait on fake clocks in tests)
+    await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     let next: Snapshot;
     try {
       next = createSnapshot(result, { version: this.#version + 1, builtAt: done });

@@ -88,7 +88,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   try {
     await gateway.server.connect(transport);
     const snap = registry.snapshot();
-    const count = snap.toolsFor(flags.persona).filter((t) => flags.persona !== undefined || !(t.scope?.personas?.length ?? 0)).length;
+    const count = snap.callableTools(flags.persona).length;
     human.stderr(
       `toolcap mcp: serving ${count} tools${flags.persona !== undefined ? ` for persona "${flags.persona}"` : ' (shared tools; --persona for a persona)'} over stdio` +
         `; store: ${setup.store.kind} ${setup.store.location}${registry.status().watching ? '; watching the manifests' : ''}\n`,

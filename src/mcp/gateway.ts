@@ -162,11 +162,7 @@ export function mcpToolOf(tool: Tool): McpTool {
 
 /** The tools a gateway lists: the persona's enabled tools, or with no persona the shared ones; by name. */
 export function gatewayTools(registry: Registry, persona?: string): Tool[] {
-  const tools = registry
-    .snapshot()
-    .toolsFor(persona)
-    .filter((t) => t.enabled !== false && (persona !== undefined || !(t.scope?.personas?.length ?? 0)));
-  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...registry.snapshot().callableTools(persona)];
 }
 
 /** A page cursor: the last name of the previous page (stable across reloads), base64url JSON. */

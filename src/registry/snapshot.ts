@@ -185,6 +185,16 @@ export class Snapshot {
   }
 
   /**
+   * The enabled tools a caller may use, sorted by name: the persona's view,
+   * or, for a caller without a persona, the shared tools only (a persona's
+   * tools are for that persona). `toolsFor()` without a persona is the
+   * operator's view of everything; this is the caller's.
+   */
+  callableTools(persona?: string): readonly Tool[] {
+    return persona === undefined ? this.#shared : this.toolsFor(persona);
+  }
+
+  /**
    * One tool by name: the version `persona` sees (disabled tools too), or
    * without a persona the shared version, else the first scoped one.
    */

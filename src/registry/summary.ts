@@ -126,7 +126,6 @@ export interface CatalogSummary {
   incompatibleJobs: string[];
 }
 
-const isScoped = (t: Tool): boolean => (t.scope?.personas?.length ?? 0) > 0;
 const isEnabled = (t: Tool): boolean => t.enabled !== false;
 const needsApproval = (t: Tool): boolean => t.approval?.required ?? true;
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -187,7 +186,7 @@ class Context {
     let view = this.#views.get(persona);
     if (view === undefined) {
       const tools =
-        persona === null ? this.#snapshot.tools.filter((t) => !isScoped(t) && isEnabled(t)) : this.#snapshot.toolsFor(persona);
+        this.#snapshot.callableTools(persona ?? undefined);
       view = { tools: new Set(tools.map((t) => t.name)), capabilities: new Set(tools.flatMap((t) => t.capabilities ?? [])) };
       this.#views.set(persona, view);
     }

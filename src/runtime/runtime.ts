@@ -87,23 +87,8 @@ const callIdOf = (approvalId: string): string => {
   return /^[0-9a-f]{32}$/.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : randomUUID();
 };
 
-export interface ApprovalView {
-  id: string;
-  tool: string;
-  persona: string | null;
-  arguments: unknown;
-  manifestHash: string;
-  argumentsHash: string;
-  requestedBy: string | null;
-  reason: string;
-  createdAt: string;
-  expiresAt: string;
-  status: ApprovalStatus;
-  decidedBy: string | null;
-  decidedAt: string | null;
-  note: string | null;
-  result: unknown;
-}
+/** An approval as callers see it: the stored record without the internal tool key. */
+export type ApprovalView = Omit<ApprovalRecord, 'toolKey'>;
 
 export type CallResult =
   | { status: 'ok'; callId: string; tool: string; provider: string; attempts: number; durationMs: number; result: unknown; skipped: string[] }
@@ -185,8 +170,7 @@ export class Runtime {
   /** The tool this persona may call by this name, or TOOL_NOT_FOUND (hidden and missing look the same). */
   resolve(name: string, persona?: string): Tool {
     const snap = this.#registry.snapshot();
-    // no persona: the shared tools only (a persona's tools are for that persona)
-    const tool = snap.toolsFor(persona).find((t) => t.name === name && (persona !== undefined || !(t.scope?.personas?.length ?? 0)));
+    const tool = snap.callableTools(persona).find((t) => t.name === name);
     if (!tool) throw new CallError('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" for persona "${persona}".`);
     return tool;
   }

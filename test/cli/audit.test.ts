@@ -59,3 +59,18 @@ describe('toolcap audit and the trace file', () => {
     expect((await cli('audit', '--config', config, ...flags)).code).toBe(2);
   });
 });
+
+describe('a store that cannot be opened', () => {
+  it.each([['call', ['call', 'text.reverse', '--args', '{"text":"a"}']], ['audit', ['audit']], ['approvals list', ['approvals', 'list']]])(
+    '%s exits 2 naming the store, and runs nothing',
+    async (_name, args) => {
+      const dir = project();
+      // the store path is a folder: SQLite cannot open it
+      writeFileSync(join(dir, 'toolcap.config.yaml'), 'sources: [toolcap/]\nstore: { path: toolcap/ }\n');
+      const { code, stdout, stderr } = await cli(...args, '--config', join(dir, 'toolcap.config.yaml'));
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/cannot open the store .*toolcap/);
+    },
+  );
+});

@@ -687,3 +687,35 @@ describe('/openapi.json describes the API', () => {
     expect(result.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.pointer ?? ''}: ${d.message}`)).toEqual([]);
   });
 });
+
+describe('an empty catalog', () => {
+  let empty: Registry;
+  let api: Hono;
+  beforeAll(async () => {
+    empty = new Registry({ paths: [folder()] });
+    await empty.start();
+    api = createApi(empty);
+  });
+  afterAll(async () => {
+    await empty.close();
+  });
+
+  it.each([
+    ['/tools', (b: any) => expect(b).toMatchObject({ total: 0, tools: [] })],
+    ['/search?q=list+files', (b: any) => expect(b.candidates).toEqual([])],
+    ['/summary', (b: any) => expect(b.counts).toMatchObject({ tools: 0, skills: 0, agents: 0, jobs: 0, personas: 0 })],
+    ['/jobs', (b: any) => expect(b.jobs).toEqual([])],
+    ['/skills', (b: any) => expect(b.skills).toEqual([])],
+    ['/health', (b: any) => expect(b).toMatchObject({ status: 'ok', version: 1 })],
+  ])('%s answers 200 with nothing in it', async (path, check) => {
+    const { res, body } = await getJson(api, path);
+    expect(res.status).toBe(200);
+    check(body);
+  });
+
+  it('/tools/{name} is 404 TOOL_NOT_FOUND', async () => {
+    const { res, body } = await getJson(api, '/tools/anything');
+    expect(res.status).toBe(404);
+    expect(body.code).toBe('TOOL_NOT_FOUND');
+  });
+});

@@ -87,6 +87,8 @@ export async function openRuntime(
     traces?: boolean;
     /** Connect to the config's MCP servers (false: their cached tools are still listed, but not callable). @default true */
     mcp?: boolean;
+    /** Seed observed health from the store's recent calls (what a long-running server shows in /tools). @default false */
+    seedHealth?: boolean;
   } = {},
 ): Promise<RuntimeSetup | 1 | 2> {
   // MCP servers first: their tools (cached per server) are the first layer of the catalog
@@ -142,10 +144,12 @@ export async function openRuntime(
     environment: { baseDir: plan.config?.root ?? process.cwd() },
     onWarning: (m) => io.stderr(`toolcap: ${m}\n`),
   });
-  try {
-    await runtime.loadHealth();
-  } catch (error) {
-    io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (options.seedHealth) {
+    try {
+      await runtime.loadHealth();
+    } catch (error) {
+      io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
   }
   const health: HealthSource = mcp
     ? {

@@ -68,6 +68,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   let started = false;
   let gateway: McpHttpHandler | undefined;
   const setup = await openRuntime(plan, io, {
+    seedHealth: true,
     watch: flags.watch ?? true,
     onReload: (event) => {
       if (started) describeReload(event, io);

@@ -3,7 +3,7 @@
 // dialect import alone, against JSON.parse of the same file, in one run.
 import { readFileSync } from 'node:fs';
 import { buildCatalog, getDialect, parseSource } from '../dist/index.js';
-import { createImportContext } from '../dist/load/context.js';
+import { createImportContext } from '../dist/source/context.js';
 import { performance } from 'node:perf_hooks';
 import { fmt, mib, retainedHeap } from './stats.mjs';
 

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Registry } from '../dist/index.js';
-import { ProviderTypes } from '../dist/runtime/providers/registry.js';
+import { ProviderTypes } from '../dist/runtime/providers/provider-types.js';
 import { Runtime } from '../dist/runtime/runtime.js';
 import { openSqliteStore } from '../dist/store/sqlite.js';
 import { openPostgresStore } from '../dist/store/postgres.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { resolve, sep } from 'node:path';
-import { dialectIds, getDialect } from '../dialects/registry.js';
+import { dialectIds, getDialect } from '../dialects/lookup.js';
 import { hasFailures } from '../model/diagnostics.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { pathKind, serialize, writeOut, type CliIO } from './io.js';

@@ -4,13 +4,13 @@
  * @module
  */
 import type { Diagnostic } from '../model/diagnostics.js';
-import { diffCatalogs, type CatalogDiff, type ToolDiff } from '../policy/diff.js';
-import type { FieldChange } from '../policy/changes.js';
+import { diffCatalogs, type CatalogDiff, type ToolDiff } from '../drift/diff.js';
+import type { FieldChange } from '../drift/changes.js';
 import { provenance, type Catalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
-import { loadConfig } from '../load/config.js';
+import { loadConfig } from '../config/config.js';
 import { catalogFromConfig, configFailure, loadCatalog } from './shared.js';
 
 /** Output formats besides `--json`. */

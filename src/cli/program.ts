@@ -4,7 +4,7 @@
  * @module
  */
 import { Command, CommanderError, Option } from 'commander';
-import { dialectIds } from '../dialects/registry.js';
+import { dialectIds } from '../dialects/lookup.js';
 import { approvalsCommand, auditCommand, callCommand, type ApprovalsFlags, type AuditFlags, type CallFlags } from './call.js';
 import { convertCommand, type ConvertFlags } from './convert.js';
 import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
@@ -15,7 +15,7 @@ import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
 import { schemaCommand } from './schema-command.js';
 import { serveCommand, type ServeFlags } from './serve.js';
-import { toolcapVersion } from '../version.js';
+import { toolcapVersion } from '../model/version.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
 import { validateCommand, type ValidateFlags } from './validate.js';
 

@@ -5,10 +5,10 @@
  * a bad value is reported naming its flag.
  * @module
  */
-import { loadConfig } from '../load/config.js';
+import { loadConfig } from '../config/config.js';
 import { parseFilter, type ParameterProblem } from '../query/params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
-import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../service/views.js';
+import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../query/views.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { summarize } from './render.js';

@@ -6,10 +6,10 @@
  * @module
  */
 import type { ReloadEvent } from '../registry/registry.js';
-import { DEFAULT_SERVER } from '../load/config.js';
+import { DEFAULT_SERVER } from '../config/config.js';
 import { createApi } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
-import { toolcapVersion } from '../version.js';
+import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic, summarize } from './render.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { DialectId } from '../dialects/types.js';
-import { configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../load/config.js';
+import { configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../config/config.js';
 import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import type { LayerInput } from '../load/loader.js';
 import { buildCatalog, type CatalogOptions, type CatalogResult } from '../registry/catalog.js';

@@ -10,7 +10,7 @@ import { atlasPath, kindFromPath, personaFromPath, type AtlasFileKind } from './
 import { exportJob, exportSkill, importJob, importSkill, ownerOf } from './atlas/plans.js';
 import { exportTool } from './atlas/tool-export.js';
 import { importTool } from './atlas/tool-import.js';
-import { jsonType, ObjectReader } from './reader.js';
+import { jsonType, ObjectReader } from '../source/reader.js';
 import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument } from './types.js';
 
 const WHAT: Record<AtlasFileKind, string> = { tools: 'A tool entry', jobs: 'A job entry', skills: 'A skill entry' };

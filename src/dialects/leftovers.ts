@@ -3,7 +3,7 @@
  * gives back fields that have no canonical home.
  * @module
  */
-import { isPlainObject } from './reader.js';
+import { isPlainObject } from '../source/reader.js';
 
 type JsonObject = Record<string, unknown>;
 

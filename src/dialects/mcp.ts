@@ -8,7 +8,7 @@
 import { compact } from '../model/objects.js';
 import type { CanonicalFragment, ExportedFile, ImportContext, ImportedDocument } from './types.js';
 import { defineDialect } from './types.js';
-import { isPlainObject, ObjectReader } from './reader.js';
+import { isPlainObject, ObjectReader } from '../source/reader.js';
 import { overlay, type JsonObject } from './mcp/base.js';
 import {
   bundleOf,

@@ -3,7 +3,7 @@
  * name things in camelCase or PascalCase (ATLAS jobs and skills, OpenAI).
  * @module
  */
-import type { ObjectReader } from './reader.js';
+import type { ObjectReader } from '../source/reader.js';
 
 /**
  * A canonical lowercase name for a camelCase or PascalCase source name

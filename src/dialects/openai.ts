@@ -11,7 +11,7 @@ import { documentExtensionOf, nonEmpty, OPENAI, type DocumentExtension, type Kep
 import { detectOpenai } from './openai/detect.js';
 import { exportTool } from './openai/tool-export.js';
 import { importEntry, type ImportOptions } from './openai/tool-import.js';
-import { isPlainObject, jsonType } from './reader.js';
+import { isPlainObject, jsonType } from '../source/reader.js';
 import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument } from './types.js';
 
 /** Where export writes the tool list. */

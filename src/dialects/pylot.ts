@@ -4,7 +4,7 @@
  * `module`. See docs/dialects/pylot.md for the field mapping.
  * @module
  */
-import { isPlainObject } from './reader.js';
+import { isPlainObject } from '../source/reader.js';
 import { defineDialect, type DetectHints } from './types.js';
 import { importPylot } from './pylot/document.js';
 import { exportPylot } from './pylot/export.js';

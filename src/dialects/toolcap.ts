@@ -10,7 +10,7 @@ import { splitPointer } from '../model/diagnostics.js';
 import { compact } from '../model/objects.js';
 import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
 import { canonicalValidator, describeAjvError } from '../model/validator.js';
-import { isPlainObject } from './reader.js';
+import { isPlainObject } from '../source/reader.js';
 import { defineDialect, type ImportContext, type ImportedDocument, type Located } from './types.js';
 
 /** Keys the schema knows, per object kind, for unknown-field warnings. */

@@ -6,7 +6,9 @@
  */
 import type { Diagnostic, DiagnosticCode, Severity } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
-import type { ParseLimits, SourceFile } from '../load/source.js';
+import type { ImportContext } from '../source/context.js';
+
+export type { ImportContext };
 
 /** Dialect ids. `toolcap` is the canonical format itself. */
 export const DIALECT_IDS = ['toolcap', 'atlas', 'capability', 'pylot', 'xena', 'shinkai', 'openai', 'mcp', 'openapi'] as const;
@@ -42,22 +44,6 @@ export interface ExportedFile {
   path: string;
   format: 'json' | 'yaml';
   value: unknown;
-}
-
-/** Everything an importer may use. */
-export interface ImportContext {
-  readonly file: SourceFile;
-  /** Persona implied by where the file lives (ATLAS folder convention), if any. */
-  readonly persona?: string;
-  readonly limits: ParseLimits;
-  /** Record a finding at a pointer of this file; `key` points at the key rather than the value. */
-  report(code: DiagnosticCode, message: string, pointer: string, extra?: { hint?: string; key?: boolean; severity?: Severity }): void;
-  /**
-   * Read and parse another file named relative to this one (e.g. `inputSchemaRef`).
-   * Problems are reported as diagnostics; undefined when nothing usable was read.
-   */
-  readRelative(relativePath: string, fromPointer: string): unknown;
-  readonly diagnostics: Diagnostic[];
 }
 
 /** Hints for detection besides the value itself. */

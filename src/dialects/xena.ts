@@ -7,7 +7,7 @@
  * @module
  */
 import type { Agent, Skill, Tool } from '../model/schema.js';
-import { isPlainObject, ObjectReader } from './reader.js';
+import { isPlainObject, ObjectReader } from '../source/reader.js';
 import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument, type Located } from './types.js';
 import { XENA, type JsonObject } from './xena/base.js';
 import { detectXena, FILE_OF, KINDS, kindOfArray, kindOfPath, layoutOf, type Kind } from './xena/document.js';

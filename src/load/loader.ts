@@ -7,12 +7,12 @@
  */
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { detectDialect, dialectIds, getDialect } from '../dialects/registry.js';
+import { detectDialect, dialectIds, getDialect } from '../dialects/lookup.js';
 import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
-import { createImportContext } from './context.js';
-import { displayPath } from './paths.js';
-import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+import { createImportContext } from '../source/context.js';
+import { displayPath } from '../source/paths.js';
+import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -35,7 +35,7 @@ export function isManifestFileName(name: string): boolean {
 /** Most files read from one folder walk. @default 20000 */
 export const MAX_FILES_PER_LAYER = 20_000;
 
-export { displayPath } from './paths.js';
+export { displayPath } from '../source/paths.js';
 
 export interface LoadOptions {
   /** Read every file as this dialect instead of detecting it (a layer's own `dialect` wins). */

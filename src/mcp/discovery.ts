@@ -26,8 +26,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mcpDialect } from '../dialects/mcp.js';
-import { createImportContext } from '../load/context.js';
-import { parseSource } from '../load/source.js';
+import { createImportContext } from '../source/context.js';
+import { parseSource } from '../source/source.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
 import { rank, SIDE_EFFECTS, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';

@@ -33,11 +33,11 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '../model/schema.js';
-import { toolHash } from '../policy/hash.js';
+import { toolHash } from '../model/hash.js';
 import type { Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult, Runtime } from '../runtime/runtime.js';
-import { toolcapVersion } from '../version.js';
+import { toolcapVersion } from '../model/version.js';
 
 /** The `_meta` key of the capability block on every listed tool. */
 export const CAPABILITY_META_KEY = 'toolcap.dev/capability';

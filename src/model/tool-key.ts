@@ -11,3 +11,9 @@ export function toolKey(tool: Pick<Tool, 'name' | 'scope'>): string {
   const personas = tool.scope?.personas;
   return personas && personas.length > 0 ? `${tool.name}@${[...personas].sort().join(',')}` : tool.name;
 }
+
+/** Order by name, then key (the shared entry, whose key is the bare name, first). */
+export function compareToolOrder(a: { key: string; tool: Tool }, b: { key: string; tool: Tool }): number {
+  if (a.tool.name !== b.tool.name) return a.tool.name < b.tool.name ? -1 : 1;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}

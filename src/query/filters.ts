@@ -11,7 +11,7 @@
  */
 import semver from 'semver';
 import type { Tool } from '../model/schema.js';
-import { toolKey } from '../model/tool-key.js';
+import { compareToolOrder, toolKey } from '../model/tool-key.js';
 import {
   RISK_LEVELS,
   SIDE_EFFECTS,
@@ -72,7 +72,7 @@ export type HealthLookup = (name: string) => { successRate?: number } | undefine
 export interface FilterOptions {
   /** Where observed success rates come from. Without it every tool's health is unknown. */
   health?: HealthLookup;
-  /** The input is already in `compareTools` order (a snapshot's `ordered`): skip the sort. */
+  /** The input is already in `compareToolOrder` order (a snapshot's `ordered`): skip the sort. */
   presorted?: boolean;
 }
 
@@ -96,12 +96,6 @@ export interface FilterResult {
 }
 
 const isShared = (tool: Tool): boolean => (tool.scope?.personas?.length ?? 0) === 0;
-
-/** Order by name, then key (the shared entry, whose key is the bare name, first). */
-export function compareTools(a: { key: string; tool: Tool }, b: { key: string; tool: Tool }): number {
-  if (a.tool.name !== b.tool.name) return a.tool.name < b.tool.name ? -1 : 1;
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
 
 /** An opaque cursor: the position (name, key) of the last tool of a page. */
 export function encodeCursor(item: { key: string; tool: Tool }): string {
@@ -190,7 +184,7 @@ export function filterTools(tools: readonly ToolInput[], filter: ToolFilter, opt
     items.push({ key, tool, health });
   }
   if (filter.personas !== undefined && filter.personas.length > 0) items = byPersona(items, filter.personas);
-  if (!options.presorted) items.sort(compareTools);
+  if (!options.presorted) items.sort(compareToolOrder);
   return paginate(items, filter);
 }
 
@@ -202,7 +196,7 @@ export function paginate(items: FilteredTool[], filter: ToolFilter): FilterResul
     // an unknown cursor starts over rather than failing: parseFilter rejects malformed ones
     if (at !== undefined) {
       const probe = { key: at.key, tool: { name: at.name } as Tool };
-      const i = items.findIndex((item) => compareTools(item, probe) > 0);
+      const i = items.findIndex((item) => compareToolOrder(item, probe) > 0);
       start = i < 0 ? items.length : i;
     }
   }

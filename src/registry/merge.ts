@@ -14,7 +14,7 @@
  * @module
  */
 import type { Dialect, DialectId } from '../dialects/types.js';
-import type { SourceFile } from '../load/source.js';
+import type { SourceFile } from '../source/source.js';
 import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';

@@ -12,8 +12,8 @@
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
-import { contentHash } from '../policy/hash.js';
-import { compareTools } from '../query/filters.js';
+import { contentHash } from '../model/hash.js';
+import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
 
@@ -159,7 +159,7 @@ export class Snapshot {
     }
     for (const list of names.values()) Object.freeze(list);
     this.ordered = Object.freeze(
-      [...keys].map(([key, value]) => Object.freeze({ key, value })).sort((a, b) => compareTools({ key: a.key, tool: a.value }, { key: b.key, tool: b.value })),
+      [...keys].map(([key, value]) => Object.freeze({ key, value })).sort((a, b) => compareToolOrder({ key: a.key, tool: a.value }, { key: b.key, tool: b.value })),
     );
     this.byName = new ReadonlyIndex(names);
     this.byKey = new ReadonlyIndex(keys);

@@ -10,7 +10,7 @@
  * reopens the circuit.
  * @module
  */
-import type { HealthSource, HealthSummary } from '../service/views.js';
+import type { HealthSource, HealthSummary } from '../model/health.js';
 import type { Tool } from '../model/schema.js';
 
 /** Calls remembered per key. */

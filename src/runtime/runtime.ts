@@ -23,7 +23,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { createAjv } from '../model/validator.js';
 import { toolKey } from '../model/tool-key.js';
 import type { Provider, Tool } from '../model/schema.js';
-import { contentHash, toolHash } from '../policy/hash.js';
+import { contentHash, toolHash } from '../model/hash.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import type { ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';

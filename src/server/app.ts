@@ -18,13 +18,13 @@ import { parseFilter, type ParameterProblem } from '../query/params.js';
 import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { summarizeCatalog, summarizeJobs } from '../registry/summary.js';
-import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, stringifyWithTools, type HealthSource } from '../service/views.js';
+import { getTool, listTools, NO_HEALTH, searchAnswer, searchTools, stringifyWithTools, type HealthSource } from '../query/views.js';
 import type { RankWeights } from '../query/rank.js';
 import { openApiDocument } from './openapi.js';
 import { CallError } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApprovalStatus } from '../store/types.js';
-import { DEFAULT_LIMITS } from '../load/source.js';
+import { DEFAULT_LIMITS } from '../source/source.js';
 import { problem, problemResponse, type Problem } from './problem.js';
 
 export interface ApiOptions {

@@ -4,10 +4,12 @@
  * reached or written, and StoreVersionError when a newer toolcap wrote it.
  * @module
  */
-import type { StoreConfig } from '../load/config.js';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 import type { Store } from './types.js';
+
+/** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
+export type StoreConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 export interface OpenStoreOptions {
   sqlite?: SqliteStoreOptions;

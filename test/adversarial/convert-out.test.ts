@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dialectIds } from '../../src/dialects/registry.js';
+import { dialectIds } from '../../src/dialects/lookup.js';
 import { cli } from '../cli/helpers.js';
 import { DIALECTS, expectNoCrash, listFiles, put, tmp, validate, removeTmp } from './helpers.js';
 

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, parseSource } from '../../src/load/source.js';
+import { DEFAULT_LIMITS, parseSource } from '../../src/source/source.js';
 import { type CoreDialect, DIALECTS, dialect, FIXTURES, type Obj, put, serialize, tmp, validate, writeCase, type DialectCase, removeTmp } from './helpers.js';
 
 afterAll(removeTmp);

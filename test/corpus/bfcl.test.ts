@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { openaiDialect } from '../../src/dialects/openai.js';
-import { detectDialect } from '../../src/dialects/registry.js';
+import { detectDialect } from '../../src/dialects/lookup.js';
 import type { Tool } from '../../src/model/schema.js';
 import { countCodes, CORPUS, importTools, readJsonl, type Imported } from './openai-adapters.js';
 

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { detectOpenai } from '../../src/dialects/openai/detect.js';
-import { detectDialect } from '../../src/dialects/registry.js';
+import { detectDialect } from '../../src/dialects/lookup.js';
 import { canonicalJson } from '../../src/model/objects.js';
 import { CORPUS, readJsonl } from './openai-adapters.js';
 

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpDialect } from '../../src/dialects/mcp.js';
-import { detectDialect } from '../../src/dialects/registry.js';
+import { detectDialect } from '../../src/dialects/lookup.js';
 import type { ImportedDocument } from '../../src/dialects/types.js';
 import { canonicalValidator } from '../../src/model/validator.js';
 import { importFile } from '../dialects/contract.js';

@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { openaiDialect } from '../../src/dialects/openai.js';
 import type { ImportedDocument } from '../../src/dialects/types.js';
-import { createImportContext } from '../../src/load/context.js';
-import { parseSource } from '../../src/load/source.js';
+import { createImportContext } from '../../src/source/context.js';
+import { parseSource } from '../../src/source/source.js';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 
 /** Where the shared corpus lives. */

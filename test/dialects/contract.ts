@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detectDialect } from '../../src/dialects/registry.js';
+import { detectDialect } from '../../src/dialects/lookup.js';
 import type { Dialect, ImportedDocument } from '../../src/dialects/types.js';
-import { createImportContext } from '../../src/load/context.js';
-import { parseSource } from '../../src/load/source.js';
+import { createImportContext } from '../../src/source/context.js';
+import { parseSource } from '../../src/source/source.js';
 import { canonicalValidator } from '../../src/model/validator.js';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 

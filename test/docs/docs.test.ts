@@ -11,7 +11,7 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { DEFAULT_TIMEOUT_SEC, DERIVABLE_FIELDS } from '../../src/model/derive.js';
 import { DIAGNOSTIC_CODES } from '../../src/model/diagnostics.js';
 import { MODES, RETRY_CLASSES, REVERSIBILITY, RISK_LEVELS, SIDE_EFFECTS } from '../../src/model/vocabulary.js';
-import { DEFAULT_LIMITS } from '../../src/load/source.js';
+import { DEFAULT_LIMITS } from '../../src/source/source.js';
 import { MAX_FILES_PER_LAYER } from '../../src/load/loader.js';
 import { MERGED_GROUPS } from '../../src/registry/merge.js';
 import { openApiDocument } from '../../src/server/openapi.js';

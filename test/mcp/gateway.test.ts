@@ -29,7 +29,7 @@ import {
   MCP_PAGE_SIZE,
   type McpHttpHandler,
 } from '../../src/mcp/gateway.js';
-import { toolHash } from '../../src/policy/hash.js';
+import { toolHash } from '../../src/model/hash.js';
 import { closeAll, connect, copyExamples, openEnv, StreamClientTransport, tempDir, track, within, writeManifest } from './gateway-helpers.js';
 
 afterEach(closeAll);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { contentHash } from '../../src/policy/hash.js';
+import { contentHash } from '../../src/model/hash.js';
 import { Registry, RegistryNotReadyError, type ChangeSource, type ReloadEvent } from '../../src/registry/registry.js';
 import type { Snapshot } from '../../src/registry/snapshot.js';
 

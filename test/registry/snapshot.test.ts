@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
 import type { Tool } from '../../src/model/schema.js';
-import { contentHash } from '../../src/policy/hash.js';
+import { contentHash } from '../../src/model/hash.js';
 import { buildCatalog, personaTools, type Catalog } from '../../src/registry/catalog.js';
 import { toolKey } from '../../src/registry/merge.js';
 import { createSnapshot, deepFreeze, type Snapshot } from '../../src/registry/snapshot.js';

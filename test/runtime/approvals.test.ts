@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contentHash, toolHash } from '../../src/policy/hash.js';
+import { contentHash, toolHash } from '../../src/model/hash.js';
 import type { ApprovalRule } from '../../src/runtime/policy.js';
 import { closeAll, expectCode, fail, fakeProviders, fakeTool, harness, manifest } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from '../../src/registry/registry.js';
-import { ProviderTypes } from '../../src/runtime/providers/registry.js';
+import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { ProviderError, type HealthCheckResult, type ProviderCallContext, type ProviderErrorCode, type ProviderInstance, type ProviderType } from '../../src/runtime/providers/types.js';
 import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { CallError, type CallErrorCode } from '../../src/runtime/errors.js';

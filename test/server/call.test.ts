@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { Registry } from '../../src/registry/registry.js';
-import { ProviderTypes } from '../../src/runtime/providers/registry.js';
+import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { createApi } from '../../src/server/app.js';
 import { PROBLEM_CODES } from '../../src/server/problem.js';

@@ -4,7 +4,7 @@
  * tell them apart from other arrays of named things.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 import { kindFromPath, type AtlasFileKind } from './layout.js';
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { overlay as overlayLeftovers } from '../leftovers.js';
-import { isPlainObject, type ObjectReader } from '../reader.js';
+import { isPlainObject, type ObjectReader } from '../../source/reader.js';
 
 /** Leftover source fields of one object, keyed as in the source. */
 export type Mirror = Record<string, unknown>;

@@ -6,7 +6,7 @@
  */
 import { compactRequired } from '../../model/objects.js';
 import type { Job, Skill } from '../../model/schema.js';
-import type { ObjectReader } from '../reader.js';
+import type { ObjectReader } from '../../source/reader.js';
 import { canonicalName, readName } from '../names.js';
 import { keep, keepRest, mirrorOf, nonEmpty, overlay, type Mirror } from './mirror.js';
 

@@ -2,7 +2,7 @@
  * Reads shared by ATLAS tools, providers, jobs and skills.
  * @module
  */
-import { isPlainObject, type ObjectReader } from '../reader.js';
+import { isPlainObject, type ObjectReader } from '../../source/reader.js';
 
 export { readName } from '../names.js';
 

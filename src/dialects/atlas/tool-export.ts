@@ -7,7 +7,7 @@
 import { declared } from '../../model/derive.js';
 import { compact } from '../../model/objects.js';
 import type { Auth, Tool } from '../../model/schema.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import { mirrorOf, overlay } from './mirror.js';
 
 /** The ATLAS entry for a tool; derived values are dropped first. */

@@ -6,7 +6,7 @@ import { joinPointer } from '../../model/diagnostics.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { Auth, Execution, Provider, Tool } from '../../model/schema.js';
 import { AUTH_TYPES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
-import { isPlainObject, jsonType, ObjectReader } from '../reader.js';
+import { isPlainObject, jsonType, ObjectReader } from '../../source/reader.js';
 import { keep, keepRest, nonEmpty, type Mirror } from './mirror.js';
 import { readJsonObject, readName } from './read.js';
 

@@ -5,7 +5,7 @@
  * the pair `summary` + `inputSchemaRef`.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 
 /** Keys of `capabilities` that only this format nests there. */

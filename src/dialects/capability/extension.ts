@@ -5,7 +5,7 @@
  * canonical model normalises away.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { BundleInfo, Tool } from '../../model/schema.js';
 
 /** The dialect id, used as the extension key. */

@@ -8,7 +8,7 @@ import { splitPointer } from '../../model/diagnostics.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { Auth, Effects, Execution, JsonSchema, Tool } from '../../model/schema.js';
 import { COST_LANES, MODES, RETRY_CLASSES, REVERSIBILITY, type Mode, type Reversibility, type SideEffect } from '../../model/vocabulary.js';
-import { isPlainObject, jsonType, ObjectReader } from '../reader.js';
+import { isPlainObject, jsonType, ObjectReader } from '../../source/reader.js';
 import type { ImportContext, ImportedDocument, Located } from '../types.js';
 import { arrayDocumentBundle, CAPABILITY, toExtension, keepAt, type CapabilityExtension } from './extension.js';
 

@@ -8,7 +8,7 @@
 import { compact } from '../../model/objects.js';
 import type { Effects, Execution, Hints, Tool } from '../../model/schema.js';
 import type { SideEffect } from '../../model/vocabulary.js';
-import type { ObjectReader } from '../reader.js';
+import type { ObjectReader } from '../../source/reader.js';
 import { keep, withoutNulls, type JsonObject } from './base.js';
 
 /** Each MCP annotation hint and its canonical `hints` member. */

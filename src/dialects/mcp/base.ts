@@ -9,7 +9,7 @@
  * @module
  */
 import { compact } from '../../model/objects.js';
-import { isPlainObject, ObjectReader } from '../reader.js';
+import { isPlainObject, ObjectReader } from '../../source/reader.js';
 
 /** The dialect id, also the key of `extensions`. */
 export { overlay } from '../leftovers.js';

@@ -14,7 +14,7 @@
  */
 import { compact } from '../../model/objects.js';
 import type { BundleInfo } from '../../model/schema.js';
-import { isPlainObject, ObjectReader } from '../reader.js';
+import { isPlainObject, ObjectReader } from '../../source/reader.js';
 import type { DetectHints, ImportContext } from '../types.js';
 import { keep, MCP, withoutNulls, type JsonObject } from './base.js';
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { canonicalName as sharedCanonicalName } from '../names.js';
-import type { ObjectReader } from '../reader.js';
+import type { ObjectReader } from '../../source/reader.js';
 
 /** Runs of characters a canonical name cannot hold. */
 const DISALLOWED = /[^a-z0-9_.-]+/g;

@@ -12,7 +12,7 @@
 import { declared } from '../../model/derive.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { JsonSchema, Tool } from '../../model/schema.js';
-import { isPlainObject, ObjectReader } from '../reader.js';
+import { isPlainObject, ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import { hintsFromEffects, hintsToAnnotations, inferEffects, readAnnotations, type AnnotationFields } from './annotations.js';
 import { extensionOf, keep, MCP, objectAt, overlay, withoutNulls, type JsonObject } from './base.js';

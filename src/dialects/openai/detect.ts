@@ -6,7 +6,7 @@
  * sign of another format.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 
 /** Wrapped Chat Completions or Responses API form: `type` says it. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { BundleInfo, Tool } from '../../model/schema.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 
 /** The dialect id, used as the extension key. */
 export const OPENAI = 'openai';

@@ -7,7 +7,7 @@
  * write it back.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 
 /** The type names JSON Schema knows. */
 const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;

@@ -10,7 +10,7 @@ import { compactRequired } from '../../model/objects.js';
 import type { Tool } from '../../model/schema.js';
 import { TOOL_NAME_PATTERN } from '../../model/vocabulary.js';
 import { canonicalName, readName } from '../names.js';
-import { isPlainObject, jsonType, ObjectReader } from '../reader.js';
+import { isPlainObject, jsonType, ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import { nonEmpty, OPENAI, type Shape, type ToolExtension } from './extension.js';
 import { repairSchema, type TypeValue } from './repair.js';

@@ -13,7 +13,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { joinPointer } from '../../model/diagnostics.js';
 import { ToolSchema, type Tool } from '../../model/schema.js';
 import { createAjv, describeAjvError } from '../../model/validator.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import { child, type Place } from './refs.js';
 

@@ -5,7 +5,7 @@
  * it is recognised too and yields no tools.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 import type { Flavour } from './schemas.js';
 

@@ -20,7 +20,7 @@
  */
 import type { Effects, Execution } from '../../model/schema.js';
 import type { Mode } from '../../model/vocabulary.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { Method } from './document.js';
 
 const READ_METHODS: ReadonlySet<Method> = new Set(['get', 'head', 'options', 'trace']);

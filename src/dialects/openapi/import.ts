@@ -5,7 +5,7 @@
  */
 import { compact, compactRequired } from '../../model/objects.js';
 import type { BundleInfo, Provider, Tool } from '../../model/schema.js';
-import { isPlainObject, jsonType } from '../reader.js';
+import { isPlainObject, jsonType } from '../../source/reader.js';
 import type { ImportContext, ImportedDocument, Located } from '../types.js';
 import { flavourOf } from './detect.js';
 import { METHODS, type OpenApiDocument, type Operation } from './document.js';

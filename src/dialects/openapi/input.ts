@@ -6,7 +6,7 @@
  * @module
  */
 import type { JsonSchema } from '../../model/schema.js';
-import { isPlainObject, jsonType } from '../reader.js';
+import { isPlainObject, jsonType } from '../../source/reader.js';
 import type { OpenApiDocument, Operation } from './document.js';
 import type { Location, Parameter, ParameterReader } from './parameters.js';
 import { child } from './refs.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import type { JsonSchema } from '../../model/schema.js';
-import { isPlainObject, jsonType } from '../reader.js';
+import { isPlainObject, jsonType } from '../../source/reader.js';
 import type { OpenApiDocument, Operation } from './document.js';
 import { child, type Place } from './refs.js';
 import type { Needs } from './schemas.js';

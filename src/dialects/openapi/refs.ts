@@ -12,7 +12,7 @@
  */
 import { posix } from 'node:path';
 import { joinPointer, splitPointer, type DiagnosticCode, type Severity } from '../../model/diagnostics.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 
 /**

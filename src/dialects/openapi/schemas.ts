@@ -25,7 +25,7 @@
  * @module
  */
 import type { JsonSchema } from '../../model/schema.js';
-import { isPlainObject, jsonType } from '../reader.js';
+import { isPlainObject, jsonType } from '../../source/reader.js';
 import { copyKeys, needsUpgrade, upgradeKeywords } from './keywords.js';
 import { child, refOf, type Place, type RefResolver } from './refs.js';
 

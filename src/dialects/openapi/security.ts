@@ -17,7 +17,7 @@ import { joinPointer } from '../../model/diagnostics.js';
 import { compact } from '../../model/objects.js';
 import type { Auth } from '../../model/schema.js';
 import type { AuthType } from '../../model/vocabulary.js';
-import { isPlainObject, jsonType } from '../reader.js';
+import { isPlainObject, jsonType } from '../../source/reader.js';
 import type { OpenApiDocument, Operation } from './document.js';
 import { child, Place } from './refs.js';
 

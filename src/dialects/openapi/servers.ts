@@ -6,7 +6,7 @@
  * no host (the spec then means the host that served the document).
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { OpenApiDocument, Operation } from './document.js';
 
 /** The base URL for one operation (or for the document when `op` is omitted), or undefined when none is written. */

@@ -6,7 +6,7 @@
  */
 import { compact } from '../../model/objects.js';
 import type { BundleInfo, Tool } from '../../model/schema.js';
-import { ObjectReader } from '../reader.js';
+import { ObjectReader } from '../../source/reader.js';
 import type { ImportContext, ImportedDocument, Located } from '../types.js';
 import { importTool } from './tool.js';
 

@@ -7,7 +7,7 @@
 import { declared } from '../../model/derive.js';
 import type { BundleInfo, Execution, Tool } from '../../model/schema.js';
 import { compact } from '../../model/objects.js';
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { CanonicalFragment, ExportedFile } from '../types.js';
 import { PYLOT_SCHEMA_VERSION } from './document.js';
 import { writeFields } from './fields.js';

@@ -8,7 +8,7 @@
  */
 import { joinPointer } from '../../model/diagnostics.js';
 import type { JsonSchema } from '../../model/schema.js';
-import { isPlainObject, jsonType, type ObjectReader } from '../reader.js';
+import { isPlainObject, jsonType, type ObjectReader } from '../../source/reader.js';
 
 /** One Pylot field map read as a JSON Schema. */
 export interface ReadFields {

@@ -6,7 +6,7 @@
 import type { Effects, Execution, Tool } from '../../model/schema.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import { AUDIT_STATUSES, TOOL_NAME_PATTERN } from '../../model/vocabulary.js';
-import { ObjectReader } from '../reader.js';
+import { ObjectReader } from '../../source/reader.js';
 import type { ImportContext, Located } from '../types.js';
 import { readFields } from './fields.js';
 import { impliedEffects } from './permissions.js';

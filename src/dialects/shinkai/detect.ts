@@ -3,7 +3,7 @@
  * score comes from its distinctive keys and the `metadata.json` file name.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 
 /**

@@ -6,7 +6,7 @@
  * (e.g. "/oauth/0") so export can put each back on its item.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { Tool } from '../../model/schema.js';
 
 /** The dialect id, also the key under `extensions`. */

@@ -6,7 +6,7 @@
 import { joinPointer } from '../../model/diagnostics.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { Tool } from '../../model/schema.js';
-import { jsonType, ObjectReader } from '../reader.js';
+import { jsonType, ObjectReader } from '../../source/reader.js';
 import type { ImportContext, ImportedDocument } from '../types.js';
 import { buildExtension, type ItemLeftovers } from './extension.js';
 import { slugify } from './names.js';

@@ -6,7 +6,7 @@
 import { joinPointer } from '../../model/diagnostics.js';
 import { compactRequired } from '../../model/objects.js';
 import type { Auth } from '../../model/schema.js';
-import { jsonType, ObjectReader } from '../reader.js';
+import { jsonType, ObjectReader } from '../../source/reader.js';
 import type { ItemLeftovers } from './extension.js';
 
 export type OAuth = NonNullable<Auth['oauth']>[number];

@@ -11,7 +11,7 @@
  */
 import { canonicalName } from '../names.js';
 import { compact } from '../../model/objects.js';
-import { isPlainObject, type ObjectReader } from '../reader.js';
+import { isPlainObject, type ObjectReader } from '../../source/reader.js';
 
 /** The dialect id, also the key of `extensions`. */
 export { overlay } from '../leftovers.js';

@@ -7,7 +7,7 @@
  * `{ tools: { bareArray: true } }` or `{ skills: { topLevel: { ... } } }`.
  * @module
  */
-import { isPlainObject } from '../reader.js';
+import { isPlainObject } from '../../source/reader.js';
 import type { DetectHints } from '../types.js';
 import type { JsonObject } from './base.js';
 

@@ -9,7 +9,7 @@
 import { compact, compactRequired } from '../../model/objects.js';
 import type { Agent, Skill } from '../../model/schema.js';
 import { RISK_LEVELS } from '../../model/vocabulary.js';
-import { ObjectReader } from '../reader.js';
+import { ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import {
   ENTRY_REQUIRED,

@@ -6,7 +6,7 @@
 import { joinPointer } from '../../model/diagnostics.js';
 import { compactRequired } from '../../model/objects.js';
 import type { Tool } from '../../model/schema.js';
-import { ObjectReader } from '../reader.js';
+import { ObjectReader } from '../../source/reader.js';
 import { requireKeys, type JsonObject } from './base.js';
 
 type WorkflowRoute = NonNullable<Tool['workflowRoutes']>[number];

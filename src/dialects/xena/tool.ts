@@ -16,7 +16,7 @@ import {
   type Mode,
   type SurfaceOperation,
 } from '../../model/vocabulary.js';
-import { isPlainObject, ObjectReader } from '../reader.js';
+import { isPlainObject, ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import { exportBase, extensionsWith, leftoversOf, overlay, readBase, requireKeys, type JsonObject } from './base.js';
 import { readWorkflowRoutes } from './routes.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Provider, Tool } from '../../../src/model/schema.js';
-import { ProviderTypes } from '../../../src/runtime/providers/registry.js';
+import { ProviderTypes } from '../../../src/runtime/providers/provider-types.js';
 import { ProviderConfigError, type ProviderInstance, type ProviderType } from '../../../src/runtime/providers/types.js';
 import { contextFor } from './contract.js';
 

@@ -10,9 +10,9 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { complete, declared } from '../model/derive.js';
-import { canonicalJson } from '../model/objects.js';
-import type { Tool } from '../model/schema.js';
+import { complete, declared } from './derive.js';
+import { canonicalJson } from './objects.js';
+import type { Tool } from './schema.js';
 
 /** The algorithm prefix every content hash carries, so another algorithm can follow without ambiguity. */
 export const HASH_PREFIX = 'sha256:';

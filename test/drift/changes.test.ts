@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/model/schema.js';
-import { diffTool } from '../../src/policy/diff.js';
+import { diffTool } from '../../src/drift/diff.js';
 
 /** Every classified field declared, so one edit changes exactly one field. */
 const BASE: Tool = {

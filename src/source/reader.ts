@@ -7,7 +7,7 @@
 import { joinPointer } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/objects.js';
 import { isMember } from '../model/vocabulary.js';
-import type { ImportContext } from './types.js';
+import type { ImportContext } from './context.js';
 
 // The dialects import it from here; it lives with the model's object helpers.
 export { isPlainObject };

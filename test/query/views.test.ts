@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/registry/catalog.js';
 import { createSnapshot } from '../../src/registry/snapshot.js';
-import { getTool, listTools, searchAnswer, searchTools, stringifyWithTools } from '../../src/service/views.js';
+import { getTool, listTools, searchAnswer, searchTools, stringifyWithTools } from '../../src/query/views.js';
 
 const snap = createSnapshot(buildCatalog(['examples/manifests', 'examples/overrides']), { version: 1, builtAt: '2026-01-01T00:00:00.000Z' });
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { configJsonSchema, DEFAULT_CONFIG_FILE, DEFAULT_SERVER, loadConfig } from '../../src/load/config.js';
+import { configJsonSchema, DEFAULT_CONFIG_FILE, DEFAULT_SERVER, loadConfig } from '../../src/config/config.js';
 import { createAjv } from '../../src/model/validator.js';
-import { DEFAULT_LIMITS } from '../../src/load/source.js';
+import { DEFAULT_LIMITS } from '../../src/source/source.js';
 import { cli } from '../cli/helpers.js';
 
 const FIXTURES = 'test/fixtures/config';

@@ -5,10 +5,25 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
-import type { ImportContext } from '../dialects/types.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode, type Severity } from '../model/diagnostics.js';
 import { displayPath } from './paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+
+/** Everything an importer may use. */
+export interface ImportContext {
+  readonly file: SourceFile;
+  /** Persona implied by where the file lives (ATLAS folder convention), if any. */
+  readonly persona?: string;
+  readonly limits: ParseLimits;
+  /** Record a finding at a pointer of this file; `key` points at the key rather than the value. */
+  report(code: DiagnosticCode, message: string, pointer: string, extra?: { hint?: string; key?: boolean; severity?: Severity }): void;
+  /**
+   * Read and parse another file named relative to this one (e.g. `inputSchemaRef`).
+   * Problems are reported as diagnostics; undefined when nothing usable was read.
+   */
+  readRelative(relativePath: string, fromPointer: string): unknown;
+  readonly diagnostics: Diagnostic[];
+}
 
 export interface ContextOptions {
   persona?: string;

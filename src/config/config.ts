@@ -10,10 +10,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DIALECT_IDS, type DialectId } from '../dialects/types.js';
-import { ObjectReader, isPlainObject, jsonType } from '../dialects/reader.js';
+import { ObjectReader, isPlainObject, jsonType } from '../source/reader.js';
 import { diagnostic, joinPointer, type Diagnostic, type Location } from '../model/diagnostics.js';
-import { createImportContext } from './context.js';
-import type { LayerSpec } from './loader.js';
+import { createImportContext } from '../source/context.js';
+import type { LayerSpec } from '../load/loader.js';
 import type { McpConfig } from '../mcp/config.js';
 import {
   ApprovalsSchema,
@@ -26,9 +26,10 @@ import {
   readRankingSection,
   type ApprovalsConfig,
   type RankingConfig,
-} from './config-sections.js';
-import { displayPath } from './paths.js';
-import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
+} from './sections.js';
+import type { StoreConfig } from '../store/open.js';
+import { displayPath } from '../source/paths.js';
+import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 
 /** The file name looked for in the current folder when no paths are given. */
 export const DEFAULT_CONFIG_FILE = 'toolcap.config.yaml';
@@ -54,8 +55,6 @@ export interface PersonaFolder {
   location: Location;
 }
 
-/** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
-export type StoreConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 /** Where the HTTP API and MCP gateway listen. */
 export interface ServerConfig {
@@ -96,6 +95,8 @@ export interface Config {
 export const DEFAULT_STORE_PATH = '.toolcap/toolcap.db';
 /** @default { host: '127.0.0.1', port: 4317 } */
 export const DEFAULT_SERVER: ServerConfig = { host: '127.0.0.1', port: 4317 };
+
+export type { StoreConfig };
 
 export interface ConfigResult {
   config?: Config;

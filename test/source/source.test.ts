@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, parseSource } from '../../src/load/source.js';
+import { DEFAULT_LIMITS, parseSource } from '../../src/source/source.js';
 
 const billionLaughs = [
   'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLocator, offsetAtDepth } from '../../src/load/json-positions.js';
+import { jsonLocator, offsetAtDepth } from '../../src/source/json-positions.js';
 
 const text = '{\n  "a": [1, {"b": "x\\"}y", "c": {"d": null}}],\n  "e~f": true,\n  "a/b": -1.5e3, "dup": 1, "dup": 2\n}';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isVersionBump, isVersioned } from '../../src/policy/version.js';
+import { isVersionBump, isVersioned } from '../../src/drift/version.js';
 
 describe('isVersionBump', () => {
   it.each<[string | undefined, string | undefined, boolean]>([

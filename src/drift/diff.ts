@@ -10,7 +10,7 @@ import { complete } from '../model/derive.js';
 import type { Tool } from '../model/schema.js';
 import type { Entry } from '../registry/merge.js';
 import { CHANGE_CLASSES, compareTools, type ChangeClass, type FieldChange } from './changes.js';
-import { toolHash } from './hash.js';
+import { toolHash } from '../model/hash.js';
 import { isVersionBump, isVersioned } from './version.js';
 
 export type ToolStatus = 'added' | 'removed' | 'changed' | 'unchanged';

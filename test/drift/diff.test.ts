@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/model/schema.js';
 import type { Entry } from '../../src/registry/merge.js';
 import { toolKey } from '../../src/registry/merge.js';
-import { diffCatalogs, diffTool } from '../../src/policy/diff.js';
-import { toolHash } from '../../src/policy/hash.js';
+import { diffCatalogs, diffTool } from '../../src/drift/diff.js';
+import { toolHash } from '../../src/model/hash.js';
 
 const entries = (...tools: Tool[]): Array<Entry<Tool>> =>
   tools.map((value) => ({ key: toolKey(value), value, origins: [] }));

@@ -12,34 +12,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
-import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from '../query/filters.js';
-import { explain, type Explanation } from '../query/explain.js';
-import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from '../query/rank.js';
+import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from './filters.js';
+import { explain, type Explanation } from './explain.js';
+import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
+import { NO_HEALTH, type HealthSource, type HealthSummary } from '../model/health.js';
 
-/** Observed health of one tool. Until calls are recorded (the runtime), every tool is `unknown`. */
-export interface HealthSummary {
-  /** `unknown`: no calls observed; `ok`/`degraded`/`down` from the observed success rate. */
-  status: 'unknown' | 'ok' | 'degraded' | 'down';
-  /** Share of successful calls in the observation window, 0..1. */
-  successRate?: number;
-  /** Calls observed. */
-  calls?: number;
-  p50Ms?: number;
-  p95Ms?: number;
-}
-
-/**
- * Where observed health comes from. `version()` changes whenever any
- * tool's health does, so cached responses can be told apart.
- */
-export interface HealthSource {
-  lookup(name: string): HealthSummary | undefined;
-  version(): number;
-}
-
-/** The health of a registry with no observations: every tool unknown. */
-export const NO_HEALTH: HealthSource = { lookup: () => undefined, version: () => 0 };
+export { NO_HEALTH };
+export type { HealthSource, HealthSummary };
 
 const UNKNOWN: HealthSummary = Object.freeze({ status: 'unknown' });
 

@@ -7,14 +7,14 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { resolve } from 'node:path';
-import { ObjectReader } from '../dialects/reader.js';
+import { ObjectReader } from '../source/reader.js';
 import { joinPointer } from '../model/diagnostics.js';
 import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../model/vocabulary.js';
 import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../mcp/config.js';
 import { DEFAULT_RANK_WEIGHTS, type RankWeights } from '../query/rank.js';
 import type { ApprovalRule } from '../runtime/policy.js';
 import type { ImportContext } from '../dialects/types.js';
-import { at, type SourceFile } from './source.js';
+import { at, type SourceFile } from '../source/source.js';
 
 /** A persona name: letters, digits, `_`, `.`, `-`, starting with a letter or digit. */
 export const PERSONA_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';

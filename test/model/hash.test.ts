@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
 import type { Tool } from '../../src/model/schema.js';
-import { contentHash, toolHash } from '../../src/policy/hash.js';
+import { contentHash, toolHash } from '../../src/model/hash.js';
 
 const TOOL: Tool = {
   name: 'files.delete',

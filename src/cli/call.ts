@@ -14,6 +14,7 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { openRuntime, type RuntimeSetup } from './runtime-setup.js';
 import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface CallFlags extends LoadFlags {
   args?: string;
@@ -94,7 +95,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
     try {
       args = JSON.parse(flags.args);
     } catch (error) {
-      io.stderr(`toolcap: --args is not JSON: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr(`toolcap: --args is not JSON: ${errorMessage(error)}\n`);
       return EXIT.USAGE;
     }
   }

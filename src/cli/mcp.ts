@@ -17,6 +17,7 @@ import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import { openRuntime } from './runtime-setup.js';
 import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface McpServeFlags extends LoadFlags {
   /** Serve this persona's tools; none: the shared tools only. */
@@ -96,7 +97,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
     if (io.signal?.aborted) stop.abort();
     if (!stop.signal.aborted) await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
   } catch (error) {
-    human.stderr(`toolcap mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    human.stderr(`toolcap mcp: ${errorMessage(error)}\n`);
     code = EXIT.INTERNAL;
   } finally {
     stdin.off('end', onEnd);

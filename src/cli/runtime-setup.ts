@@ -24,6 +24,7 @@ import type { Store } from '../store/types.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import type { LoadPlan } from './shared.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface RuntimeSetup {
   registry: Registry;
@@ -129,7 +130,7 @@ export async function openRuntime(
   } catch (error) {
     await registry.close();
     await mcp?.close();
-    io.stderr(`toolcap: cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`toolcap: cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${errorMessage(error)}\n`);
     return 2;
   }
   const approvals = plan.config?.approvals;
@@ -148,7 +149,7 @@ export async function openRuntime(
     try {
       await runtime.loadHealth();
     } catch (error) {
-      io.stderr(`toolcap: could not read past call health from the store: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr(`toolcap: could not read past call health from the store: ${errorMessage(error)}\n`);
     }
   }
   const health: HealthSource = mcp
@@ -194,7 +195,7 @@ export async function openRuntime(
     configWatcher = watchPaths(configPath, { ignoreInitial: true });
     configWatcher.on('all', () => {
       if (timer) clearTimeout(timer);
-      timer = setTimeout(() => void reconfigure().catch((e: unknown) => io.stderr(`toolcap: could not apply the MCP settings: ${e instanceof Error ? e.message : String(e)}\n`)), 200);
+      timer = setTimeout(() => void reconfigure().catch((e: unknown) => io.stderr(`toolcap: could not apply the MCP settings: ${errorMessage(e)}\n`)), 200);
     });
     await new Promise<void>((ready) => configWatcher?.once('ready', () => ready()));
   }

@@ -13,6 +13,7 @@ import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import { createImportContext } from '../source/context.js';
 import { displayPath } from '../source/paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
+import { errorMessage } from '../model/errors.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -269,7 +270,7 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
   } catch (error) {
     // A dialect must report, not throw; if one does, that is our bug, and the file is still not lost silently.
     diagnostics.push(
-      diagnostic('PARSE_ERROR', `The ${dialect.id} importer failed on this file: ${error instanceof Error ? error.message : String(error)}.`, {
+      diagnostic('PARSE_ERROR', `The ${dialect.id} importer failed on this file: ${errorMessage(error)}.`, {
         file: shown,
         hint: 'This is a toolcap bug; please report it with the file.',
       }),

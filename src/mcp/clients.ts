@@ -38,6 +38,7 @@ import type { McpConnector } from '../runtime/providers/mcp.js';
 import { ProviderError, type HealthCheckResult } from '../runtime/providers/types.js';
 import type { McpConfig, McpServerConfig } from './config.js';
 import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpToolDefinition } from './discovery.js';
+import { errorMessage } from '../model/errors.js';
 
 /** Most `tools/list` pages read from one server per discovery. */
 export const MAX_PAGES = 100;
@@ -112,7 +113,7 @@ interface Entry {
   discovery: Promise<unknown>;
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown): string => errorMessage(err);
 
 /** Text of a tool result's content, for error messages. */
 function contentText(content: unknown): string {

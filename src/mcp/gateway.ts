@@ -38,6 +38,7 @@ import type { Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult, Runtime } from '../runtime/runtime.js';
 import { toolcapVersion } from '../model/version.js';
+import { errorMessage } from '../model/errors.js';
 
 /** The `_meta` key of the capability block on every listed tool. */
 export const CAPABILITY_META_KEY = 'toolcap.dev/capability';
@@ -260,7 +261,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     try {
       tools = gatewayTools(registry, persona);
     } catch (error) {
-      throw new McpError(ErrorCode.InternalError, `The catalog is not available: ${error instanceof Error ? error.message : String(error)}`);
+      throw new McpError(ErrorCode.InternalError, `The catalog is not available: ${errorMessage(error)}`);
     }
     const start = after === undefined ? 0 : tools.findIndex((t) => t.name > after);
     const rest = start < 0 ? [] : tools.slice(start);
@@ -323,7 +324,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
         // everything else, invalid arguments included: a tool error the model can read and act on
         return callErrorResult(error);
       }
-      return errorResult('INTERNAL', error instanceof Error ? error.message : String(error));
+      return errorResult('INTERNAL', errorMessage(error));
     }
   });
 
@@ -432,7 +433,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (!messages.some((m) => isInitializeRequest(m))) return jsonRpcError(400, ErrorCode.ConnectionClosed, 'Bad Request: no mcp-session-id header and not an initialize request.');
       return await open(request, body);
     } catch (error) {
-      return jsonRpcError(500, ErrorCode.InternalError, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      return jsonRpcError(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
     }
   };
 

@@ -18,6 +18,7 @@ import { displayPath, isManifestFileName, isWalkedFolder, layerPath, type LayerI
 import { hasFailures, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
+import { errorMessage } from '../model/errors.js';
 
 /** Quiet time after the last file event before a watched registry reloads. @default 200 */
 export const DEFAULT_DEBOUNCE_MS = 200;
@@ -143,6 +144,7 @@ export class Registry {
   readonly #changes: ChangeSource | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  readonly #listeners = new Set<(event: ReloadEvent) => void>();
 
   constructor(options: RegistryOptions) {
     const { paths, watch, changes, debounceMs, strict, onReload, clock, ...catalogOptions } = options;
@@ -242,7 +244,7 @@ export class Registry {
     try {
       result = buildCatalog(this.#paths, this.#catalogOptions);
     } catch (error) {
-      exception = error instanceof Error ? error.message : String(error);
+      exception = errorMessage(error);
     }
     const done = new Date(this.#clock()).toISOString();
     if (!result || result.unreadable || hasFailures(result.diagnostics, this.#strict)) {
@@ -259,7 +261,7 @@ export class Registry {
     try {
       next = createSnapshot(result, { version: this.#version + 1, builtAt: done });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       const diagnostics = deepFreeze(result.diagnostics);
       this.#lastError = Object.freeze({ at: done, diagnostics, unreadable: false, exception: message });
       return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable: false, exception: message });
@@ -270,12 +272,25 @@ export class Registry {
     return this.#emit({ kind: 'reloaded', at: done, version: next.version, etag: next.etag, previousEtag: serving?.etag ?? null, changed, diagnostics: next.diagnostics });
   }
 
+  /**
+   * Be told of every reload, good or failed, after the swap. Returns the
+   * function that stops it. A listener that throws is reported as a process
+   * warning and does not stop the others.
+   * @example const stop = registry.subscribe((e) => { if (e.kind === 'reloaded') cache.clear(); });
+   */
+  subscribe(listener: (event: ReloadEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
   #emit(event: ReloadEvent): ReloadEvent {
     deepFreeze(event);
-    try {
-      this.#onReload?.(event);
-    } catch (error) {
-      process.emitWarning(`toolcap registry: onReload threw: ${error instanceof Error ? error.message : String(error)}`);
+    for (const listener of [...(this.#onReload ? [this.#onReload] : []), ...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        process.emitWarning(`toolcap registry: a reload listener threw: ${errorMessage(error)}`);
+      }
     }
     return event;
   }
@@ -293,7 +308,7 @@ export class Registry {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       // refresh() reports bad input as a failed event; a rejection here would be a bug in toolcap
-      this.refresh().catch((error: unknown) => process.emitWarning(`toolcap registry: reload failed: ${error instanceof Error ? error.message : String(error)}`));
+      this.refresh().catch((error: unknown) => process.emitWarning(`toolcap registry: reload failed: ${errorMessage(error)}`));
     }, this.#debounceMs);
   }
 }

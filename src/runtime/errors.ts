@@ -54,3 +54,32 @@ export class CallError extends Error {
     this.status = CALL_ERROR_STATUS[code];
   }
 }
+
+/** A call error as any transport sends it: the fields a caller needs, with nothing local (no stack, no cause). */
+export interface WireCallError {
+  code: CallErrorCode;
+  /** The HTTP status of the code; transports without statuses ignore it. */
+  status: number;
+  message: string;
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId. */
+  details: Partial<CallError['extra']>;
+  /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
+  retryAfterSec?: number;
+}
+
+/**
+ * The one mapping of a {@link CallError} to what leaves the process: the
+ * HTTP API's problem body and the MCP gateway's error result both start here.
+ * @example const wire = callErrorWire(error); res.status(wire.status).json({ code: wire.code, detail: wire.message, ...wire.details });
+ */
+export function callErrorWire(error: CallError): WireCallError {
+  const details = Object.fromEntries(Object.entries(error.extra).filter(([, v]) => v !== undefined)) as Partial<CallError['extra']>;
+  const { retryAfterMs } = error.extra;
+  return {
+    code: error.code,
+    status: error.status,
+    message: error.message,
+    details,
+    ...(retryAfterMs !== undefined ? { retryAfterSec: Math.max(1, Math.ceil(retryAfterMs / 1000)) } : {}),
+  };
+}

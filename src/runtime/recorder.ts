@@ -13,6 +13,7 @@
  * @module
  */
 import type { CallOutcomeRecord, Store } from '../store/types.js';
+import { errorMessage } from '../model/errors.js';
 
 /** Most outcomes kept while the store fails; older ones are dropped with a warning beyond this. */
 export const MAX_PENDING = 100_000;
@@ -83,7 +84,7 @@ export class OutcomeRecorder {
       } catch (error) {
         // keep them for the next flush, oldest first
         this.#queue = [...batch, ...this.#queue];
-        this.#warn(`could not record ${batch.length} call outcome${batch.length === 1 ? '' : 's'} to the store (kept for the next try): ${error instanceof Error ? error.message : String(error)}`);
+        this.#warn(`could not record ${batch.length} call outcome${batch.length === 1 ? '' : 's'} to the store (kept for the next try): ${errorMessage(error)}`);
         for (const p of batch) p.done(false);
         return;
       } finally {

@@ -33,6 +33,7 @@ import { approvalReason, type ApprovalRule } from './policy.js';
 import { OutcomeRecorder } from './recorder.js';
 import { ProviderError, type ProviderEnvironment, type ProviderInstance } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
+import { errorMessage } from '../model/errors.js';
 
 /** Turns a tool's provider entries into runnable instances, in ascending priority (see providers/registry.ts). */
 export interface ProviderResolver {
@@ -262,7 +263,7 @@ export class Runtime {
     try {
       return await write();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new CallError('STORE_UNAVAILABLE', `The store is unavailable (${message}); approval-gated calls are refused until it is back.`, {}, { cause: error });
     }
   }
@@ -273,7 +274,7 @@ export class Runtime {
       await write();
       return true;
     } catch (error) {
-      this.#warn(`could not record to the store: ${error instanceof Error ? error.message : String(error)}`);
+      this.#warn(`could not record to the store: ${errorMessage(error)}`);
       return false;
     }
   }
@@ -419,11 +420,11 @@ export class Runtime {
           const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
           const message = timedOut
             ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
-            : `Provider ${chosen.name} of "${tool.name}" failed: ${error instanceof Error ? error.message : String(error)}`;
+            : `Provider ${chosen.name} of "${tool.name}" failed: ${errorMessage(error)}`;
           this.health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: this.#clock() - attemptStart, at: this.#clock(), provider: chosen.name, errorCode: code });
           this.metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
           if (this.health.circuit(tool.name, chosen.name).backoffUntil > this.#clock()) this.metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);
-          attempts.push({ provider: chosen.name, outcome: `${code}${before ? ' (before any effect)' : ''}: ${error instanceof Error ? error.message : String(error)}` });
+          attempts.push({ provider: chosen.name, outcome: `${code}${before ? ' (before any effect)' : ''}: ${errorMessage(error)}` });
           lastError = { code, message };
           if (context.signal?.aborted) throw new CallError(code, `The caller aborted the call to "${tool.name}".`, { providers: attempts, callId });
           // may this call go again (on the next provider, or the same one after a pause)?
@@ -445,7 +446,7 @@ export class Runtime {
         }
       }
     } catch (error) {
-      const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', error instanceof Error ? error.message : String(error), { callId });
+      const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', errorMessage(error), { callId });
       await finish(false, attempts.at(-1)?.provider, e.code, e.message);
       throw e;
     }
@@ -471,7 +472,7 @@ export class Runtime {
         const result = await instance.check!(controller.signal);
         this.health.setCheck(tool.name, provider, result, this.#clock());
       } catch (error) {
-        this.health.setCheck(tool.name, provider, { healthy: false, reason: error instanceof Error ? error.message : String(error) }, this.#clock());
+        this.health.setCheck(tool.name, provider, { healthy: false, reason: errorMessage(error) }, this.#clock());
       } finally {
         clearTimeout(timer);
       }

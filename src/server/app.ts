@@ -26,6 +26,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { ApprovalStatus } from '../store/types.js';
 import { DEFAULT_LIMITS } from '../source/source.js';
 import { problem, problemResponse, type Problem } from './problem.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface ApiOptions {
   /** Runs calls and approvals (`POST /tools/{name}/call`, `/approvals`, `/metrics`); its health book feeds `/tools`. Without it those answer 501. */
@@ -363,7 +364,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     try {
       value = parseJsonSafely(text);
     } catch (error) {
-      throw new ProblemError(problem('BAD_BODY', `The body is not JSON: ${error instanceof Error ? error.message : String(error)}.`));
+      throw new ProblemError(problem('BAD_BODY', `The body is not JSON: ${errorMessage(error)}.`));
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ProblemError(problem('BAD_BODY', 'The body must be a JSON object.'));
     return value as Record<string, unknown>;
@@ -453,7 +454,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
       await rt.flush(); // read your own writes: calls answered before this request are in the log
       records = await rt.store.listAudit({ afterSeq: after, limit, ...(tool ? { tool } : {}), ...(callId ? { callId } : {}) });
     } catch (error) {
-      throw new ProblemError(problem('STORE_UNAVAILABLE', `The store is unavailable: ${error instanceof Error ? error.message : String(error)}`));
+      throw new ProblemError(problem('STORE_UNAVAILABLE', `The store is unavailable: ${errorMessage(error)}`));
     }
     const last = records.at(-1);
     return json({ audit: records, ...(last && records.length === limit ? { next: `/audit?after=${last.seq}&limit=${limit}` } : {}) });

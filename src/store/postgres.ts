@@ -45,6 +45,7 @@ import {
   type NewAuditRecord,
   type Store,
 } from './types.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface PostgresStoreOptions {
   /** A schema to keep the tables in (created if missing); a plain lower-case identifier. @default the server's search_path (usually public) */
@@ -174,7 +175,7 @@ function unavailable(location: string, server: string, what: string, err: unknow
   if (err instanceof StoreUnavailableError || err instanceof StoreVersionError) return err;
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const plain = explain(err, server);
   const text = plain
     ? `${plain} (${code ? `${code}: ` : ''}${message}); ${what} failed (store ${location})`

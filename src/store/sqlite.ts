@@ -43,6 +43,7 @@ import {
   type NewAuditRecord,
   type Store,
 } from './types.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process holding the write lock, in ms. @default 5000 */
@@ -107,7 +108,7 @@ function unavailable(path: string, what: string, err: unknown): Error {
   if (err instanceof StoreUnavailableError || err instanceof StoreVersionError) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const codeText = typeof code === 'string' ? code : undefined;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const plain = explain(codeText);
   const text = plain
     ? `SQLite store ${path} ${plain} (${codeText}: ${message}); ${what} failed`

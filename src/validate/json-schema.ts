@@ -5,6 +5,7 @@
 import { createAjv } from '../model/validator.js';
 import type { JsonSchema } from '../model/schema.js';
 import { schemaShapeProblem } from './schema-shape.js';
+import { errorMessage } from '../model/errors.js';
 
 export interface SchemaCheckOptions {
   /**
@@ -34,7 +35,7 @@ export function createSchemaChecker(options: SchemaCheckOptions = {}): (schema: 
       ajv.removeSchema(body);
       return undefined;
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
     }
   };
 }

@@ -31,6 +31,7 @@ import {
   type ProviderInstance,
   type ProviderType,
 } from './types.js';
+import { errorMessage } from '../../model/errors.js';
 
 export type HttpParameterLocation = 'path' | 'query' | 'header' | 'cookie' | 'body' | 'formData';
 
@@ -68,7 +69,7 @@ function isObject(v: unknown): v is Json {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Another entry of the tool that knows the operation (the OpenAPI-derived one). */

@@ -19,6 +19,7 @@ import {
   type ProviderInstance,
   type ProviderType,
 } from './types.js';
+import { errorMessage } from '../../model/errors.js';
 
 /** What the MCP provider needs from an MCP client. */
 export interface McpConnector {
@@ -95,7 +96,7 @@ class McpInstance implements ProviderInstance {
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
-      throw new ProviderError('PROVIDER_ERROR', `${what}: ${err instanceof Error ? err.message : String(err)}`, false, { cause: err });
+      throw new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
       pending.catch(() => {});

@@ -32,6 +32,7 @@ import {
   type ProviderInstance,
   type ProviderType,
 } from './types.js';
+import { errorMessage } from '../../model/errors.js';
 
 /** The `module` entry's config, after validation. */
 export interface ModuleProviderConfig {
@@ -140,7 +141,7 @@ function exportsOf(namespace: Record<string, unknown>): string {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Look `name` up in a namespace; CommonJS named exports Node could not detect are read off `default`. */

@@ -11,6 +11,7 @@ import { httpProviderType } from './http.js';
 import { createMcpProviderType, type McpConnector } from './mcp.js';
 import { moduleProviderType } from './module.js';
 import { ProviderConfigError, type ProviderEnvironment, type ProviderInstance, type ProviderType } from './types.js';
+import { errorMessage } from '../../model/errors.js';
 
 /** Priority of an entry that does not give one. */
 export const DEFAULT_PROVIDER_PRIORITY = 0;
@@ -108,7 +109,7 @@ export class ProviderTypes {
     try {
       return { entry, priority, type: typeName, instance: type.create(entry, tool, environment) };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       return {
         entry,
         priority,

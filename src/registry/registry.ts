@@ -9,19 +9,17 @@
  * one while another runs queues exactly one more.
  * @module
  */
-import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import type { Stats } from 'node:fs';
-import { watch as watchPaths, type FSWatcher } from 'chokidar';
-import { displayPath, isManifestFileName, isWalkedFolder, layerPath, type LayerInput } from '../load/loader.js';
 import { hasFailures, type Diagnostic } from '../model/diagnostics.js';
-import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
-import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
 import { errorMessage } from '../model/errors.js';
+import type { LayerInput } from '../load/loader.js';
+import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
+import { changedFiles, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
+import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
+import { debounce, DEFAULT_DEBOUNCE_MS, watchFiles, type ChangeSource, type Debounced } from './watch.js';
 
-/** Quiet time after the last file event before a watched registry reloads. @default 200 */
-export const DEFAULT_DEBOUNCE_MS = 200;
+// the watch pieces were defined here first; importers of registry.js keep finding them
+export { debounce, DEFAULT_DEBOUNCE_MS, watchFiles };
+export type { ChangeSource, Debounced };
 
 export interface RegistryOptions extends CatalogOptions {
   /** Files and folders (or `{ path, dialect?, persona? }`), loaded as layers in this order (as `buildCatalog`). */
@@ -38,40 +36,6 @@ export interface RegistryOptions extends CatalogOptions {
   onReload?: (event: ReloadEvent) => void;
   /** Milliseconds since the epoch, for `builtAt` and status times. @default Date.now */
   clock?: () => number;
-}
-
-/**
- * Something that says "the sources may have changed" (a file watcher; later
- * perhaps a database notification). Every signal restarts the debounce.
- */
-export interface ChangeSource {
-  /** Begin; call `onChange` on every possible change. Resolves once changes after it are seen. */
-  start(onChange: () => void): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * The default change source: chokidar on the paths (files and folders),
- * ignoring hidden entries, skipped folders and files with other endings.
- * A watch error (a folder removed, too many watches) counts as a change:
- * the rebuild then says what is wrong with the files.
- */
-export function watchFiles(paths: readonly LayerInput[]): ChangeSource {
-  const roots = new Set(paths.map((p) => resolve(layerPath(p))));
-  let watcher: FSWatcher | undefined;
-  return {
-    async start(onChange) {
-      const w = watchPaths([...roots], { ignoreInitial: true, ignored: (path: string, stats?: Stats) => !roots.has(path) && ignoredPath(path, stats) });
-      watcher = w;
-      w.on('all', () => onChange());
-      w.on('error', () => onChange());
-      await new Promise<void>((ready) => w.once('ready', () => ready()));
-    },
-    async close() {
-      await watcher?.close();
-      watcher = undefined;
-    },
-  };
 }
 
 /** What one refresh did. */
@@ -142,7 +106,7 @@ export class Registry {
   #queued: { want: { force: boolean }; promise: Promise<ReloadEvent> } | undefined;
   #watcher: ChangeSource | undefined;
   readonly #changes: ChangeSource | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #later: Debounced;
   #closed = false;
   readonly #listeners = new Set<(event: ReloadEvent) => void>();
 
@@ -156,6 +120,8 @@ export class Registry {
     this.#strict = strict ?? false;
     this.#onReload = onReload;
     this.#clock = clock ?? Date.now;
+    // refresh() reports bad input as a failed event; a rejection here would be a bug in toolcap
+    this.#later = debounce(() => void this.refresh().catch((error: unknown) => process.emitWarning(`toolcap registry: reload failed: ${errorMessage(error)}`)), this.#debounceMs);
   }
 
   /** Start watching (when asked to) and do the first build. Never throws for bad input: see the event and `status()`. */
@@ -205,7 +171,7 @@ export class Registry {
       lastGoodAt: current?.builtAt ?? null,
       lastError: this.#lastError,
       watching: this.#watcher !== undefined,
-      pending: this.#timer !== undefined,
+      pending: this.#later.pending,
       building: this.#running !== undefined || this.#queued !== undefined,
     };
   }
@@ -213,8 +179,7 @@ export class Registry {
   /** Stop watching and wait for a running build to finish. The last snapshot keeps serving. */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#later.cancel();
     const watcher = this.#watcher;
     this.#watcher = undefined;
     await watcher?.close();
@@ -301,107 +266,8 @@ export class Registry {
     await source.start(() => this.#schedule());
   }
 
-  /** Debounce: every event restarts the quiet period; one refresh when it ends. */
+  /** Every event restarts the quiet period; one refresh when it ends. */
   #schedule(): void {
-    if (this.#closed) return;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      // refresh() reports bad input as a failed event; a rejection here would be a bug in toolcap
-      this.refresh().catch((error: unknown) => process.emitWarning(`toolcap registry: reload failed: ${errorMessage(error)}`));
-    }, this.#debounceMs);
+    if (!this.#closed) this.#later.trigger();
   }
-}
-
-// ---------------------------------------------------------------------------
-// Change detection: which files a build reads, and whether any changed.
-
-/** A file changed less than this before a fingerprint may change again with the same mtime (coarse file systems): hash it again. */
-const RACY_MS = 2_000;
-
-interface Stamp {
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  hash: string;
-}
-
-/** Every file a build would read, by absolute path, with a content hash; null: a path that could not be read. */
-interface Fingerprint {
-  takenAt: number;
-  files: Map<string, Stamp | null>;
-}
-
-function ignoredPath(path: string, stats?: Stats): boolean {
-  // the loader's folder-walk rules, so the watcher sees exactly the files a build reads
-  const name = basename(path);
-  if (!isWalkedFolder(name)) return true;
-  return stats?.isFile() === true && !isManifestFileName(name);
-}
-
-async function takeFingerprint(paths: readonly LayerInput[], previous: Fingerprint | undefined): Promise<Fingerprint> {
-  const takenAt = Date.now(); // wall time, compared with file mtimes: not the injectable clock
-  const files = new Map<string, Stamp | null>();
-  const stampFile = async (path: string, st: Stats) => {
-    const old = previous?.files.get(path);
-    const trusted = old && previous && old.size === st.size && old.mtimeMs === st.mtimeMs && old.ctimeMs === st.ctimeMs && old.ino === st.ino && st.mtimeMs < previous.takenAt - RACY_MS;
-    if (trusted) return void files.set(path, old);
-    try {
-      const hash = createHash('sha256').update(await readFile(path)).digest('hex');
-      files.set(path, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
-    } catch {
-      files.set(path, null);
-    }
-  };
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return void files.set(dir, null);
-    }
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (isWalkedFolder(entry.name)) await walk(full);
-      } else if (entry.isFile() && isManifestFileName(entry.name)) {
-        try {
-          await stampFile(full, await stat(full));
-        } catch {
-          files.set(full, null);
-        }
-      }
-    }
-  };
-  for (const input of paths) {
-    const abs = resolve(layerPath(input));
-    let st: Stats;
-    try {
-      st = await stat(abs);
-    } catch {
-      files.set(abs, null);
-      continue;
-    }
-    if (st.isDirectory()) await walk(abs);
-    else await stampFile(abs, st);
-  }
-  return { takenAt, files };
-}
-
-function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
-  if (a.files.size !== b.files.size) return false;
-  for (const [path, stamp] of a.files) {
-    if (!b.files.has(path)) return false;
-    const other = b.files.get(path);
-    if ((stamp?.hash ?? null) !== (other?.hash ?? null)) return false;
-  }
-  return true;
-}
-
-function changedFiles(a: Fingerprint, b: Fingerprint): string[] {
-  const out = new Set<string>();
-  for (const [path, stamp] of a.files) if (!b.files.has(path) || (stamp?.hash ?? null) !== (b.files.get(path)?.hash ?? null)) out.add(path);
-  for (const path of b.files.keys()) if (!a.files.has(path)) out.add(path);
-  return [...out].sort().map(displayPath);
 }

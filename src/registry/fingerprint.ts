@@ -1,0 +1,94 @@
+/**
+ * Change detection for the registry: which files a build reads (the loader's
+ * folder-walk rules), each with a content hash, and whether any changed since
+ * the last build, so a reload without a real change is skipped.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { displayPath, isManifestFileName, isWalkedFolder, layerPath, type LayerInput } from '../load/loader.js';
+
+/** A file changed less than this before a fingerprint may change again with the same mtime (coarse file systems): hash it again. */
+const RACY_MS = 2_000;
+
+interface Stamp {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  hash: string;
+}
+
+/** Every file a build would read, by absolute path, with a content hash; null: a path that could not be read. */
+export interface Fingerprint {
+  takenAt: number;
+  files: Map<string, Stamp | null>;
+}
+
+export async function takeFingerprint(paths: readonly LayerInput[], previous: Fingerprint | undefined): Promise<Fingerprint> {
+  const takenAt = Date.now(); // wall time, compared with file mtimes: not the injectable clock
+  const files = new Map<string, Stamp | null>();
+  const stampFile = async (path: string, st: Stats) => {
+    const old = previous?.files.get(path);
+    const trusted = old && previous && old.size === st.size && old.mtimeMs === st.mtimeMs && old.ctimeMs === st.ctimeMs && old.ino === st.ino && st.mtimeMs < previous.takenAt - RACY_MS;
+    if (trusted) return void files.set(path, old);
+    try {
+      const hash = createHash('sha256').update(await readFile(path)).digest('hex');
+      files.set(path, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
+    } catch {
+      files.set(path, null);
+    }
+  };
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return void files.set(dir, null);
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (isWalkedFolder(entry.name)) await walk(full);
+      } else if (entry.isFile() && isManifestFileName(entry.name)) {
+        try {
+          await stampFile(full, await stat(full));
+        } catch {
+          files.set(full, null);
+        }
+      }
+    }
+  };
+  for (const input of paths) {
+    const abs = resolve(layerPath(input));
+    let st: Stats;
+    try {
+      st = await stat(abs);
+    } catch {
+      files.set(abs, null);
+      continue;
+    }
+    if (st.isDirectory()) await walk(abs);
+    else await stampFile(abs, st);
+  }
+  return { takenAt, files };
+}
+
+export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  if (a.files.size !== b.files.size) return false;
+  for (const [path, stamp] of a.files) {
+    if (!b.files.has(path)) return false;
+    const other = b.files.get(path);
+    if ((stamp?.hash ?? null) !== (other?.hash ?? null)) return false;
+  }
+  return true;
+}
+
+export function changedFiles(a: Fingerprint, b: Fingerprint): string[] {
+  const out = new Set<string>();
+  for (const [path, stamp] of a.files) if (!b.files.has(path) || (stamp?.hash ?? null) !== (b.files.get(path)?.hash ?? null)) out.add(path);
+  for (const path of b.files.keys()) if (!a.files.has(path)) out.add(path);
+  return [...out].sort().map(displayPath);
+}

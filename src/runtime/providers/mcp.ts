@@ -20,6 +20,7 @@ import {
   type ProviderType,
 } from './types.js';
 import { errorMessage } from '../../model/errors.js';
+import { raceAbort } from '../abort.js';
 
 /** What the MCP provider needs from an MCP client. */
 export interface McpConnector {
@@ -86,20 +87,13 @@ class McpInstance implements ProviderInstance {
     } catch (err) {
       pending = Promise.reject(err);
     }
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(new ProviderError('ABORTED', `${what}: aborted`, false, { cause: signal.reason }));
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
     try {
-      return await Promise.race([pending, aborted]);
+      // callTool has been invoked by now, so an abort never counts as before any effect
+      return await raceAbort(pending, signal, () => new ProviderError('ABORTED', `${what}: aborted`, false, { cause: signal.reason }));
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
       throw new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
-    } finally {
-      if (onAbort) signal.removeEventListener('abort', onAbort);
-      pending.catch(() => {});
     }
   }
 }

@@ -33,6 +33,7 @@ import {
   type ProviderType,
 } from './types.js';
 import { errorMessage } from '../../model/errors.js';
+import { raceAbort } from '../abort.js';
 
 /** The `module` entry's config, after validation. */
 export interface ModuleProviderConfig {
@@ -155,22 +156,8 @@ function exportOf(namespace: Record<string, unknown>, name: string): unknown {
 }
 
 /** Reject with ABORTED when the signal fires, whatever `work` does. */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortedError(signal, what, true));
-  return new Promise<T>((resolvePromise, reject) => {
-    const onAbort = () => reject(abortedError(signal, what, false));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolvePromise(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+function raceAborted<T>(work: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
+  return raceAbort(work, signal, (before) => abortedError(signal, what, before));
 }
 
 function abortedError(signal: AbortSignal, what: string, before: boolean): ProviderError {
@@ -235,7 +222,7 @@ class ModuleInstance implements ProviderInstance {
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
     const { signal } = context;
-    const loaded = await raceAbort(this.load(), signal, this.describe);
+    const loaded = await raceAborted(this.load(), signal, this.describe);
     if (signal.aborted) throw abortedError(signal, this.describe, true);
     let pending: Promise<unknown>;
     try {
@@ -244,7 +231,7 @@ class ModuleInstance implements ProviderInstance {
       pending = Promise.reject(err);
     }
     try {
-      return await raceAbort(pending, signal, this.describe);
+      return await raceAborted(pending, signal, this.describe);
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (signal.aborted) throw abortedError(signal, this.describe, false);
@@ -262,12 +249,12 @@ class ModuleInstance implements ProviderInstance {
 
   private async runCheck(name: string, signal: AbortSignal): Promise<HealthCheckResult> {
     try {
-      const { namespace } = await raceAbort(this.load(), signal, `health check "${name}"`);
+      const { namespace } = await raceAborted(this.load(), signal, `health check "${name}"`);
       const fn = exportOf(namespace, name);
       if (typeof fn !== 'function') {
         return { healthy: false, reason: `module "${this.config.module}" has no function export "${name}" (exports: ${exportsOf(namespace)})` };
       }
-      const result: unknown = await raceAbort(Promise.resolve((fn as (s: AbortSignal) => unknown)(signal)), signal, `health check "${name}"`);
+      const result: unknown = await raceAborted(Promise.resolve((fn as (s: AbortSignal) => unknown)(signal)), signal, `health check "${name}"`);
       if (result === undefined || result === true) return { healthy: true };
       if (result === false) return { healthy: false, reason: `health check "${name}" returned false` };
       if (typeof result === 'object' && result !== null && typeof (result as HealthCheckResult).healthy === 'boolean') {

@@ -12,6 +12,7 @@
  */
 import type { HealthSource, HealthSummary } from '../model/health.js';
 import type { Tool } from '../model/schema.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 
 /** Calls remembered per key. */
 export const WINDOW = 100;
@@ -20,20 +21,8 @@ export const STALE_FACTOR = 2;
 /** Calls needed before the latency comparison with the manifest means anything. */
 export const STALE_MIN_CALLS = 20;
 
-export interface BackoffPolicy {
-  /** First backoff, ms. @default 1000 */
-  baseMs: number;
-  /** Multiplier per further consecutive failure. @default 2 */
-  factor: number;
-  /** Longest backoff, ms. @default 300000 (5 min) */
-  capMs: number;
-  /** Random spread, 0..1: the backoff is multiplied by 1 ± jitter. @default 0.2 */
-  jitter: number;
-  /** Consecutive failures before the first backoff. @default 1 */
-  threshold: number;
-}
-
-export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = { baseMs: 1000, factor: 2, capMs: 300_000, jitter: 0.2, threshold: 1 };
+/** The circuit's policy and its default live with the one backoff function; re-exported here where they were first published. */
+export { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 
 export interface Outcome {
   ok: boolean;
@@ -142,12 +131,9 @@ export class HealthBook implements HealthSource {
     this.#version++;
   }
 
-  /** Backoff after n consecutive failures: base * factor^(n - threshold), capped, with jitter. */
+  /** Backoff after n consecutive failures under this book's policy (see {@link backoffDelay}). */
   backoffMs(failures: number): number {
-    const p = this.#policy;
-    const raw = Math.min(p.capMs, p.baseMs * p.factor ** Math.max(0, failures - p.threshold));
-    const spread = 1 + p.jitter * (2 * this.#random() - 1);
-    return Math.max(0, Math.min(p.capMs, Math.round(raw * spread)));
+    return backoffDelay(failures, this.#policy, this.#random);
   }
 
   circuit(tool: string, provider: string): CircuitState {

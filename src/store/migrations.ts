@@ -1,6 +1,6 @@
 /**
- * The store's schema: versioned migrations for both back ends, and the
- * mapping between records and table rows (shared by SQLite and PostgreSQL).
+ * The store's schema: versioned migrations for both back ends (the mapping
+ * between records and rows is in `rows.ts`).
  *
  * Migrations are an ordered list; each has a version (1, 2, ...), and the SQL
  * for each back end. At open, the store applies the pending ones in order,
@@ -15,7 +15,7 @@
  * PostgreSQL with the "C" collation so they sort by code point, as in SQLite.
  * @module
  */
-import { StoreVersionError, type ApprovalRecord, type ApprovalStatus, type AuditRecord, type CallOutcome, type CallRecord } from './types.js';
+import { DECISION_CHANNELS, StoreVersionError } from './types.js';
 
 export interface Migration {
   version: number;
@@ -33,6 +33,7 @@ export const MIGRATIONS_TABLE = {
 
 const STATUSES = `('pending','approved','denied','expired','void','executed','failed')`;
 const OUTCOMES = `('ok','error','timeout','rejected')`;
+const CHANNELS = `(${DECISION_CHANNELS.map((c) => `'${c}'`).join(',')})`;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -144,6 +145,55 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX calls_started ON calls (started_at)',
     ],
   },
+  {
+    version: 2,
+    description: 'API keys; the authenticated principals of approvals and where they were decided',
+    sqlite: [
+      `CREATE TABLE keys (
+        id TEXT PRIMARY KEY NOT NULL,
+        principal TEXT NOT NULL,
+        roles TEXT NOT NULL,
+        personas TEXT NOT NULL,
+        default_persona TEXT,
+        approves TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        salt TEXT NOT NULL,
+        params TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT,
+        expires_at TEXT,
+        revoked_at TEXT
+      )`,
+      'CREATE INDEX keys_principal_created ON keys (principal, created_at)',
+      'CREATE INDEX keys_created ON keys (created_at)',
+      'ALTER TABLE approvals ADD COLUMN requested_by_principal TEXT',
+      'ALTER TABLE approvals ADD COLUMN decided_by_principal TEXT',
+      `ALTER TABLE approvals ADD COLUMN decided_via TEXT CHECK (decided_via IN ${CHANNELS})`,
+    ],
+    postgres: [
+      `CREATE TABLE keys (
+        ord BIGSERIAL NOT NULL,
+        id TEXT PRIMARY KEY NOT NULL,
+        principal TEXT NOT NULL,
+        roles TEXT NOT NULL,
+        personas TEXT NOT NULL,
+        default_persona TEXT,
+        approves TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        salt TEXT NOT NULL,
+        params TEXT NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL,
+        last_used_at TEXT COLLATE "C",
+        expires_at TEXT COLLATE "C",
+        revoked_at TEXT COLLATE "C"
+      )`,
+      'CREATE INDEX keys_principal_created ON keys (principal, created_at, ord)',
+      'CREATE INDEX keys_created ON keys (created_at, ord)',
+      'ALTER TABLE approvals ADD COLUMN requested_by_principal TEXT',
+      'ALTER TABLE approvals ADD COLUMN decided_by_principal TEXT',
+      `ALTER TABLE approvals ADD COLUMN decided_via TEXT CHECK (decided_via IN ${CHANNELS})`,
+    ],
+  },
 ];
 
 /** The highest migration version this toolcap knows. */
@@ -160,125 +210,4 @@ export function pendingMigrations(current: number, where: string): Migration[] {
     );
   }
   return [...MIGRATIONS].filter((m) => m.version > current).sort((a, b) => a.version - b.version);
-}
-
-// ---------------------------------------------------------------------------
-// Rows: the column values of each record, in the same order for both back ends.
-
-/** JSON text of a value; `undefined` is stored as `null`. */
-export function toJsonText(value: unknown): string {
-  return JSON.stringify(value === undefined ? null : value) ?? 'null';
-}
-
-/** The value of JSON text read back; JSON.parse keeps `__proto__` as an own data key. */
-export function fromJsonText(text: unknown): unknown {
-  if (typeof text !== 'string') throw new TypeError(`a JSON column held ${typeof text}, not text`);
-  return JSON.parse(text) as unknown;
-}
-
-/** Column names of `approvals`, in insert order. */
-export const APPROVAL_COLUMNS = [
-  'id', 'tool', 'tool_key', 'persona', 'arguments', 'arguments_hash', 'manifest_hash', 'requested_by', 'reason',
-  'created_at', 'expires_at', 'status', 'decided_by', 'decided_at', 'note', 'result',
-] as const;
-
-export function approvalValues(r: ApprovalRecord): unknown[] {
-  return [
-    r.id, r.tool, r.toolKey, r.persona, toJsonText(r.arguments), r.argumentsHash, r.manifestHash, r.requestedBy, r.reason,
-    r.createdAt, r.expiresAt, r.status, r.decidedBy, r.decidedAt, r.note, toJsonText(r.result),
-  ];
-}
-
-type Row = Record<string, unknown>;
-
-const str = (v: unknown): string => String(v);
-const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-export function rowToApproval(row: Row): ApprovalRecord {
-  return {
-    id: str(row.id),
-    tool: str(row.tool),
-    toolKey: str(row.tool_key),
-    persona: strOrNull(row.persona),
-    arguments: fromJsonText(row.arguments),
-    argumentsHash: str(row.arguments_hash),
-    manifestHash: str(row.manifest_hash),
-    requestedBy: strOrNull(row.requested_by),
-    reason: str(row.reason),
-    createdAt: str(row.created_at),
-    expiresAt: str(row.expires_at),
-    status: str(row.status) as ApprovalStatus,
-    decidedBy: strOrNull(row.decided_by),
-    decidedAt: strOrNull(row.decided_at),
-    note: strOrNull(row.note),
-    result: fromJsonText(row.result),
-  };
-}
-
-/** Column names of `audit` a caller supplies (seq is assigned). */
-export const AUDIT_COLUMNS = ['at', 'kind', 'tool', 'call_id', 'persona', 'actor', 'detail'] as const;
-
-export function auditValues(r: Omit<AuditRecord, 'seq'>): unknown[] {
-  return [r.at, r.kind, r.tool, r.callId, r.persona, r.actor, toJsonText(r.detail)];
-}
-
-export function rowToAudit(row: Row): AuditRecord {
-  return {
-    seq: Number(row.seq),
-    at: str(row.at),
-    kind: str(row.kind),
-    tool: strOrNull(row.tool),
-    callId: strOrNull(row.call_id),
-    persona: strOrNull(row.persona),
-    actor: strOrNull(row.actor),
-    detail: fromJsonText(row.detail),
-  };
-}
-
-export const CALL_COLUMNS = ['call_id', 'tool', 'provider', 'job', 'persona', 'started_at', 'duration_ms', 'outcome', 'error_code'] as const;
-
-export function callValues(r: CallRecord): unknown[] {
-  return [r.callId, r.tool, r.provider, r.job, r.persona, r.startedAt, r.durationMs, r.outcome, r.errorCode];
-}
-
-export function rowToCall(row: Row): CallRecord {
-  return {
-    callId: str(row.call_id),
-    tool: str(row.tool),
-    provider: strOrNull(row.provider),
-    job: strOrNull(row.job),
-    persona: strOrNull(row.persona),
-    startedAt: str(row.started_at),
-    durationMs: Number(row.duration_ms),
-    outcome: str(row.outcome) as CallOutcome,
-    errorCode: strOrNull(row.error_code),
-  };
-}
-
-/** A query's `limit`: the default when absent or not a number, else a whole number from 0 to 1,000,000. */
-export function queryLimit(limit: number | undefined, fallback: number): number {
-  if (limit === undefined || Number.isNaN(limit)) return fallback;
-  return Math.max(0, Math.min(1_000_000, Math.trunc(limit)));
-}
-
-/**
- * The set part of a compare-and-set update, as flags and values: each field is
- * changed only when the update names it (`undefined` leaves it as it is).
- */
-export function updateParams(update: { decidedBy?: string | null; decidedAt?: string | null; note?: string | null; result?: unknown }): {
-  setDecidedBy: number; decidedBy: string | null;
-  setDecidedAt: number; decidedAt: string | null;
-  setNote: number; note: string | null;
-  setResult: number; result: string;
-} {
-  return {
-    setDecidedBy: update.decidedBy === undefined ? 0 : 1,
-    decidedBy: update.decidedBy ?? null,
-    setDecidedAt: update.decidedAt === undefined ? 0 : 1,
-    decidedAt: update.decidedAt ?? null,
-    setNote: update.note === undefined ? 0 : 1,
-    note: update.note ?? null,
-    setResult: update.result === undefined ? 0 : 1,
-    result: toJsonText(update.result),
-  };
 }

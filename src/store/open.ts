@@ -6,7 +6,7 @@
  */
 import { openPostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
-import type { Store } from './types.js';
+import type { KeyStore, Store } from './types.js';
 
 /** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
 export type StoreConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -16,7 +16,8 @@ export interface OpenStoreOptions {
   postgres?: PostgresStoreOptions;
 }
 
-export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store> {
+/** Open the configured store; it keeps API keys too ({@link KeyStore}). */
+export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore> {
   switch (config.kind) {
     case 'sqlite':
       return openSqliteStore(config.path, options.sqlite);

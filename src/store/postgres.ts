@@ -15,21 +15,22 @@
  * @module
  */
 import pg from 'pg';
+import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
+import { hostPort, unavailable } from './postgres-errors.js';
+import { postgresKeys } from './postgres-keys.js';
 import {
   APPROVAL_COLUMNS,
   AUDIT_COLUMNS,
   CALL_COLUMNS,
-  MIGRATIONS_TABLE,
   approvalValues,
   auditValues,
   callValues,
-  pendingMigrations,
   queryLimit,
   rowToApproval,
   rowToAudit,
   rowToCall,
   updateParams,
-} from './migrations.js';
+} from './rows.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -42,10 +43,12 @@ import {
   type CallQuery,
   type CallRecord,
   type CallOutcomeRecord,
+  type KeyQuery,
+  type KeyRecord,
+  type KeyStore,
   type NewAuditRecord,
   type Store,
 } from './types.js';
-import { errorMessage } from '../model/errors.js';
 
 export interface PostgresStoreOptions {
   /** A schema to keep the tables in (created if missing); a plain lower-case identifier. @default the server's search_path (usually public) */
@@ -101,7 +104,9 @@ export const PG_STATEMENTS = {
       decided_by = CASE WHEN $4::boolean THEN $5::text ELSE decided_by END,
       decided_at = CASE WHEN $6::boolean THEN $7::text ELSE decided_at END,
       note = CASE WHEN $8::boolean THEN $9::text ELSE note END,
-      result = CASE WHEN $10::boolean THEN $11::text ELSE result END
+      result = CASE WHEN $10::boolean THEN $11::text ELSE result END,
+      decided_by_principal = CASE WHEN $12::boolean THEN $13::text ELSE decided_by_principal END,
+      decided_via = CASE WHEN $14::boolean THEN $15::text ELSE decided_via END
     WHERE id = $1 AND status = $2
     RETURNING *`,
   getApproval: 'SELECT * FROM approvals WHERE id = $1',
@@ -118,34 +123,8 @@ export function redactUrl(url: string): string {
   }
 }
 
-function hostPort(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
-  } catch {
-    return 'the configured server';
-  }
-}
-
-function explain(err: unknown, server: string): string | undefined {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  const code = typeof e?.code === 'string' ? e.code : '';
-  const message = typeof e?.message === 'string' ? e.message : '';
-  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ECONNRESET' || code === 'EPIPE') return `PostgreSQL at ${server} is not reachable`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `PostgreSQL host of ${server} was not found`;
-  if (code === 'ETIMEDOUT' || /timeout/i.test(message)) return `PostgreSQL at ${server} did not answer in time`;
-  if (/Connection terminated/i.test(message)) return `the connection to PostgreSQL at ${server} was lost`;
-  if (code.startsWith('08') || code.startsWith('57P')) return `the connection to PostgreSQL at ${server} failed or the server is shutting down`;
-  if (code.startsWith('28')) return `PostgreSQL at ${server} refused the login`;
-  if (code === '3D000') return `the database does not exist on PostgreSQL at ${server}`;
-  if (code === '53100') return `PostgreSQL at ${server} is out of disk space`;
-  if (code.startsWith('53')) return `PostgreSQL at ${server} is out of resources`;
-  if (code === '25006') return `PostgreSQL at ${server} is read-only`;
-  return undefined;
-}
-
 /** Open the PostgreSQL store at `url` (applying pending migrations); rejects with StoreUnavailableError when unreachable. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore> {
   const location = redactUrl(url);
   const server = hostPort(url);
   const schema = options.schema;
@@ -169,18 +148,6 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     throw err;
   }
   return new PostgresStore(pool, location, fail);
-}
-
-function unavailable(location: string, server: string, what: string, err: unknown): Error {
-  if (err instanceof StoreUnavailableError || err instanceof StoreVersionError) return err;
-  const e = err as { code?: unknown; message?: unknown } | null;
-  const code = typeof e?.code === 'string' ? e.code : undefined;
-  const message = errorMessage(err);
-  const plain = explain(err, server);
-  const text = plain
-    ? `${plain} (${code ? `${code}: ` : ''}${message}); ${what} failed (store ${location})`
-    : `PostgreSQL store ${location}: ${what} failed: ${message}${code ? ` (${code})` : ''}`;
-  return new StoreUnavailableError(text, { cause: err });
 }
 
 async function migrate(pool: pg.Pool, schema: string | undefined, location: string, fail: (what: string, err: unknown) => Error): Promise<void> {
@@ -212,17 +179,19 @@ async function migrate(pool: pg.Pool, schema: string | undefined, location: stri
 
 type Row = Record<string, unknown>;
 
-class PostgresStore implements Store {
+class PostgresStore implements Store, KeyStore {
   readonly kind = 'postgres' as const;
   readonly location: string;
   #pool: pg.Pool;
   #fail: (what: string, err: unknown) => Error;
   #closed = false;
+  #keys: KeyStore;
 
   constructor(pool: pg.Pool, location: string, fail: (what: string, err: unknown) => Error) {
     this.#pool = pool;
     this.location = location;
     this.#fail = fail;
+    this.#keys = postgresKeys((what, sql, params) => this.#query(what, sql, params));
   }
 
   async #query(what: string, sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -262,6 +231,8 @@ class PostgresStore implements Store {
       p.setDecidedAt === 1, p.decidedAt,
       p.setNote === 1, p.note,
       p.setResult === 1, p.result,
+      p.setDecidedByPrincipal === 1, p.decidedByPrincipal,
+      p.setDecidedVia === 1, p.decidedVia,
     ]);
     return rows[0] ? rowToApproval(rows[0]) : undefined;
   }
@@ -321,6 +292,26 @@ class PostgresStore implements Store {
     params.push(queryLimit(query.limit, 1000));
     const sql = `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT $${params.length}`;
     return (await this.#query('listing calls', sql, params)).map(rowToCall);
+  }
+
+  createKey(record: KeyRecord): Promise<void> {
+    return this.#keys.createKey(record);
+  }
+
+  getKey(id: string): Promise<KeyRecord | undefined> {
+    return this.#keys.getKey(id);
+  }
+
+  listKeys(query?: KeyQuery): Promise<KeyRecord[]> {
+    return this.#keys.listKeys(query);
+  }
+
+  revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
+    return this.#keys.revokeKey(id, at);
+  }
+
+  touchKey(id: string, at: string): Promise<void> {
+    return this.#keys.touchKey(id, at);
   }
 
   async ping(): Promise<void> {

@@ -13,21 +13,22 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
 import {
   APPROVAL_COLUMNS,
   AUDIT_COLUMNS,
   CALL_COLUMNS,
-  MIGRATIONS_TABLE,
   approvalValues,
   auditValues,
   callValues,
-  pendingMigrations,
   queryLimit,
   rowToApproval,
   rowToAudit,
   rowToCall,
   updateParams,
-} from './migrations.js';
+} from './rows.js';
+import { unavailable } from './sqlite-errors.js';
+import { sqliteKeys } from './sqlite-keys.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -40,10 +41,12 @@ import {
   type CallQuery,
   type CallRecord,
   type CallOutcomeRecord,
+  type KeyQuery,
+  type KeyRecord,
+  type KeyStore,
   type NewAuditRecord,
   type Store,
 } from './types.js';
-import { errorMessage } from '../model/errors.js';
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process holding the write lock, in ms. @default 5000 */
@@ -81,43 +84,16 @@ export const SQLITE_STATEMENTS = {
       decided_by = CASE WHEN @setDecidedBy THEN @decidedBy ELSE decided_by END,
       decided_at = CASE WHEN @setDecidedAt THEN @decidedAt ELSE decided_at END,
       note = CASE WHEN @setNote THEN @note ELSE note END,
-      result = CASE WHEN @setResult THEN @result ELSE result END
+      result = CASE WHEN @setResult THEN @result ELSE result END,
+      decided_by_principal = CASE WHEN @setDecidedByPrincipal THEN @decidedByPrincipal ELSE decided_by_principal END,
+      decided_via = CASE WHEN @setDecidedVia THEN @decidedVia ELSE decided_via END
     WHERE id = @id AND status = @from
     RETURNING *`,
   getApproval: 'SELECT * FROM approvals WHERE id = ?',
 } as const;
 
-/** Plain words for SQLite's error codes, for the StoreUnavailableError message. */
-function explain(code: string | undefined): string | undefined {
-  if (!code) return undefined;
-  if (code.startsWith('SQLITE_READONLY')) return 'is read-only (the file or its folder cannot be written)';
-  if (code === 'SQLITE_FULL') return 'cannot be written: the disk is full';
-  if (code === 'SQLITE_NOTADB') return 'is not a SQLite database (the file holds something else)';
-  if (code.startsWith('SQLITE_CORRUPT')) return 'is corrupt';
-  if (code.startsWith('SQLITE_CANTOPEN')) return 'cannot be opened (a missing or unwritable folder, or a path that is not a file)';
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return 'is locked by another connection for longer than the busy timeout';
-  if (code.startsWith('SQLITE_IOERR')) return 'could not be read or written (an I/O error)';
-  if (code === 'SQLITE_PERM' || code === 'EACCES' || code === 'EPERM') return 'cannot be accessed (permission denied)';
-  if (code === 'EEXIST' || code === 'ENOTDIR') return 'cannot be created: a file stands where one of its folders should be';
-  if (code === 'EROFS') return 'cannot be created: the file system is read-only';
-  if (code === 'ENOSPC') return 'cannot be written: the disk is full';
-  return undefined;
-}
-
-function unavailable(path: string, what: string, err: unknown): Error {
-  if (err instanceof StoreUnavailableError || err instanceof StoreVersionError) return err;
-  const code = (err as { code?: unknown } | null)?.code;
-  const codeText = typeof code === 'string' ? code : undefined;
-  const message = errorMessage(err);
-  const plain = explain(codeText);
-  const text = plain
-    ? `SQLite store ${path} ${plain} (${codeText}: ${message}); ${what} failed`
-    : `SQLite store ${path}: ${what} failed: ${message}${codeText ? ` (${codeText})` : ''}`;
-  return new StoreUnavailableError(text, { cause: err });
-}
-
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
-export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore> {
   const file = resolve(path);
   let db: Database.Database | undefined;
   try {
@@ -182,16 +158,18 @@ function migrate(db: Database.Database, file: string): void {
 
 type Row = Record<string, unknown>;
 
-class SqliteStore implements Store {
+class SqliteStore implements Store, KeyStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   #db: Database.Database;
   #closed = false;
   #statements = new Map<string, Database.Statement>();
+  #keys: KeyStore;
 
   constructor(db: Database.Database, file: string) {
     this.#db = db;
     this.location = file;
+    this.#keys = sqliteKeys((what, fn) => this.#run(what, fn), (sql) => this.#stmt(sql));
   }
 
   #stmt(sql: string): Database.Statement {
@@ -296,6 +274,26 @@ class SqliteStore implements Store {
       const sql = `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
       return (this.#stmt(sql).all(...params) as Row[]).map(rowToCall);
     });
+  }
+
+  createKey(record: KeyRecord): Promise<void> {
+    return this.#keys.createKey(record);
+  }
+
+  getKey(id: string): Promise<KeyRecord | undefined> {
+    return this.#keys.getKey(id);
+  }
+
+  listKeys(query?: KeyQuery): Promise<KeyRecord[]> {
+    return this.#keys.listKeys(query);
+  }
+
+  revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
+    return this.#keys.revokeKey(id, at);
+  }
+
+  touchKey(id: string, at: string): Promise<void> {
+    return this.#keys.touchKey(id, at);
   }
 
   ping(): Promise<void> {

@@ -50,7 +50,19 @@ export interface ApprovalRecord {
   note: string | null;
   /** The call's outcome once run (`executed`/`failed`), else null. */
   result: unknown;
+  /** The authenticated principal that asked; absent when none was (an unauthenticated or older record). */
+  requestedByPrincipal?: string;
+  /** The authenticated principal that decided; absent when none did. */
+  decidedByPrincipal?: string;
+  /** Where the decision was made; absent while undecided or when unknown. */
+  decidedVia?: DecisionChannel;
 }
+
+/** Where an approval was decided: the HTTP API, the command line, or an MCP elicitation answered in the client. */
+export type DecisionChannel = 'http' | 'cli' | 'elicitation';
+
+/** Every {@link DecisionChannel}, in a fixed order (the database CHECK uses it). */
+export const DECISION_CHANNELS = ['http', 'cli', 'elicitation'] as const satisfies readonly DecisionChannel[];
 
 /** Fields a decision changes. */
 export interface ApprovalUpdate {
@@ -59,6 +71,9 @@ export interface ApprovalUpdate {
   decidedAt?: string | null;
   note?: string | null;
   result?: unknown;
+  /** The authenticated principal deciding (`null` clears it). */
+  decidedByPrincipal?: string | null;
+  decidedVia?: DecisionChannel | null;
 }
 
 export interface ApprovalQuery {
@@ -123,6 +138,57 @@ export interface CallQuery {
   tool?: string;
   /** Newest first. @default 1000 */
   limit?: number;
+}
+
+/**
+ * An API key as stored: who it speaks for and what it grants, and a slow hash
+ * of its secret (never the secret). Roles are kept as text; the runtime
+ * ignores roles it does not know (fail closed).
+ */
+export interface KeyRecord {
+  /** The public part of the key (`tcap_<id>_<secret>`), unique. */
+  id: string;
+  /** The principal id the key authenticates as. */
+  principal: string;
+  roles: string[];
+  /** Granted personas; `*` grants every persona. */
+  personas: string[];
+  defaultPersona: string | null;
+  /** What an approver may decide; null when it decides nothing. */
+  approves: { personas: string[]; tools: string[] } | null;
+  /** The secret's hash, its salt and the hash parameters, as `api-keys.ts` writes them. */
+  hash: string;
+  salt: string;
+  params: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  /** After this time the key is refused; null: it does not expire. */
+  expiresAt: string | null;
+  /** When it was revoked; null while it is valid. */
+  revokedAt: string | null;
+}
+
+export interface KeyQuery {
+  principal?: string;
+  /** Include revoked keys. @default false */
+  includeRevoked?: boolean;
+  /** Newest first. @default 100 */
+  limit?: number;
+}
+
+/**
+ * API keys, kept by both back ends. Apart from {@link Store} so that code
+ * wrapping a Store need not know about keys; `openStore` returns both.
+ */
+export interface KeyStore {
+  /** Rejects when a key with the same id exists. */
+  createKey(record: KeyRecord): Promise<void>;
+  getKey(id: string): Promise<KeyRecord | undefined>;
+  listKeys(query?: KeyQuery): Promise<KeyRecord[]>;
+  /** Revoke a key at `at`; resolves to the revoked record, or undefined when there is no such key or it was already revoked. */
+  revokeKey(id: string, at: string): Promise<KeyRecord | undefined>;
+  /** Note that the key was used at `at` (kept only if later than the last use noted). */
+  touchKey(id: string, at: string): Promise<void>;
 }
 
 export interface Store {

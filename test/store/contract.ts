@@ -13,13 +13,14 @@ import {
   type ApprovalRecord,
   type AuditRecord,
   type CallRecord,
+  type KeyStore,
   type NewAuditRecord,
   type Store,
 } from '../../src/store/types.js';
 
 export interface TestDatabase {
   /** Open a store on this database (applying migrations). */
-  open(): Promise<Store>;
+  open(): Promise<Store & KeyStore>;
   /** Run one SQL statement through the back end's own driver, on a separate connection. */
   raw(sql: string): Promise<void>;
   /** Remove the database (called once, after every store on it is closed). */

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonEqual } from '../../src/model/objects.js';
-import { APPROVAL_COLUMNS, AUDIT_COLUMNS } from '../../src/store/migrations.js';
+import { APPROVAL_COLUMNS, AUDIT_COLUMNS } from '../../src/store/rows.js';
 import { PG_STATEMENTS, openPostgresStore } from '../../src/store/postgres.js';
 import { SQLITE_STATEMENTS, openSqliteStore, sqlitePragmas } from '../../src/store/sqlite.js';
 import type { AuditRecord, Store } from '../../src/store/types.js';

@@ -3,6 +3,7 @@ import { openStore } from '../../src/store/open.js';
 import { openPostgresStore, redactUrl } from '../../src/store/postgres.js';
 import { StoreUnavailableError, type Store } from '../../src/store/types.js';
 import { approval, audit, runStoreContract, type TestDatabase } from './contract.js';
+import { runIdentityContract } from './identity-contract.js';
 import { PG_URL, dropSchema, probePostgres, rawPg, schemaName } from './pg-helpers.js';
 
 const probe = await probePostgres();
@@ -31,16 +32,18 @@ describe('postgres store: without a server', () => {
 });
 
 describe.skipIf(!probe.reachable)('postgres store (server reachable)', () => {
-  runStoreContract('postgres', {
+  const postgresHarness = {
     async fresh(): Promise<TestDatabase> {
       const schema = schemaName();
       return {
         open: () => openPostgresStore(PG_URL, { schema }),
-        raw: (sql) => rawPg(schema, sql),
+        raw: (sql: string) => rawPg(schema, sql),
         drop: () => dropSchema(schema),
       };
     },
-  });
+  };
+  runStoreContract('postgres', postgresHarness);
+  runIdentityContract('postgres', postgresHarness);
 
   describe('postgres store: sharing and failures', () => {
     const schemas: string[] = [];
@@ -68,7 +71,7 @@ describe.skipIf(!probe.reachable)('postgres store (server reachable)', () => {
       schemas.push(schema);
       const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(PG_URL, { schema })));
       stores.push(...opened);
-      const [a, b] = opened as [Store, Store];
+      const [a, b] = opened as [(typeof opened)[number], (typeof opened)[number]];
       const rec = approval();
       await a.createApproval(rec);
       expect(await b.getApproval(rec.id)).toEqual(rec);

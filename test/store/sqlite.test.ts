@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/open.js';
 import { openSqliteStore, sqlitePragmas } from '../../src/store/sqlite.js';
 import { StoreUnavailableError, type Store } from '../../src/store/types.js';
 import { approval, audit, call, runStoreContract, type TestDatabase } from './contract.js';
+import { runIdentityContract } from './identity-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'toolcap-sqlite-'));
 afterAll(() => {
@@ -29,16 +30,18 @@ function rawExec(path: string, sql: string): void {
   }
 }
 
-runStoreContract('sqlite', {
+const sqliteHarness = {
   async fresh(): Promise<TestDatabase> {
     const path = tempPath();
     return {
       open: () => openSqliteStore(path),
-      raw: async (sql) => rawExec(path, sql),
+      raw: async (sql: string) => rawExec(path, sql),
       drop: async () => rmSync(join(path, '..', '..'), { recursive: true, force: true }),
     };
   },
-});
+};
+runStoreContract('sqlite', sqliteHarness);
+runIdentityContract('sqlite', sqliteHarness);
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   const err = await p.then(

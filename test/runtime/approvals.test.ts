@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { contentHash, toolHash } from '../../src/model/hash.js';
-import type { ApprovalRule } from '../../src/runtime/policy.js';
+import type { ApprovalRule } from '../../src/runtime/approval-rules.js';
 import { closeAll, expectCode, fail, fakeProviders, fakeTool, harness, manifest } from './helpers.js';
 
 afterEach(closeAll);

@@ -68,6 +68,26 @@ describe('resolve: persona scoping and disabled tools', () => {
   });
 });
 
+describe('resolve: the snapshot index agrees with the callable views', () => {
+  it('for every persona and name, callable() finds what a scan of callableTools() finds', async () => {
+    const h = await harness([
+      fakeTool('web.search'),
+      fakeTool('web.search', { scope: { personas: ['Researcher'] }, description: 'research quota' }),
+      fakeTool('alpha.only', { scope: { personas: ['alpha'] } }),
+      fakeTool('off.tool', { enabled: false }),
+      fakeTool('off.for.alpha'),
+      fakeTool('off.for.alpha', { scope: { personas: ['alpha'] }, enabled: false }),
+    ]);
+    const snap = h.registry.snapshot();
+    const names = ['web.search', 'alpha.only', 'off.tool', 'off.for.alpha', 'no.such.tool'];
+    for (const persona of [undefined, 'alpha', 'Researcher', 'nobody']) {
+      for (const name of names) expect(snap.callable(name, persona)).toBe(snap.callableTools(persona).find((t) => t.name === name));
+    }
+    expect(snap.callable('off.for.alpha', 'alpha')).toBeUndefined();
+    expect(snap.callable('web.search', 'Researcher')?.description).toBe('research quota');
+  });
+});
+
 describe('validate: INVALID_ARGUMENTS', () => {
   const schema = {
     type: 'object',

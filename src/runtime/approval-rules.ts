@@ -1,0 +1,56 @@
+/**
+ * When a call needs human approval: when the manifest says so
+ * (`approval.required`, or `approval.consent`), or when a configured policy
+ * rule matches the tool and the caller (by side-effect severity, risk,
+ * mode, tool name, persona). Rules can only add approval, never waive one
+ * the manifest asks for.
+ * @module
+ */
+import type { Tool } from '../model/schema.js';
+import { RISK_LEVELS, SIDE_EFFECTS, rank, type Mode, type RiskLevel, type SideEffect } from '../model/vocabulary.js';
+
+/** One policy rule: every condition given must hold. */
+export interface ApprovalRule {
+  /** Tool names, exact or a prefix ending in `*` (`github.*`). */
+  tools?: string[];
+  /** Caller personas. */
+  personas?: string[];
+  /** Side effects at least this severe. */
+  minSideEffects?: SideEffect;
+  /** Risk at least this high. */
+  minRisk?: RiskLevel;
+  /** Modes (`write`, `mixed`). */
+  modes?: Mode[];
+  /** Shown to the reviewer. */
+  reason?: string;
+}
+
+const nameMatches = (patterns: readonly string[], name: string) =>
+  patterns.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
+
+const atLeast = <T extends string>(order: readonly T[], value: T | undefined, floor: T) => {
+  const r = rank(order, value);
+  // silence reads as the most severe value: a tool that does not say is not let off
+  return r < 0 || r >= rank(order, floor);
+};
+
+function ruleMatches(rule: ApprovalRule, tool: Tool, persona: string | undefined): boolean {
+  if (rule.tools && !nameMatches(rule.tools, tool.name)) return false;
+  if (rule.personas && (persona === undefined || !rule.personas.includes(persona))) return false;
+  if (rule.minSideEffects && !atLeast(SIDE_EFFECTS, tool.effects?.sideEffects, rule.minSideEffects)) return false;
+  if (rule.minRisk && !atLeast(RISK_LEVELS, tool.effects?.risk, rule.minRisk)) return false;
+  if (rule.modes && !rule.modes.includes(tool.effects?.mode ?? 'write')) return false;
+  return true;
+}
+
+/**
+ * Why this call needs approval, or undefined when it does not.
+ * @example approvalReason(tool, 'atlas', [{ minRisk: 'high', reason: 'high-risk tools need review' }])
+ */
+export function approvalReason(tool: Tool, persona: string | undefined, rules: readonly ApprovalRule[] = []): string | undefined {
+  if (tool.approval?.required) return 'the manifest requires approval for each call (approval.required)';
+  if (tool.approval?.consent) return 'the manifest requires the user\'s consent (approval.consent)';
+  const rule = rules.find((r) => ruleMatches(r, tool, persona));
+  if (rule) return rule.reason ?? `a policy rule requires approval (${JSON.stringify(rule)})`;
+  return undefined;
+}

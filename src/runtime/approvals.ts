@@ -1,0 +1,221 @@
+/**
+ * Approvals: a gated call waits for a person, and approving runs exactly
+ * the call that was reviewed.
+ *
+ * An approval binds to the tool's manifest hash and the arguments' hash.
+ * Approving runs the stored arguments; if the manifest changed since the
+ * request, or the tool is gone for that persona, the approval is void.
+ * Decisions are compare-and-set in the store (`pending` -> the decision), so
+ * two instances on one store cannot both decide. A store that is down makes
+ * approval-gated calls fail closed.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Tool } from '../model/schema.js';
+import { contentHash, toolHash } from '../model/hash.js';
+import { toolKey } from '../model/tool-key.js';
+import { errorMessage } from '../model/errors.js';
+import type { ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';
+import { CallError } from './errors.js';
+import type { CallMetrics } from './telemetry.js';
+
+/** An approval as callers see it: the stored record without the internal tool key. */
+export type ApprovalView = Omit<ApprovalRecord, 'toolKey'>;
+
+/** Who decides, and why. */
+export interface Decision {
+  by?: string;
+  note?: string;
+}
+
+/** Who asked for a gated call. */
+export interface Requester {
+  persona?: string;
+  caller?: string;
+}
+
+/**
+ * How an approved call is checked and run, all against one snapshot: the
+ * runtime hands out one per approval, taking the snapshot when `resolve` is
+ * first called.
+ */
+export interface ReviewedCall<R> {
+  /** The tool the persona may call by this name now; throws when there is none. */
+  resolve(name: string, persona: string | undefined): Tool;
+  /** The arguments checked against the tool's input schema; throws a CallError. */
+  validate(tool: Tool, args: unknown): Record<string, unknown>;
+  /** Run the approved call; it waits until its record is written. */
+  run(tool: Tool, args: Record<string, unknown>, callId: string, context: Requester & { approvalId: string }): Promise<R>;
+}
+
+/** What the approval book needs from the runtime. */
+export interface ApprovalsOptions {
+  store: Store;
+  metrics: CallMetrics;
+  /** How long an approval stays valid, ms. */
+  ttlMs: number;
+  clock: () => number;
+  /** Told of a store write that failed after the call ran (its result is still the answer). */
+  warn: (message: string) => void;
+}
+
+/**
+ * An approval's id carries the id of the call it gates (`apr_` + the call
+ * id's hex), so the request, the decision and the approved run share one
+ * call id in the audit log without another column.
+ */
+const approvalIdFor = (callId: string) => `apr_${callId.replace(/-/g, '')}`;
+const callIdOf = (approvalId: string): string => {
+  const hex = approvalId.slice(4);
+  return /^[0-9a-f]{32}$/.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : randomUUID();
+};
+
+const view = (r: ApprovalRecord): ApprovalView => {
+  const { toolKey: _key, ...rest } = r;
+  return rest;
+};
+
+/**
+ * Requests, decisions and approved runs over the store.
+ * @example
+ * const pending = await approvals.request(tool, args, 'approval.required', callId, { persona: 'atlas' });
+ * const { call } = await approvals.approve(pending.id, { by: 'ana' }, reviewedCall);
+ */
+export class Approvals {
+  readonly #o: ApprovalsOptions;
+
+  constructor(options: ApprovalsOptions) {
+    this.#o = options;
+  }
+
+  /** Store a pending approval for this call (and its audit line); fails closed with STORE_UNAVAILABLE. */
+  async request(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester): Promise<ApprovalView> {
+    const { store, clock, ttlMs, metrics } = this.#o;
+    const now = clock();
+    const record: ApprovalRecord = {
+      id: approvalIdFor(callId),
+      tool: tool.name,
+      toolKey: toolKey(tool),
+      persona: requester.persona ?? null,
+      arguments: args,
+      argumentsHash: contentHash(args),
+      manifestHash: toolHash(tool),
+      requestedBy: requester.caller ?? null,
+      reason,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + ttlMs).toISOString(),
+      status: 'pending',
+      decidedBy: null,
+      decidedAt: null,
+      note: null,
+      result: null,
+    };
+    await must(() => store.createApproval(record));
+    await must(() =>
+      store.appendAudit({ at: record.createdAt, kind: 'call.pending_approval', tool: tool.name, callId, persona: record.persona, actor: record.requestedBy, detail: { approvalId: record.id, reason } }),
+    );
+    metrics.approvals.inc({ event: 'requested' });
+    return view(record);
+  }
+
+  async list(query: { status?: ApprovalStatus; tool?: string; limit?: number } = {}): Promise<ApprovalView[]> {
+    return (await must(() => this.#o.store.listApprovals(query))).map(view);
+  }
+
+  async get(id: string): Promise<ApprovalView> {
+    return view(await this.#pending(id, false));
+  }
+
+  /**
+   * Approve and run exactly the reviewed call. Void when the tool's manifest
+   * changed since the request (or the tool is gone for that persona);
+   * expired after the time to live.
+   */
+  async approve<R extends { callId: string; provider: string; result: unknown }>(
+    id: string,
+    decision: Decision,
+    reviewed: ReviewedCall<R>,
+  ): Promise<{ approval: ApprovalView; call?: R; error?: CallError }> {
+    const record = await this.#pending(id, true);
+    const now = this.#o.clock();
+    const at = new Date(now).toISOString();
+    if (Date.parse(record.expiresAt) <= now) {
+      await this.#decide(record, 'expired', { by: decision.by, note: `expired at ${record.expiresAt}` });
+      throw new CallError('APPROVAL_CONFLICT', `Approval ${id} expired at ${record.expiresAt}; ask again.`);
+    }
+    let tool: Tool;
+    try {
+      tool = reviewed.resolve(record.tool, record.persona ?? undefined);
+    } catch {
+      await this.#decide(record, 'void', { by: decision.by, note: 'the tool is gone for this persona' });
+      throw new CallError('APPROVAL_VOID', `Approval ${id} is void: "${record.tool}" no longer exists for this persona.`);
+    }
+    const hash = toolHash(tool);
+    if (hash !== record.manifestHash) {
+      await this.#decide(record, 'void', { by: decision.by, note: `the manifest changed since review (${record.manifestHash} -> ${hash})` });
+      throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the manifest of "${record.tool}" changed since it was reviewed. Ask again so the new manifest is reviewed.`);
+    }
+    const approved = await this.#decide(record, 'approved', { by: decision.by, note: decision.note, at });
+    let call: R;
+    try {
+      const args = reviewed.validate(tool, record.arguments);
+      if (contentHash(args) !== record.argumentsHash) throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the arguments differ from the reviewed ones.`);
+      call = await reviewed.run(tool, args, callIdOf(id), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id });
+    } catch (error) {
+      const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', String(error));
+      await this.#record(() => this.#o.store.updateApproval(id, 'approved', { status: 'failed', result: { error: e.code, message: e.message } }));
+      return { approval: view({ ...approved, status: 'failed', result: { error: e.code, message: e.message } }), error: e };
+    }
+    // the call ran: its result is the answer even if the store cannot mark the approval executed now (it stays "approved")
+    const result = { callId: call.callId, provider: call.provider, result: call.result };
+    let done: ApprovalRecord | undefined;
+    const marked = await this.#record(async () => {
+      done = await this.#o.store.updateApproval(id, 'approved', { status: 'executed', result });
+    });
+    return { approval: view(done ?? (marked ? { ...approved, status: 'executed', result } : approved)), call };
+  }
+
+  async deny(id: string, decision: Decision): Promise<ApprovalView> {
+    const record = await this.#pending(id, true);
+    return view(await this.#decide(record, 'denied', { by: decision.by, note: decision.note }));
+  }
+
+  /** The stored approval, or APPROVAL_NOT_FOUND; with `pending`, APPROVAL_CONFLICT unless it is still pending. */
+  async #pending(id: string, pending: boolean): Promise<ApprovalRecord> {
+    const record = await must(() => this.#o.store.getApproval(id));
+    if (!record) throw new CallError('APPROVAL_NOT_FOUND', `No approval ${id}.`);
+    if (pending && record.status !== 'pending') throw new CallError('APPROVAL_CONFLICT', `Approval ${id} is ${record.status}, not pending.`);
+    return record;
+  }
+
+  /** Compare-and-set from `pending`: the first decision wins, a later one is APPROVAL_CONFLICT. */
+  async #decide(record: ApprovalRecord, status: ApprovalStatus, d: { by?: string | undefined; note?: string | undefined; at?: string }): Promise<ApprovalRecord> {
+    const { store, clock, metrics } = this.#o;
+    const at = d.at ?? new Date(clock()).toISOString();
+    const updated = await must(() => store.updateApproval(record.id, 'pending', { status, decidedBy: d.by ?? null, decidedAt: at, note: d.note ?? null }));
+    if (!updated) throw new CallError('APPROVAL_CONFLICT', `Approval ${record.id} was decided by someone else first.`);
+    await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: d.by ?? null, detail: { approvalId: record.id, note: d.note ?? null } }));
+    metrics.approvals.inc({ event: status });
+    return updated;
+  }
+
+  /** A store write after a call that already ran: failure is reported, not thrown (the result is not lost). */
+  async #record(write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      this.#o.warn(`could not record to the store: ${errorMessage(error)}`);
+      return false;
+    }
+  }
+}
+
+/** A store write an approval-gated call depends on: failure fails the call closed. */
+async function must<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw new CallError('STORE_UNAVAILABLE', `The store is unavailable (${errorMessage(error)}); approval-gated calls are refused until it is back.`, {}, { cause: error });
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Scheduled active health checks. A provider instance with `check()` and
+ * `healthCheckIntervalSec` is checked right away and then every interval;
+ * the result goes into the health book, where a failed check keeps the
+ * router off that provider until a check passes.
+ * @module
+ */
+import type { Tool } from '../model/schema.js';
+import { errorMessage } from '../model/errors.js';
+import type { HealthBook } from './health.js';
+import type { ProviderInstance } from './providers/types.js';
+
+/** The longest a single check may run, whatever its interval. */
+const CHECK_TIMEOUT_CAP_MS = 10_000;
+
+/**
+ * One timer per tool and provider, for the instances of the serving snapshot:
+ * a reload that makes a new instance replaces its timer.
+ * @example
+ * const checks = new HealthChecks(health, Date.now);
+ * checks.schedule(tool, 'primary', instance);
+ * await checks.close();
+ */
+export class HealthChecks {
+  readonly #health: HealthBook;
+  readonly #clock: () => number;
+  readonly #checks = new Map<string, { timer: ReturnType<typeof setInterval>; instance: ProviderInstance }>();
+  #closed = false;
+
+  constructor(health: HealthBook, clock: () => number) {
+    this.#health = health;
+    this.#clock = clock;
+  }
+
+  /** Start checking this provider of this tool, unless it has no check or this instance is already scheduled. */
+  schedule(tool: Tool, provider: string, instance: ProviderInstance): void {
+    const interval = instance.healthCheckIntervalSec;
+    const check = instance.check?.bind(instance);
+    if (this.#closed || !check || interval === undefined || !(interval > 0)) return;
+    const key = `${tool.name}\u0000${provider}`;
+    const existing = this.#checks.get(key);
+    if (existing?.instance === instance) return;
+    if (existing) clearInterval(existing.timer);
+    const run = async () => {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), Math.min(interval * 1000, CHECK_TIMEOUT_CAP_MS));
+      try {
+        this.#health.setCheck(tool.name, provider, await check(controller.signal), this.#clock());
+      } catch (error) {
+        this.#health.setCheck(tool.name, provider, { healthy: false, reason: errorMessage(error) }, this.#clock());
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const timer = setInterval(() => void run(), interval * 1000);
+    // checks alone must not keep the process alive
+    timer.unref();
+    this.#checks.set(key, { timer, instance });
+    void run();
+  }
+
+  /** Schedule nothing more (checks already running go on until {@link close}). */
+  stop(): void {
+    this.#closed = true;
+  }
+
+  /** Stop every check and release the checked instances' resources; later schedules are ignored. */
+  async close(): Promise<void> {
+    this.stop();
+    for (const { timer, instance } of this.#checks.values()) {
+      clearInterval(timer);
+      await instance.close?.().catch(() => undefined);
+    }
+    this.#checks.clear();
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Each tool's runnable providers, made once per frozen tool: the resolver
+ * instantiates the tool's provider entries (ascending priority) with the
+ * folder relative module paths and commands resolve from, which comes from
+ * the tool's provenance in its snapshot. A reload that changes a tool makes
+ * a new frozen tool, hence new instances; an unchanged one keeps its own.
+ * @module
+ */
+import { dirname, resolve } from 'node:path';
+import type { Tool } from '../model/schema.js';
+import { toolKey } from '../model/tool-key.js';
+import type { Snapshot } from '../registry/snapshot.js';
+import type { HealthBook } from './health.js';
+import type { HealthChecks } from './health-checks.js';
+import type { ProviderSlot } from './providers/provider-types.js';
+import type { ProviderEnvironment } from './providers/types.js';
+
+/** Turns a tool's provider entries into runnable instances, in ascending priority (see providers/provider-types.ts). */
+export interface ProviderResolver {
+  instantiate(tool: Tool, environment: ProviderEnvironment): ProviderSlot[];
+}
+
+/**
+ * The slots of every tool a call has reached, cached per frozen tool (so
+ * the provenance lookup and the instantiation happen once, not per call).
+ * @example
+ * const slots = new ProviderSlots(new ProviderTypes(), environment, health, checks).of(snapshot, tool);
+ */
+export class ProviderSlots {
+  readonly #resolver: ProviderResolver;
+  readonly #environment: ProviderEnvironment;
+  readonly #health: HealthBook;
+  readonly #checks: HealthChecks;
+  readonly #cache = new WeakMap<Tool, readonly ProviderSlot[]>();
+
+  constructor(resolver: ProviderResolver, environment: ProviderEnvironment, health: HealthBook, checks: HealthChecks) {
+    this.#resolver = resolver;
+    this.#environment = environment;
+    this.#health = health;
+    this.#checks = checks;
+  }
+
+  /** The slots of `tool` (a tool of `snapshot`); the first time, also declares it to the health book and schedules its checks. */
+  of(snapshot: Snapshot, tool: Tool): readonly ProviderSlot[] {
+    let list = this.#cache.get(tool);
+    if (!list) {
+      list = this.#resolver.instantiate(tool, this.#environmentOf(snapshot, tool));
+      this.#cache.set(tool, list);
+      this.#health.declare(tool);
+      for (const slot of list) if (slot.instance) this.#checks.schedule(tool, slot.entry.name, slot.instance);
+    }
+    return list;
+  }
+
+  /** Relative module paths and commands resolve from the folder of the manifest that first defined the tool. */
+  #environmentOf(snapshot: Snapshot, tool: Tool): ProviderEnvironment {
+    const origin = snapshot.provenance(toolKey(tool))?.[0]?.file;
+    return origin === undefined ? this.#environment : { ...this.#environment, baseDir: dirname(resolve(origin)) };
+  }
+}

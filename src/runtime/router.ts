@@ -1,0 +1,205 @@
+/**
+ * The router: which provider runs a call, and what happens when one fails.
+ *
+ * Providers are tried in the order of their slots (ascending priority),
+ * skipping ones that are not runnable, not ready (declarative readiness:
+ * the env vars an entry names), failing their active check, or backing off
+ * (the health book's circuit). Each attempt runs under its own timeout
+ * (`execution.timeoutSec`), raced against the signal so a provider that
+ * ignores it still loses. A failure is retried by `retryClass`: on the next
+ * provider first, then, once every provider failed, on the same ones again
+ * after a growing pause (safe calls, and guarded ones with an idempotency key).
+ * @module
+ */
+import type { Provider, Tool } from '../model/schema.js';
+import { errorMessage } from '../model/errors.js';
+import { raceAbort, sleep } from './abort.js';
+import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import { CallError, type CallErrorCode } from './errors.js';
+import type { HealthBook } from './health.js';
+import type { ProviderSlot } from './providers/provider-types.js';
+import { ProviderError, type ProviderInstance } from './providers/types.js';
+import type { CallMetrics } from './telemetry.js';
+
+/** What the router needs from the runtime. */
+export interface RouterOptions {
+  health: HealthBook;
+  metrics: CallMetrics;
+  /** The environment declarative readiness reads. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Attempts per call for retryable failures. */
+  maxAttempts: number;
+  /** The pause before retry round n is retryBaseMs * 2^(n-1), ±20 %. */
+  retryBaseMs: number;
+  clock: () => number;
+  random: () => number;
+}
+
+/** One call to route: the tool of the call's snapshot, its checked arguments and its providers. */
+export interface RouteRequest {
+  tool: Tool;
+  args: Record<string, unknown>;
+  slots: readonly ProviderSlot[];
+  callId: string;
+  persona?: string | undefined;
+  /** The caller's key; without one, the call id when the tool takes a key. */
+  idempotencyKey?: string | undefined;
+  /** The caller giving up. */
+  signal?: AbortSignal | undefined;
+}
+
+/** One attempt or skip as the audit log shows it. */
+export interface Attempt {
+  provider: string;
+  outcome: string;
+}
+
+/** What a route did, filled in as it goes, so the call's record has it whether the route resolves or throws. */
+export interface RouteLog {
+  attempts: Attempt[];
+  /** `provider: why` for every provider passed over, once each. */
+  skipped: string[];
+  /** Attempts made. */
+  count: number;
+}
+
+type Choice = { name: string; instance: ProviderInstance } | { retryAt: number };
+
+/**
+ * Routes calls over the providers of their tools.
+ * @example
+ * const log = { attempts: [], skipped: [], count: 0 };
+ * const { provider, result } = await router.route({ tool, args, slots, callId }, log);
+ */
+export class Router {
+  readonly #o: RouterOptions;
+  readonly #pause: BackoffPolicy;
+
+  constructor(options: RouterOptions) {
+    this.#o = options;
+    // attempts are bounded by maxAttempts, so the pause needs no cap of its own
+    this.#pause = { baseMs: options.retryBaseMs, factor: 2, capMs: Number.POSITIVE_INFINITY, jitter: 0.2, threshold: 1 };
+  }
+
+  /** Run the call on the first provider that can take it, retrying as its retry class allows; rejects with a {@link CallError}. */
+  async route(request: RouteRequest, log: RouteLog): Promise<{ provider: string; result: unknown }> {
+    const { tool, slots, callId, signal: callerSignal } = request;
+    const { health, metrics, clock } = this.#o;
+    const timeoutMs = (tool.execution?.timeoutSec ?? 30) * 1000;
+    const retryClass = tool.execution?.retryClass ?? 'never';
+    const takesKey = tool.execution?.idempotencyKey !== undefined && tool.execution.idempotencyKey !== false;
+    const idempotencyKey = request.idempotencyKey ?? (takesKey ? callId : undefined);
+    const failed = new Set<string>();
+    /** Providers this call already tried: its own failure's backoff does not stop its own retries. */
+    const tried = new Set<string>();
+    let lastError: { code: CallErrorCode; message: string } | undefined;
+    for (;;) {
+      const now = clock();
+      const chosen = this.#choose(tool, slots, failed, tried, log.skipped, now);
+      if ('retryAt' in chosen) {
+        if (lastError) throw new CallError(lastError.code, lastError.message, { providers: log.attempts, callId });
+        const retryAfterMs = Number.isFinite(chosen.retryAt) ? Math.max(0, chosen.retryAt - now) : undefined;
+        throw new CallError(
+          'NO_HEALTHY_PROVIDER',
+          `No provider of "${tool.name}" can run it now: ${log.skipped.join('; ') || 'it lists none'}.${retryAfterMs !== undefined ? ` Retry in ${Math.ceil(retryAfterMs / 1000)} s.` : ''}`,
+          { ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), providers: log.skipped.map((s) => ({ provider: s.split(':')[0] ?? s, outcome: s })), callId },
+        );
+      }
+      const attempt = ++log.count;
+      tried.add(chosen.name);
+      const attemptStart = clock();
+      const signals = [AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])];
+      const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+      try {
+        const context = { signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) };
+        const result = await raceAbort(chosen.instance.call(request.args, context), signal);
+        health.recordAttempt(tool.name, chosen.name, { ok: true, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: null });
+        metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: 'ok' });
+        metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 0);
+        log.attempts.push({ provider: chosen.name, outcome: 'ok' });
+        return { provider: chosen.name, result };
+      } catch (error) {
+        const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
+        const code: CallErrorCode = timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR';
+        const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
+        const message = timedOut
+          ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
+          : `Provider ${chosen.name} of "${tool.name}" failed: ${errorMessage(error)}`;
+        health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
+        metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
+        if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);
+        log.attempts.push({ provider: chosen.name, outcome: `${code}${before ? ' (before any effect)' : ''}: ${errorMessage(error)}` });
+        lastError = { code, message };
+        if (callerSignal?.aborted) throw new CallError(code, `The caller aborted the call to "${tool.name}".`, { providers: log.attempts, callId });
+        // may this call go again (on the next provider, or the same one after a pause)?
+        const retryable = before || retryClass === 'safe' || (retryClass === 'guarded' && request.idempotencyKey !== undefined);
+        if (!retryable || attempt >= this.#o.maxAttempts + (before ? slots.length : 0)) {
+          throw new CallError(
+            code,
+            `${message}${retryable ? '' : ` Not retried: retry class "${retryClass}"${retryClass === 'guarded' ? ' without an idempotency key' : ''}, and the failure may have had effects.`}`,
+            { providers: log.attempts, callId },
+          );
+        }
+        failed.add(chosen.name);
+        // every provider failed once: start over after a pause
+        if (slots.every((s) => !s.instance || failed.has(s.entry.name))) {
+          failed.clear();
+          await sleep(backoffDelay(attempt, this.#pause, this.#o.random), callerSignal);
+        }
+      }
+    }
+  }
+
+  /**
+   * The first provider that may take this attempt, or when none may, the
+   * earliest time one comes out of backoff (Infinity: none will by itself).
+   * Every provider passed over is noted in `skipped` with why.
+   */
+  #choose(tool: Tool, slots: readonly ProviderSlot[], failed: ReadonlySet<string>, tried: ReadonlySet<string>, skipped: string[], now: number): Choice {
+    let retryAt = Number.POSITIVE_INFINITY;
+    for (const slot of slots) {
+      const name = slot.entry.name;
+      if (failed.has(name)) continue;
+      if (!slot.instance) {
+        skip(skipped, name, slot.error ?? 'not runnable');
+        continue;
+      }
+      const missing = missingEnv(slot.entry, this.#o.env);
+      if (missing.length > 0) {
+        skip(skipped, name, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set`);
+        continue;
+      }
+      const ready = slot.instance.ready?.();
+      if (ready && !ready.healthy) {
+        skip(skipped, name, ready.reason ?? 'not ready');
+        continue;
+      }
+      const admitted = this.#o.health.admit(tool.name, name, now);
+      // a backoff this call's own failure started does not stop its own retry
+      if (admitted.ok || (tried.has(name) && admitted.until > 0)) return { name, instance: slot.instance };
+      skip(skipped, name, admitted.reason);
+      if (admitted.until > 0) retryAt = Math.min(retryAt, admitted.until);
+    }
+    return { retryAt };
+  }
+}
+
+/**
+ * Declarative health for every provider type: the environment variables a
+ * manifest entry names must be set (`config.requiredEnv: [...]`, and the
+ * ATLAS convention of `*_env` keys such as `api_key_env: GOOGLE_API_KEY`).
+ * @example missingEnv({ name: 'google_cse', config: { api_key_env: 'GOOGLE_API_KEY' } }, {}) // ['GOOGLE_API_KEY']
+ */
+export function missingEnv(entry: Provider, env: Readonly<Record<string, string | undefined>>): string[] {
+  const names: string[] = [];
+  const config = entry.config ?? {};
+  const required = config['requiredEnv'];
+  if (Array.isArray(required)) for (const n of required) if (typeof n === 'string') names.push(n);
+  for (const [key, value] of Object.entries(config)) if (/(_env|Env)$/.test(key) && key !== 'requiredEnv' && typeof value === 'string') names.push(value);
+  return names.filter((n) => (env[n] ?? '') === '');
+}
+
+function skip(list: string[], name: string, reason: string): void {
+  const line = `${name}: ${reason}`;
+  if (!list.includes(line)) list.push(line);
+}

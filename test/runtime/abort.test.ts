@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { raceAbort, sleep } from '../../src/runtime/abort.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('raceAbort', () => {
+  it('settles with the work when the signal stays quiet', async () => {
+    await expect(raceAbort(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
+    await expect(raceAbort(Promise.reject(new Error('no')), new AbortController().signal)).rejects.toThrow('no');
+  });
+
+  it('rejects with the signal reason as soon as it aborts, even if the work never settles', async () => {
+    const controller = new AbortController();
+    const raced = raceAbort(new Promise(() => undefined), controller.signal);
+    controller.abort(new Error('timeout'));
+    await expect(raced).rejects.toThrow('timeout');
+  });
+
+  it.each([
+    ['already aborted', true],
+    ['aborted during the race', false],
+  ] as const)('the error maker learns whether the signal was %s', async (_label, before) => {
+    const controller = new AbortController();
+    if (before) controller.abort();
+    const raced = raceAbort(new Promise(() => undefined), controller.signal, (b) => new Error(b ? 'before' : 'during'));
+    controller.abort();
+    await expect(raced).rejects.toThrow(before ? 'before' : 'during');
+  });
+});
+
+describe('sleep', () => {
+  it('waits the time given', async () => {
+    vi.useFakeTimers();
+    let done = false;
+    const waiting = sleep(100).then(() => (done = true));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await waiting;
+    expect(done).toBe(true);
+  });
+
+  it('ends early with the reason when the signal aborts', async () => {
+    vi.useFakeTimers();
+    const controller = new AbortController();
+    const waiting = sleep(10_000, controller.signal);
+    controller.abort(new Error('caller gave up'));
+    await expect(waiting).rejects.toThrow('caller gave up');
+  });
+});

@@ -11,7 +11,7 @@ import { exportJob, exportSkill, importJob, importSkill, ownerOf } from './atlas
 import { exportTool } from './atlas/tool-export.js';
 import { importTool } from './atlas/tool-import.js';
 import { jsonType, ObjectReader } from '../source/reader.js';
-import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument } from './types.js';
+import { defineDialect, type CanonicalFragment, type ExportedFile, type FieldMap, type ImportContext, type ImportedDocument } from './types.js';
 
 const WHAT: Record<AtlasFileKind, string> = { tools: 'A tool entry', jobs: 'A job entry', skills: 'A skill entry' };
 
@@ -66,8 +66,8 @@ function addTool(tool: Tool, add: (path: string, entry: unknown) => void): void 
   for (const persona of personas) add(atlasPath('tools', persona), entry);
 }
 
-/** Canonical path -> source pointer suffix, for tool entries (the bulk of ATLAS files). */
-const FIELD_MAP: Readonly<Record<string, string>> = {
+/** Where canonical tool fields live in a `functions.json` entry. */
+const TOOL_FIELDS: FieldMap = {
   name: '/name',
   version: '/version',
   description: '/description',
@@ -90,8 +90,25 @@ const FIELD_MAP: Readonly<Record<string, string>> = {
   'auth.docs': '/auth/docs',
   'cost.estimatedDollars': '/cost_per_call',
   providers: '/providers',
-  // Job and skill fields that do not clash with tool fields.
+};
+
+/** Where canonical skill fields live in a `skills.json` entry (atlas/plans.ts). */
+const SKILL_FIELDS: FieldMap = {
+  name: '/name',
+  id: '/name',
+  version: '/version',
+  description: '/summary',
+  tools: '/required_tools',
+  capabilities: '/required_capabilities',
+  tags: '/capability_tags',
+};
+
+/** Where canonical job fields live in a `jobs.json` entry (atlas/plans.ts). */
+const JOB_FIELDS: FieldMap = {
+  name: '/name',
+  id: '/name',
   summary: '/summary',
+  description: '/description',
   personas: '/personas',
   skills: '/required_skills',
   tools: '/required_tools',
@@ -109,5 +126,5 @@ export const atlasDialect = defineDialect({
   detect: detectAtlas,
   import: importAtlas,
   export: exportAtlas,
-  fieldMap: FIELD_MAP,
+  fieldMaps: { tool: TOOL_FIELDS, skill: SKILL_FIELDS, job: JOB_FIELDS },
 });

@@ -57,5 +57,5 @@ export const capabilityDialect = defineDialect({
   detect: detectCapability,
   import: importCapability,
   export: exportCapability,
-  fieldMap: FIELD_MAP,
+  fieldMaps: { tool: FIELD_MAP },
 });

@@ -11,10 +11,23 @@ import { pylotDialect } from './pylot.js';
 import { shinkaiDialect } from './shinkai.js';
 import { toolcapDialect } from './toolcap.js';
 import { xenaDialect } from './xena.js';
-import type { DetectHints, Dialect, DialectId } from './types.js';
+import { DIALECT_IDS, type DetectHints, type Dialect, type DialectId } from './types.js';
 
-/** Every dialect, in the order ties are broken. */
-export const DIALECTS: readonly Dialect[] = [toolcapDialect, atlasDialect, capabilityDialect, pylotDialect, xenaDialect, shinkaiDialect, mcpDialect, openapiDialect, openaiDialect];
+/** Each dialect under its id. The type makes a missing, extra or mislabelled dialect a compile error. */
+const BY_ID: { readonly [Id in DialectId]: Dialect & { readonly id: Id } } = {
+  toolcap: toolcapDialect,
+  atlas: atlasDialect,
+  capability: capabilityDialect,
+  pylot: pylotDialect,
+  xena: xenaDialect,
+  shinkai: shinkaiDialect,
+  mcp: mcpDialect,
+  openapi: openapiDialect,
+  openai: openaiDialect,
+};
+
+/** Every dialect, in the order ties are broken (the order of `DIALECT_IDS`). */
+export const DIALECTS: readonly Dialect[] = DIALECT_IDS.map((id) => BY_ID[id]);
 
 /** The dialect with this id, if toolcap has it. */
 export function getDialect(id: string): Dialect | undefined {
@@ -23,7 +36,7 @@ export function getDialect(id: string): Dialect | undefined {
 
 /** Ids of all dialects, for messages and `--dialect` choices. */
 export function dialectIds(): DialectId[] {
-  return DIALECTS.map((d) => d.id);
+  return [...DIALECT_IDS];
 }
 
 /** The dialect most sure that `value` is its format, or undefined when none is. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { compact } from '../model/objects.js';
-import type { CanonicalFragment, ExportedFile, ImportContext, ImportedDocument } from './types.js';
+import type { CanonicalFragment, ExportedFile, FieldMap, ImportContext, ImportedDocument } from './types.js';
 import { defineDialect } from './types.js';
 import { isPlainObject, ObjectReader } from '../source/reader.js';
 import { overlay, type JsonObject } from './mcp/base.js';
@@ -83,7 +83,7 @@ function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
 }
 
 /** Where canonical tool fields live in an MCP tool; effects point at the hint they were read from. */
-export const mcpFieldMap: Readonly<Record<string, string>> = {
+const FIELD_MAP: FieldMap = {
   name: '/name',
   id: '/name',
   title: '/title',
@@ -119,5 +119,5 @@ export const mcpDialect = defineDialect({
   detect: detectMcp,
   import: importMcp,
   export: exportMcp,
-  fieldMap: mcpFieldMap,
+  fieldMaps: { tool: FIELD_MAP },
 });

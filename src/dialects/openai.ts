@@ -93,7 +93,7 @@ export function createOpenaiDialect(options: OpenaiDialectOptions = {}) {
     detect: detectOpenai,
     import: (context: ImportContext) => importOpenai(context, importOptions),
     export: exportOpenai,
-    fieldMap: FIELD_MAP,
+    fieldMaps: { tool: FIELD_MAP },
   });
 }
 

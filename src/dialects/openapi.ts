@@ -73,5 +73,5 @@ export const openapiDialect = defineDialect({
   detect: detectOpenApi,
   import: importOpenApi,
   export: exportNothing,
-  fieldMap: FIELD_MAP,
+  fieldMaps: { tool: FIELD_MAP },
 });

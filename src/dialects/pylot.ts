@@ -63,5 +63,5 @@ export const pylotDialect = defineDialect({
   detect: detectPylot,
   import: importPylot,
   export: exportPylot,
-  fieldMap: FIELD_MAP,
+  fieldMaps: { tool: FIELD_MAP },
 });

@@ -11,7 +11,7 @@ import { compact } from '../model/objects.js';
 import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
 import { canonicalValidator, describeAjvError } from '../model/validator.js';
 import { isPlainObject } from '../source/reader.js';
-import { defineDialect, type ImportContext, type ImportedDocument, type Located } from './types.js';
+import { defineDialect, type FieldMap, type ImportContext, type ImportedDocument, type Located } from './types.js';
 
 /** Keys the schema knows, per object kind, for unknown-field warnings. */
 const KNOWN: Record<string, ReadonlySet<string>> = {
@@ -31,6 +31,11 @@ const TOP = new Set(['$schema', 'toolcap', 'bundle', 'tools', 'skills', 'agents'
 
 function keysOf(schema: TObject): ReadonlySet<string> {
   return new Set(Object.keys(schema.properties));
+}
+
+/** Canonical paths are their own pointers: `name` -> `/name`. */
+function ownPointers(keys: ReadonlySet<string>): FieldMap {
+  return Object.fromEntries([...keys].map((k) => [k, `/${k}`]));
 }
 
 /** Pointers of names and capabilities are linted by the rules with better messages. */
@@ -135,9 +140,10 @@ export const toolcapDialect = defineDialect({
     });
     return [{ path: 'toolcap.yaml', format: 'yaml', value }];
   },
-  // Canonical paths are their own pointers.
-  fieldMap: Object.fromEntries([
-    ...[...KNOWN['tool']!].map((k) => [k, `/${k}`]),
-    ...Object.entries(NESTED).flatMap(([group, keys]) => [...keys].map((k) => [`${group}.${k}`, `/${group}/${k}`])),
-  ]) as Record<string, string>,
+  fieldMaps: {
+    tool: { ...ownPointers(KNOWN['tool']!), ...Object.fromEntries(NESTED_ENTRIES.flatMap(([group, keys]) => [...keys].map((k) => [`${group}.${k}`, `/${group}/${k}`]))) },
+    skill: ownPointers(KNOWN['skill']!),
+    agent: ownPointers(KNOWN['agent']!),
+    job: ownPointers(KNOWN['job']!),
+  },
 });

@@ -10,9 +10,30 @@ import type { ImportContext } from '../source/context.js';
 
 export type { ImportContext };
 
-/** Dialect ids. `toolcap` is the canonical format itself. */
-export const DIALECT_IDS = ['toolcap', 'atlas', 'capability', 'pylot', 'xena', 'shinkai', 'openai', 'mcp', 'openapi'] as const;
+/**
+ * Dialect ids, in the order detection breaks ties: the one list of dialects
+ * (src/dialects/lookup.ts builds `DIALECTS` from it, and its types make a
+ * missing or extra dialect a compile error). `toolcap` is the canonical
+ * format itself.
+ */
+export const DIALECT_IDS = ['toolcap', 'atlas', 'capability', 'pylot', 'xena', 'shinkai', 'mcp', 'openapi', 'openai'] as const;
 export type DialectId = (typeof DIALECT_IDS)[number];
+
+/** The kinds of entry a document holds. */
+export type EntryKind = 'tool' | 'skill' | 'agent' | 'job';
+
+/**
+ * Where canonical fields live in one kind of entry of a format: canonical dot
+ * path (`effects.risk`) -> JSON pointer suffix relative to the entry
+ * (`/riskLevel`). A group (`effects`) may stand for its fields.
+ */
+export type FieldMap = Readonly<Record<string, string>>;
+
+/**
+ * A dialect's field maps, one per kind of entry it reads. Every format has
+ * tools; a kind the format does not have has no map.
+ */
+export type FieldMaps = { readonly tool: FieldMap } & { readonly [K in Exclude<EntryKind, 'tool'>]?: FieldMap };
 
 /** An entry (tool, skill, agent, job) with where it stands in its source. */
 export interface Located<T> {
@@ -66,14 +87,41 @@ export interface Dialect {
   /** Write canonical entries back in this format. */
   export(fragment: CanonicalFragment): ExportedFile[];
   /**
-   * Where each canonical field lives in this format, relative to an entry:
-   * canonical dot path -> source JSON pointer suffix. Used to put diagnostics
-   * found on the canonical model back on the source line.
+   * Where each canonical field lives in this format, per kind of entry. Used
+   * to put findings about the canonical model back on the source line (see
+   * {@link fieldSuffix}).
    */
-  readonly fieldMap: Readonly<Record<string, string>>;
+  readonly fieldMaps: FieldMaps;
+  /**
+   * The tool map alone.
+   * @deprecated Use {@link fieldSuffix} with the entry's kind; kept, filled
+   * in by {@link defineDialect}, for src/registry/catalog.ts until it locates
+   * findings through validate/locate.ts.
+   */
+  readonly fieldMap: FieldMap;
 }
 
-/** Identity helper that keeps a dialect's literal types. */
-export function defineDialect<const D extends Dialect>(dialect: D): D {
-  return dialect;
+/**
+ * The source pointer suffix of a canonical field in an entry of this kind:
+ * the field's own entry, else its group's (`effects` for `effects.risk`);
+ * undefined when the format has no place for it.
+ * @example
+ * fieldSuffix(xenaDialect, 'agent', 'skills') // '/skillIds'
+ */
+export function fieldSuffix(dialect: Pick<Dialect, 'fieldMaps'>, kind: EntryKind, path: string): string | undefined {
+  const map = dialect.fieldMaps[kind];
+  if (map === undefined) return undefined;
+  const group = path.split('.')[0] ?? path;
+  // own keys only: a path named like an Object.prototype member is not in the map
+  if (Object.hasOwn(map, path)) return map[path];
+  return Object.hasOwn(map, group) ? map[group] : undefined;
+}
+
+/**
+ * Define a dialect, keeping its literal types.
+ * @example
+ * export const myDialect = defineDialect({ id: 'openai', title: '…', detect, import: read, export: write, fieldMaps: { tool: { name: '/name' } } });
+ */
+export function defineDialect<const D extends Omit<Dialect, 'fieldMap'>>(definition: D): D & Pick<Dialect, 'fieldMap'> {
+  return { ...definition, fieldMap: definition.fieldMaps.tool };
 }

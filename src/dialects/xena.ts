@@ -8,7 +8,7 @@
  */
 import type { Agent, Skill, Tool } from '../model/schema.js';
 import { isPlainObject, ObjectReader } from '../source/reader.js';
-import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument, type Located } from './types.js';
+import { defineDialect, type CanonicalFragment, type ExportedFile, type FieldMap, type ImportContext, type ImportedDocument, type Located } from './types.js';
 import { XENA, type JsonObject } from './xena/base.js';
 import { detectXena, FILE_OF, KINDS, kindOfArray, kindOfPath, layoutOf, type Kind } from './xena/document.js';
 import { exportAgent, exportSkill, importAgent, importSkill } from './xena/entries.js';
@@ -84,12 +84,8 @@ function exportXena(fragment: CanonicalFragment): ExportedFile[] {
   });
 }
 
-/**
- * Where canonical tool fields live in a Xena tool entry. Skills and agents
- * use other keys for some fields (see {@link xenaSkillFieldMap},
- * {@link xenaAgentFieldMap}); the dialect's single `fieldMap` is the tools'.
- */
-export const xenaToolFieldMap: Readonly<Record<string, string>> = {
+/** Where canonical tool fields live in a Xena tool entry. */
+const TOOL_FIELDS: FieldMap = {
   name: '/id',
   id: '/id',
   title: '/name',
@@ -115,18 +111,19 @@ export const xenaToolFieldMap: Readonly<Record<string, string>> = {
   outputSchema: '/outputSchema',
 };
 
+/** The fields every Xena entry shares (xena/base.ts), at the same keys in tools, skills and agents. */
 const BASE_FIELDS = ['name', 'id', 'title', 'version', 'description', 'enabled', 'tags', 'metadata'] as const;
-const baseMap = Object.fromEntries(BASE_FIELDS.map((k) => [k, xenaToolFieldMap[k] ?? `/${k}`]));
+const baseMap = Object.fromEntries(BASE_FIELDS.map((k) => [k, TOOL_FIELDS[k] ?? `/${k}`]));
 
 /** Where canonical skill fields live in a Xena skill entry. */
-export const xenaSkillFieldMap: Readonly<Record<string, string>> = {
+const SKILL_FIELDS: FieldMap = {
   ...baseMap,
   capabilities: '/requiredCapabilities',
   tools: '/preferredToolIds',
 };
 
 /** Where canonical agent fields live in a Xena agent entry. */
-export const xenaAgentFieldMap: Readonly<Record<string, string>> = {
+const AGENT_FIELDS: FieldMap = {
   ...baseMap,
   persona: '/persona',
   skills: '/skillIds',
@@ -145,5 +142,5 @@ export const xenaDialect = defineDialect({
   detect: detectXena,
   import: importXena,
   export: exportXena,
-  fieldMap: xenaToolFieldMap,
+  fieldMaps: { tool: TOOL_FIELDS, skill: SKILL_FIELDS, agent: AGENT_FIELDS },
 });

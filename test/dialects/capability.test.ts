@@ -43,7 +43,8 @@ function onlyTool(text: string): Tool {
 
 const byLine = (ds: Diagnostic[]) => [...ds].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.code.localeCompare(b.code));
 
-runDialectContract(capabilityDialect, { fixtures: [...goodFixtures, ...examples], allowedCodes: ['UNKNOWN_FIELD'] });
+// An inline `inputSchema` is accepted besides the format's `inputSchemaRef`.
+runDialectContract(capabilityDialect, { fixtures: [...goodFixtures, ...examples], allowedCodes: ['UNKNOWN_FIELD'], secondSources: ['inputSchema'] });
 
 describe('capability import: mapping', () => {
   it.each<[string, string, Partial<Tool>]>([

@@ -21,7 +21,8 @@ function jsonFiles(dir: string): string[] {
   });
 }
 
-runDialectContract(mcpDialect, { fixtures: jsonFiles(join(FIXTURES, 'clean')) });
+// A title may be written as `annotations.title` alone.
+runDialectContract(mcpDialect, { fixtures: jsonFiles(join(FIXTURES, 'clean')), secondSources: ['title'] });
 runDialectContract(mcpDialect, { fixtures: jsonFiles(join(FIXTURES, 'extras')), allowedCodes: ['UNKNOWN_FIELD'] });
 
 /** Import a value as if it were a file. */

@@ -79,10 +79,10 @@ describe('openai: shapes', () => {
     expect(done.derived).toContain('effects.sideEffects');
   });
 
-  it('points entries at the function object, so fieldMap suffixes hold for every shape', () => {
+  it('points entries at the function object, so field map suffixes hold for every shape', () => {
     const { doc } = importSnippet([{ type: 'function', function: WEATHER }, WEATHER, { type: 'function', ...WEATHER }]);
     expect(doc.tools.map((t) => t.pointer)).toStrictEqual(['/0/function', '/1', '/2']);
-    expect(openaiDialect.fieldMap).toMatchObject({ name: '/name', inputSchema: '/parameters', outputSchema: '/response' });
+    expect(openaiDialect.fieldMaps.tool).toMatchObject({ name: '/name', inputSchema: '/parameters', outputSchema: '/response' });
   });
 });
 

@@ -258,7 +258,7 @@ describe('pylot examples', () => {
   });
 });
 
-describe('pylot fieldMap', () => {
+describe('pylot tool field map', () => {
   /** The canonical value at a dot path. */
   const valueAt = (tool: Tool, path: string): unknown =>
     path.split('.').reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), tool);
@@ -269,7 +269,7 @@ describe('pylot fieldMap', () => {
     const { value, imported } = importFile(pylotDialect, fixture);
     let checked = 0;
     for (const { value: tool, pointer } of imported.tools) {
-      for (const [path, suffix] of Object.entries(pylotDialect.fieldMap)) {
+      for (const [path, suffix] of Object.entries(pylotDialect.fieldMaps.tool)) {
         if (valueAt(tool, path) === undefined) continue;
         expect(sourceAt(value, pointer + suffix), `${tool.name}: ${path}`).toBeDefined();
         checked++;

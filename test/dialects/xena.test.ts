@@ -482,7 +482,7 @@ describe('xena export', () => {
   });
 
   it('maps every canonical tool field it fills back to a source pointer', () => {
-    expect(xenaDialect.fieldMap).toMatchObject({
+    expect(xenaDialect.fieldMaps.tool).toMatchObject({
       name: '/id',
       title: '/name',
       'effects.risk': '/riskLevel',

@@ -1,0 +1,56 @@
+/**
+ * Putting a finding about a canonical entry back on its source line. The
+ * rules see only the canonical model; the dialect's field map for the kind
+ * of entry says where each canonical field was written in the source format
+ * (a Xena agent's `skills` are its `skillIds`, an ATLAS skill's
+ * `description` is its `summary`).
+ * @module
+ */
+import { fieldSuffix, type Dialect, type EntryKind } from '../dialects/types.js';
+import type { Location } from '../model/diagnostics.js';
+import type { SourceFile } from '../source/source.js';
+import type { Locate } from './rules.js';
+
+/** Where one version of an entry stands: its file and the entry's JSON pointer there. */
+export interface EntryOrigin {
+  file: string;
+  pointer: string;
+}
+
+/** What locating needs of a loaded file: its positions and the dialect it was read in. */
+export interface LocatableDocument {
+  file: Pick<SourceFile, 'locate'>;
+  dialect: Pick<Dialect, 'fieldMaps'>;
+}
+
+/** An entry as merged: every version of it (oldest first) and which version last set each field. */
+export interface LocatableEntry {
+  origins: readonly EntryOrigin[];
+  /** Canonical field path -> index in `origins`; a field not in it was set by `origins[0]`. */
+  fieldOrigins?: ReadonlyMap<string, number>;
+}
+
+/**
+ * A {@link Locate} for one entry: a canonical field path -> the file of the
+ * layer that set the field, and the line, column and pointer of that field
+ * in it. A field the format has no place for falls back to the entry itself.
+ * @example
+ * const locate = entryLocator('agent', entry, documents);
+ * locate('skills') // { file: 'config/registry/agents.json', pointer: '/agents/0/skillIds', line: 7, column: 7 }
+ */
+export function entryLocator(kind: EntryKind, entry: LocatableEntry, documents: ReadonlyMap<string, LocatableDocument>): Locate {
+  return (path): Location => {
+    const group = path.split('.')[0] ?? path;
+    const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
+    const origin = entry.origins[index] ?? entry.origins[0];
+    if (!origin) return {};
+    const doc = documents.get(origin.file);
+    const suffix = doc && fieldSuffix(doc.dialect, kind, path);
+    if (doc && suffix !== undefined) {
+      const pointer = origin.pointer + suffix;
+      const pos = doc.file.locate(pointer, true);
+      if (pos) return { file: origin.file, pointer, ...pos };
+    }
+    return { file: origin.file, pointer: origin.pointer, ...doc?.file.locate(origin.pointer) };
+  };
+}

@@ -5,10 +5,8 @@
  */
 
 export const CALL_ERROR_STATUS = {
-  /** No such tool for this persona (a tool outside the persona is indistinguishable from a missing one). */
+  /** No such tool for this persona (a tool outside the persona, a disabled one and a missing one are indistinguishable). */
   TOOL_NOT_FOUND: 404,
-  /** The tool is disabled. */
-  TOOL_DISABLED: 404,
   /** The arguments fail the tool's input schema. */
   INVALID_ARGUMENTS: 400,
   /** The tool's own input schema cannot be compiled: the call is refused rather than run unchecked. */

@@ -17,7 +17,7 @@ export const MAX_TRACE_FILE_BYTES = 10 * 1024 * 1024;
 const hrMs = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
 
 /** One span as a JSON line. */
-export function spanRecord(span: ReadableSpan): Record<string, unknown> {
+function spanRecord(span: ReadableSpan): Record<string, unknown> {
   const ctx = span.spanContext();
   return {
     traceId: ctx.traceId,

@@ -42,7 +42,7 @@ const STDERR_TAIL_BYTES = 2048;
 const VAR_PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Read and check the config of one `command` entry. */
-export function readCommandConfig(entry: Provider, tool: Tool): CommandProviderConfig {
+function readCommandConfig(entry: Provider, tool: Tool): CommandProviderConfig {
   const c = entry.config ?? {};
   const fail = (msg: string): never => {
     throw new ProviderConfigError(`provider "${entry.name}" of tool "${tool.name}": ${msg}`);

@@ -36,7 +36,7 @@ export interface McpProviderConfig {
   healthCheckIntervalSec?: number;
 }
 
-export function readMcpConfig(entry: Provider, tool: Tool): McpProviderConfig {
+function readMcpConfig(entry: Provider, tool: Tool): McpProviderConfig {
   const c = entry.config ?? {};
   const fail = (msg: string): never => {
     throw new ProviderConfigError(`provider "${entry.name}" of tool "${tool.name}": ${msg}`);
@@ -55,7 +55,7 @@ export function readMcpConfig(entry: Provider, tool: Tool): McpProviderConfig {
 }
 
 /** Why an instance without a connector is unavailable. */
-export function noMcpClientReason(server: string): string {
+function noMcpClientReason(server: string): string {
   return `no MCP client is configured for server "${server}" (MCP support arrives with the MCP gateway)`;
 }
 

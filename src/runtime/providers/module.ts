@@ -54,7 +54,7 @@ interface Loaded {
 }
 
 /** Read and check the config of one `module` entry (falls back to `tool.implementation`). */
-export function readModuleConfig(entry: Provider, tool: Tool): ModuleProviderConfig {
+function readModuleConfig(entry: Provider, tool: Tool): ModuleProviderConfig {
   const config = entry.config ?? {};
   const where = `provider "${entry.name}" of tool "${tool.name}"`;
   const str = (key: string): string | undefined => {
@@ -96,7 +96,7 @@ function isPathSpecifier(spec: string): boolean {
 }
 
 /** The file a path specifier names, or undefined for a package name. */
-export function modulePathOf(spec: string, baseDir: string): string | undefined {
+function modulePathOf(spec: string, baseDir: string): string | undefined {
   if (spec.startsWith('file:')) return fileURLToPath(spec);
   if (!isPathSpecifier(spec)) return undefined;
   return resolve(baseDir, spec);

@@ -1,0 +1,160 @@
+/**
+ * The `mcp` section: the MCP servers whose tools toolcap discovers and calls
+ * through (stdio or Streamable HTTP), with tool filters, per-server defaults
+ * and personas. It goes to the MCP clients as an {@link McpConfig}.
+ * @module
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { resolve } from 'node:path';
+import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../../mcp/config.js';
+import { SIDE_EFFECTS } from '../../model/vocabulary.js';
+import type { ObjectReader } from '../../source/reader.js';
+import { at } from '../../source/source.js';
+import type { ConfigReading } from '../reading.js';
+import { PERSONA_NAME, PERSONA_PATTERN } from './personas.js';
+
+export type { McpConfig };
+
+/** An MCP server name: it becomes a segment of tool names (`mcp.<server>.<tool>`). */
+const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
+const MCP_SERVER_NAME = new RegExp(MCP_SERVER_PATTERN);
+
+/** A map of MCP server name to its settings: names restricted by `propertyNames`, as the reader checks them. */
+const McpServers = <T extends TSchema>(server: T) =>
+  Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { pattern: MCP_SERVER_PATTERN }, additionalProperties: server });
+
+/** `mcp`: servers to discover tools from and call through. */
+export const McpSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Discover and call MCP tools (default: true when servers are listed).' })),
+    allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Keep only these tools (names or mcp.<server>.<tool>, * wildcards), on every server.' })),
+    denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Drop these tools, on every server.' })),
+    servers: Type.Optional(
+      McpServers(
+        Type.Object(
+          {
+            command: Type.Optional(Type.String({ minLength: 1 })),
+            args: Type.Optional(Type.Array(Type.String())),
+            cwd: Type.Optional(Type.String({ minLength: 1 })),
+            env: Type.Optional(Type.Record(Type.String(), Type.String())),
+            url: Type.Optional(Type.String({ pattern: '^https?://' })),
+            headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+            persona: Type.Optional(Type.String({ pattern: PERSONA_PATTERN })),
+            allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+            denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+            healthCheckIntervalSec: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC })),
+            defaults: Type.Optional(
+              Type.Object(
+                {
+                  sideEffects: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...SIDE_EFFECTS] })),
+                  timeoutSec: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+                  allowParallel: Type.Optional(Type.Boolean()),
+                  consent: Type.Optional(Type.Boolean()),
+                  idempotencyKey: Type.Optional(Type.Boolean()),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          {
+            additionalProperties: false,
+            description: 'stdio (command, args, cwd, env) or Streamable HTTP (url, headers).',
+            oneOf: [{ required: ['command'] }, { required: ['url'] }],
+          },
+        ),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Do two MCP settings connect the same way? Source positions do not count:
+ * moving a server within the file changes nothing worth reconnecting for.
+ */
+export function sameMcpSettings(a: McpConfig, b: McpConfig): boolean {
+  const signature = (mcp: McpConfig) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
+  return signature(a) === signature(b);
+}
+
+/** Read `mcp` (optional); relative `cwd`s resolve from the config's folder. @default { enabled: false, allowTools: [], denyTools: [], servers: [] } */
+export function readMcp(reading: ConfigReading): McpConfig {
+  const { report, file, root } = reading;
+  const mcp: McpConfig = { enabled: false, allowTools: [], denyTools: [], servers: [] };
+  const mcpReader = reading.top.object('mcp');
+  if (!mcpReader) return mcp;
+  const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
+  mcp.allowTools = patterns(mcpReader, 'allowTools');
+  mcp.denyTools = patterns(mcpReader, 'denyTools');
+  const enabled = mcpReader.boolean('enabled');
+  const servers = mcpReader.object('servers');
+  for (const name of servers ? Object.keys(servers.value) : []) {
+    const at0 = servers!.at(name);
+    if (!MCP_SERVER_NAME.test(name)) {
+      report('INVALID_VALUE', `The MCP server name "${name}" must be lowercase letters, digits, "_" or "-" (it becomes part of tool names: mcp.<server>.<tool>).`, at0, { hint: 'Rename the server, e.g. everything or github.' });
+      continue;
+    }
+    const sr = servers!.object(name);
+    if (!sr) continue;
+    const command = sr.string('command');
+    const url = sr.string('url');
+    if ((command === undefined) === (url === undefined)) {
+      report(command === undefined ? 'MISSING_FIELD' : 'INVALID_VALUE', `MCP server "${name}" needs exactly one of "command" (stdio) or "url" (Streamable HTTP).`, at0, { hint: 'Write command: npx, args: [...] for a local server, or url: https://... for a remote one.' });
+    }
+    if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) report('INVALID_VALUE', `The url of MCP server "${name}" must start with http:// or https://.`, sr.at('url'), {});
+    const stringMap = (key: string): Record<string, string> => {
+      const m = sr.object(key);
+      const out: Record<string, string> = {};
+      if (!m) return out;
+      for (const k of Object.keys(m.value)) {
+        const v = m.string(k);
+        if (v !== undefined) out[k] = v;
+      }
+      return out;
+    };
+    const persona = sr.string('persona');
+    if (persona !== undefined && !PERSONA_NAME.test(persona)) report('INVALID_VALUE', `The persona "${persona}" of MCP server "${name}" is not a persona name.`, sr.at('persona'), {});
+    const cwd = sr.string('cwd');
+    const interval = sr.number('healthCheckIntervalSec', { integer: true, min: 1 });
+    const defaults = readServerDefaults(sr, name);
+    const server: McpServerConfig = {
+      name,
+      transport: url !== undefined ? 'http' : 'stdio',
+      args: sr.strings('args') ?? [],
+      env: stringMap('env'),
+      headers: stringMap('headers'),
+      allowTools: patterns(sr, 'allowTools'),
+      denyTools: patterns(sr, 'denyTools'),
+      healthCheckIntervalSec: interval ?? DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC,
+      defaults,
+      location: at(file, at0),
+      ...(command !== undefined ? { command } : {}),
+      ...(url !== undefined ? { url } : {}),
+      // a stdio server runs in the config's folder unless told otherwise, so relative paths read as in the config
+      ...(command !== undefined ? { cwd: resolve(root, cwd ?? '.') } : {}),
+      ...(persona !== undefined && PERSONA_NAME.test(persona) ? { persona } : {}),
+    };
+    sr.rest({ where: `MCP server "${name}" (known: command, args, cwd, env, url, headers, persona, allowTools, denyTools, healthCheckIntervalSec, defaults)` });
+    mcp.servers.push(server);
+  }
+  mcp.enabled = enabled ?? mcp.servers.length > 0;
+  mcpReader.rest({ where: 'mcp (known: enabled, allowTools, denyTools, servers)' });
+  return mcp;
+}
+
+/** A server's `defaults` for its discovered tools, over MCP_DEFAULTS. */
+function readServerDefaults(sr: ObjectReader, name: string): McpDefaults {
+  const defaults: McpDefaults = { ...MCP_DEFAULTS };
+  const dr = sr.object('defaults');
+  if (!dr) return defaults;
+  const sideEffects = dr.enumValue('sideEffects', SIDE_EFFECTS);
+  if (sideEffects) defaults.sideEffects = sideEffects;
+  const timeoutSec = dr.number('timeoutSec', { min: 0.001 });
+  if (timeoutSec !== undefined) defaults.timeoutSec = timeoutSec;
+  for (const key of ['allowParallel', 'consent', 'idempotencyKey'] as const) {
+    const b = dr.boolean(key);
+    if (b !== undefined) defaults[key] = b;
+  }
+  dr.rest({ where: `the defaults of MCP server "${name}" (known: sideEffects, timeoutSec, allowParallel, consent, idempotencyKey)` });
+  return defaults;
+}

@@ -1,0 +1,57 @@
+/**
+ * The `store` section: where health, approvals and the audit log are kept,
+ * an SQLite file (`{ path }`, the default) or a PostgreSQL server
+ * (`{ url }`). It goes to `openStore` as a {@link StoreConfig}.
+ * @module
+ */
+import { Type } from '@sinclair/typebox';
+import { resolve } from 'node:path';
+import type { StoreConfig } from '../../store/open.js';
+import { PathString, type ConfigReading } from '../reading.js';
+
+export type { StoreConfig };
+
+/** The store file used when `store` is absent, relative to the config folder. @default '.toolcap/toolcap.db' */
+export const DEFAULT_STORE_PATH = '.toolcap/toolcap.db';
+
+/**
+ * The store of a project without a `store` section: the SQLite file
+ * {@link DEFAULT_STORE_PATH} in `root` (the config's folder, or the current
+ * folder when there is no config). The one place that default is resolved.
+ * @example defaultStoreConfig('/srv/app') // { kind: 'sqlite', path: '/srv/app/.toolcap/toolcap.db' }
+ */
+export function defaultStoreConfig(root: string): StoreConfig {
+  return { kind: 'sqlite', path: resolve(root, DEFAULT_STORE_PATH) };
+}
+
+/** A PostgreSQL connection URL. */
+const POSTGRES_PATTERN = '^postgres(ql)?://\\S+$';
+const POSTGRES_URL = new RegExp(POSTGRES_PATTERN);
+
+/** `store`: `{ path }` (SQLite) or `{ url }` (PostgreSQL). */
+export const StoreSchema = Type.Union(
+  [
+    Type.Object({ path: PathString('An SQLite file, relative to the config file.') }, { additionalProperties: false }),
+    Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }) }, { additionalProperties: false }),
+  ],
+  { description: `Where health, approvals and audit are kept. Default: { path: ${DEFAULT_STORE_PATH} }.` },
+);
+
+/** Read `store` (optional): one of `path` or `url`. @default defaultStoreConfig(root) */
+export function readStore(reading: ConfigReading): StoreConfig {
+  const { top, report } = reading;
+  const storeReader = top.object('store');
+  if (!storeReader) return defaultStoreConfig(reading.root);
+  const path = storeReader.has('path') ? reading.pathString(storeReader.raw('path'), storeReader.at('path'), 'store path') : undefined;
+  const url = storeReader.string('url');
+  storeReader.rest({ where: 'store' });
+  if (storeReader.has('path') && storeReader.has('url')) {
+    report('INVALID_VALUE', 'The store has both "path" and "url"; it is one or the other.', storeReader.pointer, {
+      hint: 'Keep path for an SQLite file, or url for a PostgreSQL server.',
+    });
+  } else if (url !== undefined) {
+    if (POSTGRES_URL.test(url)) return { kind: 'postgres', url };
+    report('INVALID_VALUE', 'The store url must start with postgres:// or postgresql://.', storeReader.at('url'), { hint: 'Write url: postgres://user@host:5432/toolcap.' });
+  } else if (path !== undefined) return { kind: 'sqlite', path };
+  return defaultStoreConfig(reading.root);
+}

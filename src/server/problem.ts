@@ -1,9 +1,16 @@
 /**
  * Errors as RFC 9457 problem details (`application/problem+json`), each with
- * a stable `code` a client can switch on.
+ * a stable `code` a client can switch on. {@link PROBLEM_CODES} is the API's
+ * one table of codes and statuses: the route table, the OpenAPI document and
+ * every answer read their statuses here. The codes a call can fail with are
+ * the runtime's own (`CALL_ERROR_STATUS`), taken as they are, so a call error
+ * has the same status on every transport.
  * @module
  */
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ParameterProblem } from '../query/params.js';
+import { CALL_ERROR_STATUS, callErrorWire, type CallError } from '../runtime/errors.js';
 
 /** Every problem code the HTTP API answers with, and its status. */
 export const PROBLEM_CODES = {
@@ -11,18 +18,8 @@ export const PROBLEM_CODES = {
   BAD_BODY: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  INVALID_ARGUMENTS: 400,
-  INVALID_TOOL_SCHEMA: 500,
-  TOOL_DISABLED: 404,
-  APPROVAL_NOT_FOUND: 404,
-  APPROVAL_CONFLICT: 409,
-  APPROVAL_VOID: 409,
-  NO_HEALTHY_PROVIDER: 503,
-  TIMEOUT: 504,
-  PROVIDER_ERROR: 502,
-  STORE_UNAVAILABLE: 503,
+  ...CALL_ERROR_STATUS,
   NO_RUNTIME: 501,
-  TOOL_NOT_FOUND: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_READY: 503,
@@ -52,7 +49,6 @@ const TITLES: Record<ProblemCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'Send application/json',
   INVALID_ARGUMENTS: 'Arguments do not match the input schema',
   INVALID_TOOL_SCHEMA: 'The tool\'s input schema is broken',
-  TOOL_DISABLED: 'The tool is disabled',
   APPROVAL_NOT_FOUND: 'No such approval',
   APPROVAL_CONFLICT: 'The approval cannot be decided now',
   APPROVAL_VOID: 'The approval no longer matches the call',
@@ -68,7 +64,10 @@ const TITLES: Record<ProblemCode, string> = {
   INTERNAL: 'Internal error',
 };
 
-/** A problem body. */
+/**
+ * A problem body.
+ * @example problem('TOOL_NOT_FOUND', 'No tool named "x".') // { status: 404, code: 'TOOL_NOT_FOUND', ... }
+ */
 export function problem(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}): Problem {
   return { type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code], status: PROBLEM_CODES[code], code, detail, ...extra };
 }
@@ -76,4 +75,40 @@ export function problem(code: ProblemCode, detail: string, extra: Record<string,
 /** A problem as a Response. */
 export function problemResponse(body: Problem, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status: body.status, headers: { 'content-type': 'application/problem+json', ...headers } });
+}
+
+/**
+ * The one error a handler throws to answer a problem: Hono's
+ * `HTTPException`, carrying the problem body (and headers such as
+ * `Retry-After`), so middleware and handlers alike end a request with it.
+ * @example throw new ApiProblem(problem('BAD_BODY', 'The body must be a JSON object.'));
+ */
+export class ApiProblem extends HTTPException {
+  override readonly name = 'ApiProblem';
+  constructor(
+    readonly body: Problem,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(body.status as ContentfulStatusCode, { message: body.detail });
+  }
+
+  /** A fresh response each time (Hono may ask more than once). */
+  override getResponse(): Response {
+    return problemResponse(this.body, { ...this.headers });
+  }
+}
+
+/** 400 BAD_PARAMETER naming every bad parameter. */
+export function badParameters(problems: ParameterProblem[]): ApiProblem {
+  return new ApiProblem(problem('BAD_PARAMETER', problems.map((p) => `${p.parameter}: ${p.message}`).join(' '), { problems }));
+}
+
+/**
+ * A call error as a problem, through the runtime's one wire mapping
+ * (`callErrorWire`): its code, details and `Retry-After`; `extra` adds
+ * members such as the approval a failed approved run belongs to.
+ */
+export function callProblem(error: CallError, extra: Record<string, unknown> = {}): ApiProblem {
+  const wire = callErrorWire(error);
+  return new ApiProblem(problem(wire.code, wire.message, { ...wire.details, ...extra }), wire.retryAfterSec !== undefined ? { 'retry-after': String(wire.retryAfterSec) } : {});
 }

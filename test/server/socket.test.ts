@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
@@ -88,6 +89,36 @@ describe('listen(): the API over a real socket', () => {
     const first = await listen(createApi(registry), { port: 0 });
     await expect(listen(createApi(registry), { port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     await first.close();
+    await registry.close();
+  });
+
+  it('a chunked body (Transfer-Encoding: chunked, no Content-Length) over maxBodyBytes is 413 problem+json; one within it arrives whole', async () => {
+    const registry = new Registry({ paths: ['examples/manifests'] });
+    await registry.start();
+    const received: string[] = [];
+    const server = await listen(createApi(registry, { maxBodyBytes: 1024, mcp: async (r) => new Response(String(received.push(await r.text()))) }), { port: 0 });
+    const post = (chunks: string[]) =>
+      new Promise<{ status: number; type: string | undefined; noLength: boolean; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], noLength: !req.hasHeader('content-length'), body }));
+        });
+        req.on('error', reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    const over = await post(Array.from({ length: 8 }, () => 'x'.repeat(256)));
+    expect(over.noLength).toBe(true);
+    expect(over.status).toBe(413);
+    expect(over.type).toBe('application/problem+json');
+    expect(JSON.parse(over.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    expect(received).toEqual([]);
+    const within = await post(['{"jsonrpc":', '"2.0"}']);
+    expect(within.status).toBe(200);
+    expect(received).toEqual(['{"jsonrpc":"2.0"}']);
+    await server.close();
     await registry.close();
   });
 });

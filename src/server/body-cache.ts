@@ -1,0 +1,107 @@
+/**
+ * Snapshot reads answered through a body cache, with strong ETags and 304.
+ *
+ * Every answer is read from one snapshot, taken once per request: a reload
+ * that lands mid-request changes the next answer, never half of this one.
+ * Because snapshots are immutable, a body is a function of (snapshot version
+ * and etag, health version, path and query), and the cache key holds all of
+ * them: a reload or new health data changes the key, so the cache needs no
+ * news of reloads, and bodies of old snapshots age out of the LRU.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import type { HealthSource } from '../query/views.js';
+import { stringifyWithTools } from '../query/views.js';
+import type { Registry } from '../registry/registry.js';
+import type { Snapshot } from '../registry/snapshot.js';
+import { JSON_TYPE } from './context.js';
+
+/** A bounded map that forgets the least recently used entry. */
+class Lru<V> {
+  readonly #map = new Map<string, V>();
+  constructor(readonly capacity: number) {}
+  get(key: string): V | undefined {
+    const v = this.#map.get(key);
+    if (v !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    if (this.capacity <= 0) return;
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.capacity) this.#map.delete(this.#map.keys().next().value as string);
+  }
+}
+
+interface Cached {
+  /** UTF-8 bytes, encoded once. */
+  body: Uint8Array;
+  etag: string;
+}
+
+const ENCODER = new TextEncoder();
+
+/**
+ * Does If-None-Match name this etag (weak comparison, or `*`)?
+ * @example etagMatches('W/"abc", "def"', '"abc"') // true
+ */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const bare = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || bare(t) === etag);
+}
+
+const strongEtag = (body: Uint8Array) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+
+/** Query parameters in a stable order, so equal queries share a cache entry. */
+function canonicalQuery(url: URL): string {
+  const pairs = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return new URLSearchParams(pairs).toString();
+}
+
+/** Builds the answer of a snapshot read from the snapshot and the query; throws an ApiProblem for a bad request. */
+export type BuildAnswer = (snap: Snapshot, params: URLSearchParams) => unknown;
+
+/** Answers GETs from the registry's current snapshot through a bounded cache of bodies. */
+export class BodyCache {
+  readonly #cache: Lru<Cached>;
+
+  constructor(
+    readonly registry: Registry,
+    readonly health: HealthSource,
+    entries: number,
+  ) {
+    this.#cache = new Lru<Cached>(entries);
+  }
+
+  /**
+   * Answer from the snapshot, through the cache, with ETag and 304. The
+   * cache is looked up by the raw path and query first (what a client
+   * repeating a request sends), then by the canonical query.
+   */
+  answer(c: Context, build: BuildAnswer): Response {
+    const snap = this.registry.snapshot();
+    const raw = c.req.url;
+    const start = raw.indexOf('/', raw.indexOf('//') + 2);
+    const prefix = `${snap.version}|${snap.etag}|${this.health.version()}|`;
+    let hit = this.#cache.get(prefix + raw.slice(start));
+    if (!hit) {
+      const url = new URL(raw);
+      const key = `${prefix}${url.pathname}?${canonicalQuery(url)}`;
+      hit = this.#cache.get(key);
+      if (!hit) {
+        const body = ENCODER.encode(stringifyWithTools(build(snap, url.searchParams)));
+        hit = { body, etag: strongEtag(body) };
+        this.#cache.set(key, hit);
+      }
+      this.#cache.set(prefix + raw.slice(start), hit);
+    }
+    const headers = { etag: hit.etag, 'cache-control': 'no-cache', 'x-toolcap-version': String(snap.version) };
+    if (etagMatches(c.req.header('if-none-match'), hit.etag)) return new Response(null, { status: 304, headers });
+    return new Response(hit.body, { status: 200, headers: { 'content-type': JSON_TYPE, ...headers } });
+  }
+}

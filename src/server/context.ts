@@ -1,0 +1,98 @@
+/**
+ * What every route module is given and builds with: the API's options,
+ * resolved once ({@link ApiContext}), a sub-app that registers handlers by
+ * their route table entry ({@link routeModule}), the runtime guard and the
+ * JSON answer the runtime's routes share.
+ * @module
+ */
+import { Hono, type Handler, type MiddlewareHandler } from 'hono';
+import type { RankWeights } from '../query/rank.js';
+import { NO_HEALTH, type HealthSource } from '../query/views.js';
+import type { Registry } from '../registry/registry.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { ApiProblem, problem } from './problem.js';
+import { honoPath, type Route } from './route-table.js';
+
+export interface ApiOptions {
+  /** Runs calls and approvals (`POST /tools/{name}/call`, `/approvals`, `/metrics`); its health book feeds `/tools`. Without it those answer 501. */
+  runtime?: Runtime;
+  /** Observed health per tool. @default the runtime's, else every tool unknown */
+  health?: HealthSource;
+  /** Largest request body, bytes. @default 1048576 */
+  maxBodyBytes?: number;
+  /** The MCP gateway's Streamable HTTP handler, served at `/mcp`. */
+  mcp?: (request: Request) => Promise<Response>;
+  /** Ranking weights for `/search` (the config's `ranking.weights`). @default DEFAULT_RANK_WEIGHTS */
+  weights?: Partial<RankWeights>;
+  /** Task risk when a request gives no `task_risk` (the config's `ranking.taskRisk`). @default 1 */
+  taskRisk?: number;
+  /** Bodies kept for repeated queries against the same snapshot. @default 256 */
+  cacheEntries?: number;
+  /** Reported in /openapi.json. */
+  version?: string;
+  /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** The options as route modules read them: defaults applied once. */
+export interface ApiContext {
+  readonly registry: Registry;
+  readonly runtime: Runtime | undefined;
+  readonly health: HealthSource;
+  readonly maxBodyBytes: number;
+  readonly options: ApiOptions;
+}
+
+/** Resolve the options against their defaults. */
+export function apiContext(registry: Registry, options: ApiOptions): ApiContext {
+  return { registry, runtime: options.runtime, health: options.health ?? options.runtime?.health ?? NO_HEALTH, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, options };
+}
+
+/** Request variables: the runtime, once {@link withRuntime} has let the request through. */
+export interface ApiEnv {
+  Variables: { runtime: Runtime };
+}
+
+/** A sub-app mounted at `base` whose handlers are registered by route table entry. */
+export interface RouteModule {
+  readonly base: string;
+  readonly app: Hono<ApiEnv>;
+}
+
+type Step = MiddlewareHandler<ApiEnv> | Handler<ApiEnv>;
+
+/**
+ * A route module at `base` and its `on(route, ...handlers)`, which takes
+ * method and path from the table entry (the path less the base).
+ * @example const { app, on } = routeModule('/approvals'); on(ROUTES.deny, withRuntime(ctx), deny);
+ */
+export function routeModule(base: string): RouteModule & { on(route: Route, ...steps: Step[]): void } {
+  // `/tools/` is `/tools`
+  const app = new Hono<ApiEnv>({ strict: false });
+  return {
+    base,
+    app,
+    on(route, ...steps) {
+      const path = honoPath(route.path);
+      if (!path.startsWith(base)) throw new Error(`route ${route.path} is not under ${base}`);
+      app.on(route.method, path.slice(base.length) || '/', ...(steps as [MiddlewareHandler<ApiEnv>]));
+    },
+  };
+}
+
+/** Let the request through only if the API has a runtime (`c.var.runtime`); 501 NO_RUNTIME otherwise. */
+export function withRuntime(ctx: ApiContext): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    if (!ctx.runtime) throw new ApiProblem(problem('NO_RUNTIME', 'This server serves the catalog only; start it with a runtime (toolcap serve does) to run tools.'));
+    c.set('runtime', ctx.runtime);
+    await next();
+  };
+}
+
+/** `application/json; charset=utf-8`, what every JSON answer says. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A JSON answer that must not be cached (calls, approvals, audit, health). */
+export function noStoreJson(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(value), { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers } });
+}

@@ -1,0 +1,184 @@
+/**
+ * The route table: every operation the API answers, once. A route module
+ * registers its handler by its entry (`on` in context.ts), the OpenAPI document is
+ * written from the entries, and a known path asked with another method gets
+ * `405` with the `Allow` the entries give ({@link allowedMethods}). Adding an
+ * endpoint is one entry here and one handler in its module.
+ * @module
+ */
+import { FILTER_PARAMETERS } from '../query/params.js';
+import { filterParameters, json, param, pathParam, personaParam, ref, type Json } from './openapi-parts.js';
+import type { ProblemCode } from './problem.js';
+
+/** One operation: what the document says of it and which problems it can answer. */
+export interface Route {
+  readonly method: 'GET' | 'POST';
+  /** OpenAPI path template: `/approvals/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly parameters?: readonly Json[];
+  readonly requestBody?: Json;
+  /** The answers that are not problems, by status. */
+  readonly responses: Readonly<Record<string, Json>>;
+  /** Every problem code it can answer (besides NOT_FOUND, METHOD_NOT_ALLOWED and INTERNAL, which any path can). */
+  readonly problems: readonly ProblemCode[];
+  /** A snapshot read: answers carry an ETag and honour If-None-Match with 304. */
+  readonly etag?: boolean;
+}
+
+const name = pathParam('name');
+const id = pathParam('id');
+const decision = { required: false, content: { 'application/json': { schema: { type: 'object', properties: { by: { type: 'string' }, note: { type: 'string' } } } } } };
+const searchFilters = FILTER_PARAMETERS.filter((p) => p !== 'limit' && p !== 'cursor' && p !== 'offset');
+const listOf = (key: string, description: string) => json({ type: 'object', properties: { version: { type: 'integer' }, [key]: { type: 'array' } } }, description);
+
+/** Every operation, in the order the document lists them. */
+export const ROUTES = {
+  listTools: {
+    method: 'GET', path: '/tools', summary: 'List tools, filtered, ordered by name, paged', etag: true,
+    parameters: filterParameters(FILTER_PARAMETERS),
+    responses: { '200': json(ref('ToolsPage'), 'A page of tools.') },
+    problems: ['NOT_READY', 'BAD_PARAMETER'],
+  },
+  getTool: {
+    method: 'GET', path: '/tools/{name}', summary: 'One tool, as a persona sees it, with its provenance', etag: true,
+    parameters: [name, personaParam],
+    responses: { '200': json(ref('ToolDetail'), 'The tool.') },
+    problems: ['NOT_READY', 'BAD_PARAMETER', 'TOOL_NOT_FOUND'],
+  },
+  search: {
+    method: 'GET', path: '/search', summary: 'Rank tools for a task in words: semantic fit minus capability penalties', etag: true,
+    parameters: [
+      param('q', 'The task, in words.', { type: 'string', minLength: 1, maxLength: 1000 }, { required: true }),
+      param('limit', 'Candidates returned.', { type: 'integer', minimum: 1, maximum: 100, default: 10 }),
+      param('explain', 'Include every candidate\'s fit, penalties and alternatives (1/true).', { type: 'string', enum: ['0', '1', 'true', 'false'] }),
+      param('intent', 'Override the read/write intent read from the query.', { type: 'string', enum: ['read', 'write', 'unknown'] }),
+      param('task_risk', 'Multiplies the risk penalty.', { type: 'number', minimum: 0, maximum: 10, default: 1 }),
+      ...filterParameters(searchFilters),
+    ],
+    responses: { '200': json(ref('SearchResult'), 'Candidates, best first.') },
+    problems: ['NOT_READY', 'BAD_PARAMETER'],
+  },
+  skills: { method: 'GET', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER'] },
+  agents: { method: 'GET', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER'] },
+  jobs: {
+    method: 'GET', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, and incompatibilities', etag: true,
+    parameters: [personaParam],
+    responses: { '200': listOf('jobs', 'Job summaries.') },
+    problems: ['NOT_READY', 'BAD_PARAMETER'],
+  },
+  summary: {
+    method: 'GET', path: '/summary', summary: 'Counts, personas, effect histograms and job compatibility', etag: true,
+    parameters: [],
+    responses: { '200': json({ type: 'object' }, 'The catalog summary.') },
+    problems: ['NOT_READY'],
+  },
+  health: {
+    method: 'GET', path: '/health', summary: 'Registry status: serving version, last reload error, watching',
+    responses: {
+      '200': json(ref('Health'), 'A snapshot is serving (status "degraded" when the latest reload failed and the last good one serves).'),
+      '503': json(ref('Health'), 'No snapshot yet.'),
+    },
+    problems: [],
+  },
+  openapi: { method: 'GET', path: '/openapi.json', summary: 'This document', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') }, problems: [] },
+  callTool: {
+    method: 'POST', path: '/tools/{name}/call', summary: 'Call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries by retry class, audit',
+    parameters: [
+      name,
+      { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'Makes a guarded tool retryable.' },
+      { name: 'X-Toolcap-Caller', in: 'header', required: false, schema: { type: 'string' }, description: 'Who is calling (audit log).' },
+    ],
+    requestBody: {
+      required: false,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              arguments: { type: 'object', description: 'Checked against the tool\'s inputSchema.' },
+              persona: { type: 'string' },
+              caller: { type: 'string' },
+              job: { type: 'string' },
+              idempotencyKey: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': json({ type: 'object', properties: { status: { const: 'ok' }, callId: { type: 'string' }, provider: { type: 'string' }, attempts: { type: 'integer' }, result: {} } }, 'The tool ran.'),
+      '202': json({ type: 'object', properties: { status: { const: 'pending_approval' }, approval: { type: 'object' } } }, 'Waiting for approval: approve with POST /approvals/{id}/approve.'),
+    },
+    problems: ['BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR', 'NO_RUNTIME'],
+  },
+  listApprovals: {
+    method: 'GET', path: '/approvals', summary: 'Approval requests, newest first',
+    parameters: [
+      param('status', 'Only this status.', { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] }),
+      param('tool', 'Only this tool.', { type: 'string' }),
+      param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+    ],
+    responses: { '200': json({ type: 'object', properties: { approvals: { type: 'array' } } }, 'Approvals.') },
+    problems: ['BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  getApproval: {
+    method: 'GET', path: '/approvals/{id}', summary: 'One approval request',
+    parameters: [id],
+    responses: { '200': json({ type: 'object' }, 'The approval.') },
+    problems: ['APPROVAL_NOT_FOUND', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  approve: {
+    method: 'POST', path: '/approvals/{id}/approve', summary: 'Approve, and run exactly the reviewed call (void if the manifest changed since)',
+    parameters: [id],
+    requestBody: decision,
+    responses: { '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.') },
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'PROVIDER_ERROR', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  deny: {
+    method: 'POST', path: '/approvals/{id}/deny', summary: 'Deny',
+    parameters: [id],
+    requestBody: decision,
+    responses: { '200': json({ type: 'object' }, 'Denied.') },
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  audit: {
+    method: 'GET', path: '/audit', summary: 'The append-only audit log, oldest first: call outcomes, approval requests and decisions',
+    parameters: [
+      param('tool', 'Only this tool.', { type: 'string' }),
+      param('call_id', 'Only this call.', { type: 'string' }),
+      param('after', 'Only records after this seq (paging).', { type: 'integer', minimum: 0 }),
+      param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+    ],
+    responses: { '200': json({ type: 'object', properties: { audit: { type: 'array' }, next: { type: 'string' } } }, 'Audit records.') },
+    problems: ['BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  metrics: {
+    method: 'GET', path: '/metrics', summary: 'Prometheus metrics: calls, attempts, durations, approvals, backoff',
+    responses: { '200': { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    problems: [],
+  },
+} as const satisfies Record<string, Route>;
+
+/** Every route, in table order. */
+export const ROUTE_LIST: readonly Route[] = Object.values(ROUTES);
+
+/** The path as Hono writes it: `/approvals/{id}` is `/approvals/:id`. */
+export const honoPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
+
+const MATCHERS = ROUTE_LIST.map((route) => ({
+  route,
+  // a trailing slash is the same path (the app is not strict)
+  pattern: new RegExp(`^${route.path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+}));
+
+/**
+ * The `Allow` value for a path the table knows (GET brings HEAD), or
+ * undefined for a path it does not.
+ * @example allowedMethods('/tools/x/call') // 'POST'
+ */
+export function allowedMethods(path: string): string | undefined {
+  const methods = new Set(MATCHERS.filter((m) => m.pattern.test(path)).flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])));
+  return methods.size > 0 ? [...methods].join(', ') : undefined;
+}

@@ -1,6 +1,8 @@
 /**
- * Source names and canonical names, shared by the dialects whose sources
- * name things in camelCase or PascalCase (ATLAS jobs and skills, OpenAI).
+ * Source names and canonical names: the one naming rule shared by the
+ * dialects whose sources name things in camelCase or PascalCase (ATLAS jobs
+ * and skills, Xena ids, OpenAI functions, MCP tools), and the required-name
+ * read of ATLAS and OpenAI entries.
  * @module
  */
 import type { ObjectReader } from '../source/reader.js';

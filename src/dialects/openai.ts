@@ -15,7 +15,7 @@ import { isPlainObject, jsonType } from '../source/reader.js';
 import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument } from './types.js';
 
 /** Where export writes the tool list. */
-export const OPENAI_EXPORT_PATH = 'tools.json';
+const OPENAI_EXPORT_PATH = 'tools.json';
 
 function importOpenai(context: ImportContext, options: ImportOptions): ImportedDocument {
   const result: ImportedDocument = { tools: [], skills: [], agents: [], jobs: [] };
@@ -82,7 +82,7 @@ export interface OpenaiDialectOptions {
 
 /**
  * An OpenAI dialect with the given options; {@link openaiDialect} is the
- * default (lenient) one that the registry uses.
+ * default (lenient) one, in `DIALECTS`.
  * @example createOpenaiDialect({ lenient: false }).import(context)
  */
 export function createOpenaiDialect(options: OpenaiDialectOptions = {}) {

@@ -6,7 +6,7 @@
  */
 import type { TObject } from '@sinclair/typebox';
 import { declared } from '../model/derive.js';
-import { splitPointer } from '../model/diagnostics.js';
+import { joinPointer, splitPointer } from '../model/diagnostics.js';
 import { compact } from '../model/objects.js';
 import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
 import { canonicalValidator, describeAjvError } from '../model/validator.js';
@@ -101,7 +101,7 @@ function importCanonical(context: ImportContext): ImportedDocument {
 function warnUnknown(context: ImportContext, obj: Record<string, unknown>, pointer: string, known: ReadonlySet<string>): void {
   for (const key of Object.keys(obj)) {
     if (!known.has(key))
-      context.report('UNKNOWN_FIELD', `Unknown field "${key}"; it is kept but has no effect.`, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, {
+      context.report('UNKNOWN_FIELD', `Unknown field "${key}"; it is kept but has no effect.`, joinPointer(pointer, key), {
         key: true,
         hint: 'Check the spelling against `toolcap schema`.',
       });

@@ -122,7 +122,7 @@ const RULES: Readonly<Record<string, Rule>> = {
 const SKIPPED: ReadonlySet<string> = new Set(['name', 'derived']);
 
 /** The class of a change of `field` from `a` to `b`. */
-export function classifyChange(field: string, a: unknown, b: unknown): Verdict {
+function classifyChange(field: string, a: unknown, b: unknown): Verdict {
   return RULES[field]?.(a, b) ?? NEUTRAL;
 }
 

@@ -98,7 +98,7 @@ export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
 }
 
 /** Escape one reference token for a JSON pointer (RFC 6901). */
-export function escapePointerToken(token: string | number): string {
+function escapePointerToken(token: string | number): string {
   return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -1,7 +1,9 @@
 /**
- * What the service answers, independent of the transport: the HTTP API, the
- * CLI (`list`, `search`) and later the MCP gateway all call these functions
- * on one snapshot, so a filter or a ranking means the same everywhere.
+ * What the service answers, independent of the transport: the HTTP API and
+ * the CLI (`list`, `search`) call these functions on one snapshot, so a
+ * filter or a ranking means the same everywhere. (The MCP gateway answers
+ * `tools/list` from `Snapshot.callableTools`: every tool the client may
+ * call, with no query to filter or rank by.)
  *
  * A tool in a response is a {@link ToolView}: the merged canonical tool plus
  * what a planner needs at a glance without reading the whole manifest (its
@@ -232,7 +234,7 @@ const MARK_PATTERN = new RegExp(`"\\\\u0000${MARK}:(\\d+)\\\\u0000"`, 'g');
 const toolJson = new WeakMap<Tool, string>();
 
 /** JSON of one tool, cached per (frozen) tool object. */
-export function toolJsonText(tool: Tool): string {
+function toolJsonText(tool: Tool): string {
   let text = toolJson.get(tool);
   if (text === undefined) toolJson.set(tool, (text = JSON.stringify(tool)));
   return text;

@@ -25,7 +25,7 @@ function skipWhitespace(text: string, i: number): number {
 }
 
 /** Offset just past the string starting at `i` (an opening quote). */
-export function skipString(text: string, i: number): number {
+function skipString(text: string, i: number): number {
   // indexOf jumps over long descriptions far faster than a character loop
   for (let q = text.indexOf('"', i + 1); q >= 0; q = text.indexOf('"', q + 1)) {
     let slashes = 0;

@@ -62,7 +62,7 @@ class LineIndex {
 }
 
 /** Pick JSON or YAML by extension, then by the first significant character. */
-export function sniffFormat(path: string, text: string): SourceFormat {
+function sniffFormat(path: string, text: string): SourceFormat {
   const lower = path.toLowerCase();
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.yaml') || lower.endsWith('.yml')) return 'yaml';

@@ -9,6 +9,7 @@
  * `--compile-schemas` still runs Ajv in full.
  * @module
  */
+import { joinPointer } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/objects.js';
 
 type Check = (value: unknown) => string | undefined;
@@ -43,7 +44,7 @@ const here = (what: string): Problem => ({ path: [], what });
 export function schemaShapeProblem(schema: unknown): string | undefined {
   const p = check(schema);
   if (p === undefined) return undefined;
-  const pointer = p.path.length === 0 ? '/' : `/${p.path.map((t) => t.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  const pointer = p.path.length === 0 ? '/' : joinPointer('', ...p.path);
   return `${pointer} ${p.what}`;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openapiDialect } from '../../src/dialects/openapi.js';
-import { nameFromPath, NameRegistry, sanitizeOperationId } from '../../src/dialects/openapi/names.js';
+import { nameFromPath, UniqueNames, sanitizeOperationId } from '../../src/dialects/openapi/names.js';
 import { envPrefix } from '../../src/dialects/openapi/security.js';
 import { detectDialect } from '../../src/dialects/lookup.js';
 import type { ImportedDocument } from '../../src/dialects/types.js';
@@ -97,7 +97,7 @@ describe('openapi names', () => {
   });
 
   it('hands out _2, _3 on collisions', () => {
-    const names = new NameRegistry();
+    const names = new UniqueNames();
     expect(['a', 'a', 'a_2', 'a'].map((n) => names.claim(n))).toEqual([
       { name: 'a', renamed: false },
       { name: 'a_2', renamed: true },

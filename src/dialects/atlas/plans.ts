@@ -15,7 +15,7 @@ import { keep, keepRest, mirrorOf, nonEmpty, overlay, type Mirror } from './mirr
  * have no canonical `scope`, and export needs the owner to pick the file;
  * the `$` keeps it apart from any ATLAS field.
  */
-export const OWNER_KEY = '$persona';
+const OWNER_KEY = '$persona';
 
 const HOMELESS_JOB_FIELDS = ['extends', 'task_graph', 'recurrence', 'acceptance_criteria', 'escalation_policy', 'accepts_external_requests'];
 const HOMELESS_SKILL_FIELDS = ['instruction_prompt', 'safety_notes', 'category'];

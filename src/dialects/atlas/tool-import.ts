@@ -8,12 +8,21 @@ import type { Auth, Execution, Provider, Tool } from '../../model/schema.js';
 import { AUTH_TYPES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
 import { isPlainObject, jsonType, ObjectReader } from '../../source/reader.js';
 import { keep, keepRest, nonEmpty, type Mirror } from './mirror.js';
-import { readJsonObject, readName } from './read.js';
+import { readName } from '../names.js';
 
 /** Real ATLAS fields with no canonical home: kept without a warning. */
 const HOMELESS_TOOL_FIELDS = ['requires_flags', 'examples', 'cost_unit'];
 const HOMELESS_PROVIDER_FIELDS = ['health_check_interval'];
 const HOMELESS_IDEMPOTENCY_FIELDS = ['scope', 'guidance'];
+
+/** A field that must hold a JSON object (kept as is), else TYPE_MISMATCH. */
+function readJsonObject(reader: ObjectReader, key: string): Record<string, unknown> | undefined {
+  const value = reader.raw(key);
+  if (value === undefined) return undefined;
+  if (isPlainObject(value)) return value;
+  reader.object(key); // reports the mismatch at the key's pointer
+  return undefined;
+}
 
 /** Canonical paths an entry may have derived (see `derived`). */
 type DerivedPath = 'auth.envs';

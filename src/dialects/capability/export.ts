@@ -13,7 +13,7 @@ import type { CanonicalFragment, ExportedFile } from '../types.js';
 import { extensionOf, isArrayDocument, mergeKept, type Syntax } from './extension.js';
 
 /** The file an array of manifests is written to. */
-export const ARRAY_FILE = 'capabilities.yaml';
+const ARRAY_FILE = 'capabilities.yaml';
 
 type Manifest = Record<string, unknown>;
 

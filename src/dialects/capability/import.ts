@@ -167,7 +167,7 @@ function readEffects(side: ObjectReader, mode: Mode | undefined, state: EntrySta
  * The ATLAS category implied by `external` and `mode`. Without a mode nothing
  * is inferred here: the loader derives mode and side effects together.
  */
-export function sideEffectOf(external: boolean | undefined, mode: Mode | undefined): SideEffect | undefined {
+function sideEffectOf(external: boolean | undefined, mode: Mode | undefined): SideEffect | undefined {
   if (external === false) return 'none';
   if (external !== true || mode === undefined) return undefined;
   return mode === 'read' ? 'read_external_service' : 'write';

@@ -9,10 +9,10 @@ import { isPlainObject, jsonType } from '../../source/reader.js';
 import type { ImportContext, ImportedDocument, Located } from '../types.js';
 import { flavourOf } from './detect.js';
 import { METHODS, type OpenApiDocument, type Operation } from './document.js';
-import { readDeclarations } from './declarations.js';
+import { PREFIX, readDeclarations } from './declarations.js';
 import { inferEffects } from './effects.js';
 import { buildInput, type Input } from './input.js';
-import { NameRegistry, nameFromPath, sanitizeOperationId } from './names.js';
+import { UniqueNames, nameFromPath, sanitizeOperationId } from './names.js';
 import { buildOutput } from './output.js';
 import { ParameterReader } from './parameters.js';
 import { child, Place, RefResolver } from './refs.js';
@@ -30,7 +30,7 @@ interface Session {
   readonly doc: OpenApiDocument;
   readonly params: ParameterReader;
   readonly security: SecurityReader;
-  readonly names: NameRegistry;
+  readonly names: UniqueNames;
   readonly info: Record<string, unknown>;
 }
 
@@ -77,7 +77,7 @@ function openSession(context: ImportContext, root: Record<string, unknown>): Ses
     info,
     params: new ParameterReader(doc),
     security: new SecurityReader(doc, envPrefix(serverOf(doc), title)),
-    names: new NameRegistry(),
+    names: new UniqueNames(),
   };
 }
 
@@ -194,10 +194,10 @@ function nameOf(session: Session, op: Operation, operationId: string | undefined
   return name;
 }
 
-/** What has no canonical home but is worth keeping: `deprecated` and vendor extensions other than x-toolcap-*. */
+/** What has no canonical home but is worth keeping: `deprecated` and vendor extensions other than ours (x-toolcap-*). */
 function extensionOf(op: Record<string, unknown>): Tool['extensions'] {
   const kept: Record<string, unknown> = {};
   if (op['deprecated'] === true) kept['deprecated'] = true;
-  for (const key of Object.keys(op)) if (key.startsWith('x-') && !key.startsWith('x-toolcap-')) kept[key] = op[key];
+  for (const key of Object.keys(op)) if (key.startsWith('x-') && !key.startsWith(PREFIX)) kept[key] = op[key];
   return Object.keys(kept).length > 0 ? { [OPENAPI]: kept } : undefined;
 }

@@ -121,7 +121,7 @@ function withType(body: Body, contentType: string | undefined): Body {
 }
 
 /** The media type to send: JSON first, then form encodings, then any `+json`, then the first listed. */
-export function pickMedia(types: readonly string[]): string | undefined {
+function pickMedia(types: readonly string[]): string | undefined {
   const lower = types.map((t) => t.toLowerCase().split(';')[0]!.trim());
   for (const preferred of PREFERRED_MEDIA) {
     const i = lower.indexOf(preferred);

@@ -46,7 +46,7 @@ function tidy(text: string): string | undefined {
  * Hands out names unique within one document: the first holder keeps a name,
  * later ones get `_2`, `_3`, ... and the caller reports the collision.
  */
-export class NameRegistry {
+export class UniqueNames {
   readonly #taken = new Set<string>();
 
   /** Reserve `name` (or the first free variant of it); `renamed` says whether it had to change. */

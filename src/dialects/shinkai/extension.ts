@@ -10,13 +10,13 @@ import { isPlainObject } from '../../source/reader.js';
 import type { Tool } from '../../model/schema.js';
 
 /** The dialect id, also the key under `extensions`. */
-export const SHINKAI = 'shinkai';
+const SHINKAI = 'shinkai';
 
 /**
  * Reserved key for item leftovers. Shinkai field names are plain
  * identifiers, so a `$` key cannot clash with a real top-level field.
  */
-export const ITEM_LEFTOVERS = '$items';
+const ITEM_LEFTOVERS = '$items';
 
 /** Unknown keys of list items, by the item's pointer suffix relative to the tool. */
 export type ItemLeftovers = Record<string, Record<string, unknown>>;

@@ -12,9 +12,9 @@ import { requireKeys, type JsonObject } from './base.js';
 type WorkflowRoute = NonNullable<Tool['workflowRoutes']>[number];
 
 /** `signalWithStart` starts the workflow when needed; `signalOnly` signals a running one. */
-export const DISPATCH_MODES = ['signalWithStart', 'signalOnly'] as const;
+const DISPATCH_MODES = ['signalWithStart', 'signalOnly'] as const;
 /** `agentmail` builds AgentMail start arguments; `none` starts without arguments. */
-export const BOOTSTRAP_MODES = ['agentmail', 'none'] as const;
+const BOOTSTRAP_MODES = ['agentmail', 'none'] as const;
 /** Xena refuses a route without these at startup. */
 const ROUTE_REQUIRED = ['workflowType', 'workflowName', 'signalName'] as const;
 

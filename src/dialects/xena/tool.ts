@@ -60,7 +60,7 @@ const OPERATION_MODE: Record<SurfaceOperation, Mode> = {
 };
 
 /** The mode implied by the operations, or undefined when there are none. */
-export function modeOfOperations(operations: readonly SurfaceOperation[] | undefined): Mode | undefined {
+function modeOfOperations(operations: readonly SurfaceOperation[] | undefined): Mode | undefined {
   if (operations === undefined || operations.length === 0) return undefined;
   return operations.some((op) => OPERATION_MODE[op] === 'write') ? 'write' : 'read';
 }

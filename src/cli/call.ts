@@ -12,8 +12,9 @@ import type { ApprovalView, CallResult } from '../runtime/runtime.js';
 import type { ApprovalStatus } from '../store/types.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
-import { openRuntime, type RuntimeSetup } from './runtime-setup.js';
-import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+import type { Toolcap } from '../host.js';
+import { openToolcap, readPlan, type OpenOptions } from './open.js';
+import type { LoadFlags } from './shared.js';
 import { errorMessage } from '../model/errors.js';
 
 export interface CallFlags extends LoadFlags {
@@ -46,13 +47,11 @@ function whoami(): string {
 
 const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
 
-async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: RuntimeSetup) => Promise<ExitCode>, options: { traces?: boolean; mcp?: boolean } = {}): Promise<ExitCode> {
-  const plan = loadPlan(paths, flags);
-  if ('failure' in plan) {
-    printDiagnostics(plan.failure, io);
-    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
-  }
-  const setup = await openRuntime(plan, io, options);
+/** Open a toolcap for the command, run `body` on it, and close it whatever happens. */
+async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: Toolcap) => Promise<ExitCode>, options: OpenOptions = {}): Promise<ExitCode> {
+  const plan = readPlan(paths, flags, io);
+  if (typeof plan === 'number') return plan;
+  const setup = await openToolcap(plan, io, options);
   if (typeof setup === 'number') return setup;
   try {
     return await body(setup);

@@ -15,8 +15,8 @@ import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
-import { openRuntime } from './runtime-setup.js';
-import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
+import { openToolcap, readPlan } from './open.js';
+import type { LoadFlags } from './shared.js';
 import { errorMessage } from '../model/errors.js';
 
 export interface McpServeFlags extends LoadFlags {
@@ -44,28 +44,21 @@ function describeReload(event: ReloadEvent, io: CliIO): void {
 export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io: McpServeIO): Promise<ExitCode> {
   // stdout is the protocol: whatever a helper would print there goes to stderr
   const human: CliIO = { stdout: (t) => io.stderr(t), stderr: (t) => io.stderr(t) };
-  const plan = loadPlan(paths, flags);
-  if ('failure' in plan) {
-    printDiagnostics(plan.failure, human);
-    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
-  }
-  let gateway: Gateway | undefined;
-  const setup = await openRuntime(plan, human, {
-    watch: flags.watch ?? true,
-    onReload: (event) => {
-      if (!gateway) return;
-      describeReload(event, human);
-      if (event.kind === 'reloaded') gateway.notifyToolsChanged();
-    },
-  });
+  const plan = readPlan(paths, flags, human);
+  if (typeof plan === 'number') return plan;
+  const setup = await openToolcap(plan, human, { watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
   const { registry, runtime } = setup;
 
-  gateway = createGatewayServer({
+  const gateway: Gateway = createGatewayServer({
     registry,
     runtime,
     ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
     ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
+  });
+  registry.subscribe((event) => {
+    describeReload(event, human);
+    if (event.kind === 'reloaded') gateway.notifyToolsChanged();
   });
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdoutStream ?? process.stdout;

@@ -13,8 +13,8 @@ import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic, summarize } from './render.js';
-import { loadPlan, printDiagnostics, type LoadFlags } from './shared.js';
-import { openRuntime } from './runtime-setup.js';
+import { openToolcap, readPlan } from './open.js';
+import type { LoadFlags } from './shared.js';
 import { mcpHttpHandler, type McpHttpHandler } from '../mcp/gateway.js';
 
 export interface ServeFlags extends LoadFlags {
@@ -53,11 +53,8 @@ function describeReload(event: ReloadEvent, io: CliIO): void {
 }
 
 export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO & { signal?: AbortSignal }): Promise<ExitCode> {
-  const plan = loadPlan(paths, flags);
-  if ('failure' in plan) {
-    printDiagnostics(plan.failure, io);
-    return plan.failure.unreadable ? EXIT.USAGE : EXIT.FINDINGS;
-  }
+  const plan = readPlan(paths, flags, io);
+  if (typeof plan === 'number') return plan;
   const port = flags.port === undefined ? (plan.config?.server.port ?? DEFAULT_SERVER.port) : /^\d+$/.test(flags.port) ? Number(flags.port) : Number.NaN;
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     io.stderr(`toolcap: --port: "${flags.port}" is not a port number (0 to 65535; 0 picks a free one)\n`);
@@ -65,23 +62,17 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   }
   const host = flags.host ?? plan.config?.server.host ?? DEFAULT_SERVER.host;
 
-  let started = false;
-  let gateway: McpHttpHandler | undefined;
-  const setup = await openRuntime(plan, io, {
-    seedHealth: true,
-    watch: flags.watch ?? true,
-    onReload: (event) => {
-      if (started) describeReload(event, io);
-      // MCP clients connected to /mcp hear that the tool list changed
-      if (event.kind === 'reloaded') gateway?.notifyAll();
-    },
-  });
+  const setup = await openToolcap(plan, io, { seedHealth: true, watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
   const { registry, runtime, store } = setup;
-  gateway = mcpHttpHandler({ registry, runtime, version: toolcapVersion() });
+  const gateway: McpHttpHandler = mcpHttpHandler({ registry, runtime, version: toolcapVersion() });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
-  started = true;
+  registry.subscribe((event) => {
+    describeReload(event, io);
+    // MCP clients connected to /mcp hear that the tool list changed
+    if (event.kind === 'reloaded') gateway.notifyAll();
+  });
 
   let server: RunningServer;
   try {
@@ -103,7 +94,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     io.stderr(`toolcap: cannot listen on ${host}:${port}${code ? ` (${code})` : ''}: ${hint}\n`);
     return EXIT.USAGE;
   }
-  const layers = setup.layers;
+  const layers = setup.layers.length;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
       `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +

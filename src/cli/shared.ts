@@ -7,8 +7,7 @@ import { existsSync } from 'node:fs';
 import type { DialectId } from '../dialects/types.js';
 import { configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../config/config.js';
 import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
-import type { LayerInput } from '../load/loader.js';
-import { buildCatalog, type CatalogOptions, type CatalogResult } from '../registry/catalog.js';
+import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
@@ -81,23 +80,4 @@ export function printDiagnostics(result: CatalogResult, io: CliIO): void {
 export function exitFor(result: CatalogResult, strict = false): ExitCode {
   if (result.unreadable) return EXIT.USAGE;
   return hasFailures(result.diagnostics, strict) ? EXIT.FINDINGS : EXIT.OK;
-}
-
-/** What a long-running command (serve) loads: the layers, the catalog options and the config they came from. */
-export interface LoadPlan {
-  layers: LayerInput[];
-  options: CatalogOptions;
-  config?: Config;
-}
-
-/**
- * The layers and options `paths` and `--config` stand for, without loading
- * them (the registry does, on every reload). A broken config yields its
- * diagnostics instead.
- */
-export function loadPlan(paths: readonly string[], flags: LoadFlags): LoadPlan | { failure: CatalogResult } {
-  if (flags.config === undefined) return { layers: [...paths], options: catalogOptions(flags) };
-  const loaded = loadConfig(flags.config);
-  if (!loaded.config) return { failure: configFailure(loaded.diagnostics, loaded.unreadable, loaded.sources) };
-  return { layers: configLayers(loaded.config, paths), options: { ...catalogOptions(flags), limits: loaded.config.limits }, config: loaded.config };
 }

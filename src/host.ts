@@ -1,0 +1,297 @@
+/**
+ * The composition root: from a config to a running toolcap. It reads the
+ * config once, hands each stage its own section (the registry its layers and
+ * limits, the store its StoreConfig, the runtime its approvals, the MCP
+ * clients their McpConfig), wires them together and returns them with one
+ * `close()` that stops everything in order. The commands that run tools
+ * start here, and so can a program that embeds toolcap.
+ *
+ * Nothing here prints or exits: messages go to the `warn` callback, and what
+ * prevents opening is one {@link ToolcapOpenError}.
+ * @module
+ */
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { configLayers, loadConfig, mcpCacheDir, type Config } from './config/config.js';
+import { sameMcpSettings } from './config/sections/mcp.js';
+import { defaultStoreConfig } from './config/sections/store.js';
+import { watchConfig, type ConfigWatcher } from './config/watch.js';
+import type { DialectId } from './dialects/types.js';
+import type { LayerInput } from './load/loader.js';
+import { McpClients } from './mcp/clients.js';
+import type { McpConfig } from './mcp/config.js';
+import { discoveryCachePath } from './mcp/discovery.js';
+import type { Diagnostic } from './model/diagnostics.js';
+import { errorMessage } from './model/errors.js';
+import type { HealthSource, HealthSummary } from './model/health.js';
+import { toolcapVersion } from './model/version.js';
+import { Registry } from './registry/registry.js';
+import { ProviderTypes } from './runtime/providers/provider-types.js';
+import type { McpConnector } from './runtime/providers/mcp.js';
+import { ProviderError } from './runtime/providers/types.js';
+import { Runtime } from './runtime/runtime.js';
+import { fileTracer } from './runtime/trace-file.js';
+import { openStore, type StoreConfig } from './store/open.js';
+import type { Store } from './store/types.js';
+
+export type { ConfigWatcher };
+
+/** How to open a toolcap. Every field is optional. */
+export interface ToolcapOptions {
+  /** Layers after the config's (or, without a config, the only layers). @default [] */
+  paths?: readonly string[];
+  /** Read every file as this dialect instead of detecting it (a layer's own dialect wins). */
+  dialect?: DialectId;
+  /** Compile every input/output schema while loading (stricter, slower). @default false */
+  compileSchemas?: boolean;
+  /** Reload when the manifests change, and reconnect MCP servers when the config's `mcp` section changes. @default false */
+  watch?: boolean;
+  /** Quiet time after the last change before a reload (manifests and config alike). @default 200 */
+  debounceMs?: number;
+  /** Connect to the config's MCP servers (false: their cached tools are still listed, but not callable). @default true */
+  mcp?: boolean;
+  /** Write spans as JSON lines beside the store (`traces.jsonl`). @default true */
+  traces?: boolean;
+  /** Seed observed health from the store's recent calls (what a long-running server shows). @default false */
+  seedHealth?: boolean;
+  /** Told what an operator should know (MCP servers down, settings applied, store hiccups). @default process.emitWarning */
+  warn?: (message: string) => void;
+}
+
+/** A running toolcap: its parts, and the one way to stop them. */
+export interface Toolcap {
+  /** The config it was opened with; undefined when opened from paths alone. */
+  readonly config: Config | undefined;
+  readonly registry: Registry;
+  readonly store: Store;
+  readonly runtime: Runtime;
+  /** The connected MCP servers; undefined when none are (MCP off, or `mcp: false`). Changes when the config's `mcp` section does. */
+  readonly mcp: McpClients | undefined;
+  /** Observed health, with the tools of MCP servers that are down shown as down. */
+  readonly health: HealthSource;
+  /** The layers the registry loads, in order (the MCP discovery cache first, when there is one). */
+  readonly layers: readonly LayerInput[];
+  /** Where spans are written (JSON lines), when they are. */
+  readonly traceFile: string | undefined;
+  /** The watch of the config file (with `watch` and connected MCP servers), else undefined. */
+  readonly configWatcher: ConfigWatcher | undefined;
+  /** Stop watching, let calls in flight end, disconnect MCP servers, flush traces, close the store. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** What kept a toolcap from opening. */
+export type ToolcapOpenFailure = 'config' | 'catalog' | 'store';
+
+/** Thrown by {@link createToolcap}: the config or the first catalog has errors, or the store cannot be opened. */
+export class ToolcapOpenError extends Error {
+  override readonly name = 'ToolcapOpenError' as const;
+  readonly reason: ToolcapOpenFailure;
+  /** The config's or the catalog's diagnostics (empty for the store). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** A path (the config file, a layer) could not be read at all: a usage problem rather than bad content. */
+  readonly unreadable: boolean;
+  /** Text of the config file by display path, for excerpts (reason `config`). */
+  readonly sources: ReadonlyMap<string, string>;
+  constructor(reason: ToolcapOpenFailure, message: string, details: { diagnostics?: readonly Diagnostic[]; unreadable?: boolean; sources?: ReadonlyMap<string, string> } = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+    this.diagnostics = details.diagnostics ?? [];
+    this.unreadable = details.unreadable ?? false;
+    this.sources = details.sources ?? new Map();
+  }
+}
+
+/**
+ * Where traces go: `traces.jsonl` beside an SQLite store, else
+ * `.toolcap/traces.jsonl` in `root` (the config's folder, or the current one).
+ */
+export function traceFileFor(store: StoreConfig, root: string): string {
+  return store.kind === 'sqlite' ? join(dirname(store.path), 'traces.jsonl') : resolve(root, '.toolcap', 'traces.jsonl');
+}
+
+/**
+ * Open a toolcap: load the catalog, connect the MCP servers, open the store
+ * and make the runtime. `config` is a loaded {@link Config}, the path of a
+ * config file, or undefined (then `options.paths` are the layers and the
+ * store is `.toolcap/toolcap.db` in the current folder).
+ * @throws {ToolcapOpenError} when it cannot open; nothing is left running then.
+ * @example
+ * const toolcap = await createToolcap('toolcap.config.yaml', { warn: console.warn });
+ * try {
+ *   await toolcap.runtime.call('text.reverse', { text: 'hello' });
+ * } finally {
+ *   await toolcap.close();
+ * }
+ */
+export async function createToolcap(config: Config | string | undefined, options: ToolcapOptions = {}): Promise<Toolcap> {
+  const warn = options.warn ?? ((message: string) => process.emitWarning(message, 'ToolcapWarning'));
+  const cfg = typeof config === 'string' ? readConfigFile(config) : config;
+  const root = cfg?.root ?? process.cwd();
+
+  // MCP servers first: what they report (cached per server) is the first layer of the catalog
+  const cacheDir = cfg ? mcpCacheDir(cfg) : undefined;
+  const connect = cfg !== undefined && cacheDir !== undefined && cfg.mcp.enabled && cfg.mcp.servers.length > 0 && options.mcp !== false;
+  // the cache folder must exist before the layers are listed: configLayers names it only then
+  if (connect) mkdirSync(cacheDir, { recursive: true });
+  const layers: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
+  const connector = new SwitchableConnector();
+  let registry: Registry | undefined;
+  const makeClients = (mcp: McpConfig, dir: string) =>
+    new McpClients(mcp, {
+      cacheDir: dir,
+      clientInfo: { name: 'toolcap', version: toolcapVersion() },
+      warn: (m) => warn(`mcp: ${m}`),
+      // a changed tool list rewrites the cache file; reload now rather than wait for the watcher
+      onToolsChanged: () => void registry?.refresh(),
+    });
+  if (connect) {
+    connector.current = makeClients(cfg.mcp, cacheDir);
+    await connector.current.start();
+  }
+
+  registry = new Registry({
+    paths: layers,
+    ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
+    ...(options.compileSchemas ? { compileSchemas: true } : {}),
+    ...(cfg ? { limits: cfg.limits } : {}),
+    watch: options.watch ?? false,
+    ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
+  });
+  const first = await registry.start();
+  if (first.kind !== 'reloaded') {
+    await registry.close();
+    await connector.current?.close();
+    const failed = first.kind === 'failed' ? first : undefined;
+    throw new ToolcapOpenError('catalog', 'The catalog has errors; nothing to serve or run.', { diagnostics: failed?.diagnostics ?? [], unreadable: failed?.unreadable ?? false });
+  }
+
+  const storeConfig = cfg?.store ?? defaultStoreConfig(root);
+  let store: Store;
+  try {
+    store = await openStore(storeConfig);
+  } catch (error) {
+    await registry.close();
+    await connector.current?.close();
+    throw new ToolcapOpenError('store', `cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${errorMessage(error)}`, {}, { cause: error });
+  }
+
+  const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
+  const traces = traceFile === undefined ? undefined : fileTracer(traceFile);
+  const approvals = cfg?.approvals;
+  const runtime = new Runtime({
+    ...(traces ? { tracer: traces.tracer } : {}),
+    registry,
+    store,
+    providers: new ProviderTypes({ mcpConnector: connector }),
+    ...(approvals?.rules ? { rules: approvals.rules } : {}),
+    ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
+    environment: { baseDir: root },
+    onWarning: warn,
+  });
+  if (options.seedHealth) {
+    try {
+      await runtime.loadHealth();
+    } catch (error) {
+      warn(`could not read past call health from the store: ${errorMessage(error)}`);
+    }
+  }
+
+  // a change to the config's mcp section reconnects; other changes need a restart
+  let configWatcher: ConfigWatcher | undefined;
+  if (options.watch && connect) {
+    const opened = registry;
+    let current = cfg.mcp;
+    const reconnect = async (next: McpConfig) => {
+      if (sameMcpSettings(next, current)) return;
+      current = next;
+      const previous = connector.current;
+      const clients = makeClients(next, cacheDir);
+      await clients.start();
+      connector.current = clients;
+      await previous?.close();
+      // servers no longer configured: their cached tools go
+      const kept = new Set(next.enabled ? next.servers.map((s) => discoveryCachePath(cacheDir, s.name)) : []);
+      for (const f of readdirSync(cacheDir)) if (f.endsWith('.json') && !kept.has(join(cacheDir, f))) rmSync(join(cacheDir, f), { force: true });
+      warn(`the MCP settings changed; servers: ${clients.status().map((s) => `${s.server} ${s.state}`).join(', ') || 'none'}`);
+      await opened.refresh({ force: true });
+    };
+    configWatcher = await watchConfig(
+      resolve(cfg.file),
+      async ({ config: next }) => {
+        if (!next) return warn('the config has errors; keeping the MCP servers as they are');
+        await reconnect(next.mcp).catch((error: unknown) => warn(`could not apply the MCP settings: ${errorMessage(error)}`));
+      },
+      options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {},
+    );
+  }
+
+  const opened = registry;
+  let closing: Promise<void> | undefined;
+  return {
+    config: cfg,
+    registry: opened,
+    store,
+    runtime,
+    get mcp() {
+      return connector.current;
+    },
+    health: connect ? withServerState(runtime.health, connector) : runtime.health,
+    layers,
+    traceFile,
+    configWatcher,
+    close() {
+      // the order matters: no new config or file events, then no new calls, then what calls used
+      closing ??= (async () => {
+        await configWatcher?.close();
+        await runtime.close();
+        await connector.current?.close();
+        await traces?.shutdown();
+        await opened.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Load a config file, or throw its diagnostics as one error. */
+function readConfigFile(path: string): Config {
+  const loaded = loadConfig(path);
+  if (loaded.config) return loaded.config;
+  throw new ToolcapOpenError('config', `The config ${path} has errors.`, { diagnostics: loaded.diagnostics, unreadable: loaded.unreadable, sources: loaded.sources });
+}
+
+/**
+ * The connector the `mcp` provider type holds: it calls whichever client
+ * manager is current, so a config change can swap the manager under a
+ * running runtime.
+ */
+class SwitchableConnector implements McpConnector {
+  current: McpClients | undefined;
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    if (!this.current) return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `no MCP client for server "${server}"`, true));
+    return this.current.callTool(server, tool, args, signal);
+  }
+  ready(server: string) {
+    return this.current?.ready(server) ?? { healthy: false, reason: `no MCP client for server "${server}"` };
+  }
+}
+
+/** Observed health, with the tools of an MCP server that is not up shown as down (and why). */
+function withServerState(observed: HealthSource, connector: SwitchableConnector): HealthSource {
+  return {
+    // a server going down or coming back changes answers too (cached bodies are keyed by this)
+    version: () => {
+      let h = observed.version();
+      for (const st of connector.current?.status() ?? []) for (const ch of `${st.server}:${st.state}:${st.tools}`) h = (h * 31 + ch.charCodeAt(0)) % 2_147_483_647;
+      return h;
+    },
+    lookup: (name) => {
+      const seen = observed.lookup(name);
+      const server = /^mcp\.([a-z0-9_-]+)\./.exec(name)?.[1];
+      const status = server === undefined ? undefined : connector.current?.status().find((s) => s.server === server);
+      if (!status || status.state === 'up') return seen;
+      return { ...(seen ?? {}), status: 'down', server: { state: status.state, ...(status.lastError !== undefined ? { lastError: status.lastError } : {}) } } as HealthSummary;
+    },
+  };
+}

@@ -1,10 +1,12 @@
 /**
  * MCP tool annotations: read verbatim into canonical `hints`, then turned
- * into the effects they are evidence for; and, on export, written back from
- * `hints`, or derived from declared effects for tools that have none. The
- * mapping table is in docs/dialects/mcp.md.
+ * into the effects they are evidence for; and written back, from `hints`
+ * and declared effects, by the one function both the dialect's export and
+ * the MCP gateway call ({@link mcpAnnotationsOf}). The mapping table is in
+ * docs/dialects/mcp.md.
  * @module
  */
+import { declared } from '../../model/derive.js';
 import { compact } from '../../model/objects.js';
 import type { Effects, Execution, Hints, Tool } from '../../model/schema.js';
 import type { SideEffect } from '../../model/vocabulary.js';
@@ -107,26 +109,42 @@ const CLOSED_WORLD: ReadonlySet<SideEffect> = new Set(['none', 'compute', 'files
 const OPEN_WORLD: ReadonlySet<SideEffect> = new Set(['read_external_service', 'network', 'write']);
 
 /**
- * Hints for a tool that has none of its own, from what it declares (pass the
- * result of `declared()`, so derived values say nothing). Each hint is
- * written only when a declared field supports it.
+ * The MCP hints of a tool: the one rule behind both `toolcap convert --to
+ * mcp` and the gateway's `tools/list`, so a tool is annotated the same way
+ * everywhere. Each hint the tool states in `hints` wins; a hint it does not
+ * state is written only when a declared field supports it. Derived values
+ * (listed in `derived`: `complete()`'s conservative fills, a dialect's
+ * inferences) say nothing, so an MCP file round-trips and a client applies
+ * MCP's own defaults (not read-only, destructive, not idempotent, open
+ * world) where the manifest is silent. The table is in docs/dialects/mcp.md.
+ * @example mcpHintsOf({ name: 't', effects: { mode: 'write', reversible: 'partial' } })
+ * // { readOnly: false, destructive: false }
  */
-export function hintsFromEffects(tool: Tool): Hints | undefined {
-  const { mode, reversible, risk, sideEffects } = tool.effects ?? {};
-  const reads = mode === 'read';
+export function mcpHintsOf(tool: Tool): Hints | undefined {
+  const t = declared(tool);
+  const stated = t.hints ?? {};
+  const { mode, reversible, risk, sideEffects } = t.effects ?? {};
+  const readOnly = stated.readOnly ?? (mode === undefined ? undefined : mode === 'read');
   const destructive =
     reversible === 'none' || risk === 'high' || risk === 'critical' ? true : reversible !== undefined ? false : undefined;
   return compact<Hints>({
-    readOnly: mode === undefined ? undefined : reads,
+    readOnly,
     // MCP: destructiveHint is meaningful only when readOnlyHint is false.
-    destructive: reads ? undefined : destructive,
-    idempotent: tool.execution?.idempotent,
-    openWorld: sideEffects === undefined ? undefined : CLOSED_WORLD.has(sideEffects) ? false : OPEN_WORLD.has(sideEffects) ? true : undefined,
+    destructive: stated.destructive ?? (readOnly === true ? undefined : destructive),
+    idempotent: stated.idempotent ?? t.execution?.idempotent,
+    openWorld:
+      stated.openWorld ??
+      (sideEffects === undefined ? undefined : CLOSED_WORLD.has(sideEffects) ? false : OPEN_WORLD.has(sideEffects) ? true : undefined),
   });
 }
 
-/** Canonical hints in MCP's words. */
-export function hintsToAnnotations(hints: Hints | undefined): JsonObject {
+/**
+ * A tool's MCP `annotations` hints ({@link mcpHintsOf}) in MCP's words;
+ * `{}` when none is supported. Callers add `title` where they want it.
+ * @example mcpAnnotationsOf({ name: 't', effects: { mode: 'read' } }) // { readOnlyHint: true }
+ */
+export function mcpAnnotationsOf(tool: Tool): JsonObject {
+  const hints = mcpHintsOf(tool);
   const out: JsonObject = {};
   for (const [key, member] of HINT_KEYS) if (hints?.[member] !== undefined) out[key] = hints[member];
   return out;

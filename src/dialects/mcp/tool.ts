@@ -14,7 +14,7 @@ import { compact, compactRequired } from '../../model/objects.js';
 import type { JsonSchema, Tool } from '../../model/schema.js';
 import { isPlainObject, ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
-import { hintsFromEffects, hintsToAnnotations, inferEffects, readAnnotations, type AnnotationFields } from './annotations.js';
+import { inferEffects, mcpAnnotationsOf, readAnnotations, type AnnotationFields } from './annotations.js';
 import { extensionOf, keep, MCP, objectAt, overlay, withoutNulls, type JsonObject } from './base.js';
 import { mcpNameFor, readName } from './names.js';
 
@@ -95,12 +95,11 @@ function inputSchemaOf(schema: JsonSchema | undefined): JsonObject {
 }
 
 /**
- * `annotations` for export: the tool's own hints when it has them (exactly
- * those that were written), else hints derived from its declared effects, so
- * MCP clients see what the manifest says; plus the title when it lived here.
+ * `annotations` for export: the same hints the MCP gateway lists
+ * ({@link mcpAnnotationsOf}), plus the title when it lived here.
  */
 function annotationsOf(t: Tool, titleInAnnotations: boolean): JsonObject | undefined {
-  const out = hintsToAnnotations(t.hints ?? hintsFromEffects(t));
+  const out = mcpAnnotationsOf(t);
   if (titleInAnnotations && t.title !== undefined) out['title'] = t.title;
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -1,7 +1,8 @@
 /**
- * Helpers for the MCP gateway tests: a temp copy of the runtime examples,
- * a registry + store + runtime over it, in-memory SDK clients, and a client
- * transport over a pair of in-process streams (for `toolcap mcp serve`).
+ * Helpers for the MCP gateway tests: a temp copy of the runtime examples
+ * (with an ops-only tool), a registry + store + runtime over it, in-memory
+ * SDK clients, small readers of results, and a client transport over a pair
+ * of in-process streams (for `toolcap mcp serve`).
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/ind
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Gateway } from '../../src/mcp/gateway.js';
+import { McpError, type CallToolResult, type JSONRPCMessage, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ERROR_META_KEY } from '../../src/mcp/call-results.js';
+import type { Gateway } from '../../src/mcp/server.js';
 import { Registry, type ReloadEvent } from '../../src/registry/registry.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -159,4 +161,56 @@ export class StreamClientTransport implements Transport {
     this.output.end();
     this.onclose?.();
   }
+}
+
+/** A persona-scoped tool for the "ops" persona, run by the examples' text module. */
+export const OPS_TOOL = {
+  name: 'ops.restart',
+  version: '2.0.0',
+  description: 'Restart a service (ops only).',
+  scope: { personas: ['ops'] },
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  effects: { mode: 'write', sideEffects: 'system', risk: 'high', reversible: 'none' },
+  execution: { timeoutSec: 5, retryClass: 'never', idempotent: false },
+  approval: { required: false },
+  capabilities: ['service.restart'],
+  providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './providers/text.mjs', export: 'reverse' } }],
+};
+
+/** The runtime examples plus {@link OPS_TOOL}, loaded into an env. */
+export async function examplesEnv(): Promise<{ root: string; manifests: string; env: Env }> {
+  const { root, manifests } = copyExamples();
+  writeManifest(join(manifests, 'ops.yaml'), [OPS_TOOL]);
+  const env = await openEnv([manifests]);
+  return { root, manifests, env };
+}
+
+/** The first text content of a tool result. */
+export const textOf = (r: unknown) => ((r as CallToolResult).content[0] as { type: 'text'; text: string }).text;
+/** The `_meta["toolcap.dev/error"]` block of a tool result ({} when absent). */
+export const errorMeta = (r: unknown) => ((r as CallToolResult)._meta?.[ERROR_META_KEY] ?? {}) as Record<string, unknown>;
+
+/** The McpError a request fails with (fails the test when it succeeds or fails otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<McpError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof McpError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+/** Every page of `tools/list`, and how many pages it took. */
+export async function listAll(client: Client): Promise<{ tools: McpTool[]; pages: number }> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor !== undefined && pages < 100);
+  return { tools, pages };
 }

@@ -7,7 +7,8 @@
  * Lifecycle. `start()` connects every server and never throws: a server that
  * cannot be reached is `down`, its last error is kept (with the tail of a
  * stdio server's stderr), and it is retried in the background with
- * exponential backoff (full jitter between half and all of the delay, capped).
+ * exponential backoff (`backoffDelay()`: the wait doubles per failure up to
+ * the cap, and a random share of up to half of it is taken off).
  * A server that was up and drops (its process exits, its transport closes)
  * goes `down` the same way and is restarted. A down server keeps its cache
  * file, so its tools stay listed; `ready()` reports it unhealthy with the
@@ -39,6 +40,7 @@ import { ProviderError, type HealthCheckResult } from '../runtime/providers/type
 import type { McpConfig, McpServerConfig } from './config.js';
 import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpToolDefinition } from './discovery.js';
 import { errorMessage } from '../model/errors.js';
+import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 
 /** Most `tools/list` pages read from one server per discovery. */
 export const MAX_PAGES = 100;
@@ -142,11 +144,25 @@ function neverSent(err: unknown): boolean {
   return false;
 }
 
+/**
+ * The reconnect policy: the wait for failure n is `initialMs * 2^(n-1)`,
+ * capped at `maxMs`, times 1 ± 0.5; drawn with {@link halfRandom}, only the
+ * lower half of that spread is used, so the wait lies in [full/2, full] and
+ * never passes the cap.
+ */
+function reconnectPolicy(backoff: McpClientsOptions['backoff']): BackoffPolicy {
+  return { baseMs: backoff?.initialMs ?? 1000, factor: 2, capMs: backoff?.maxMs ?? 60_000, jitter: 0.5, threshold: 1 };
+}
+
+/** A uniform draw in [0, 0.5): jitter that only ever shortens a wait. */
+const halfRandom = () => Math.random() / 2;
+
 /** MCP clients for every configured server. */
 export class McpClients implements McpConnector {
   readonly #config: McpConfig;
   readonly #options: McpClientsOptions;
   readonly #clock: () => number;
+  readonly #reconnect: BackoffPolicy;
   readonly #entries = new Map<string, Entry>();
   #closed = false;
 
@@ -154,6 +170,7 @@ export class McpClients implements McpConnector {
     this.#config = config;
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
+    this.#reconnect = reconnectPolicy(options.backoff);
     for (const server of config.servers) {
       const cached = readDiscoveryCache(options.cacheDir, server.name);
       const entry: Entry = { config: server, state: 'down', stderr: '', failures: 0, tools: cached?.tools ?? [], discovery: Promise.resolve() };
@@ -344,10 +361,7 @@ export class McpClients implements McpConnector {
     e.lastError = why;
     if (this.#closed) return;
     e.failures += 1;
-    const initial = this.#options.backoff?.initialMs ?? 1000;
-    const max = this.#options.backoff?.maxMs ?? 60_000;
-    const full = Math.min(max, initial * 2 ** Math.min(e.failures - 1, 30));
-    const delay = Math.round(full / 2 + (Math.random() * full) / 2);
+    const delay = backoffDelay(e.failures, this.#reconnect, halfRandom);
     e.backoffUntil = this.#clock() + delay;
     this.#warn(`MCP server "${e.config.name}" is down (${why}); retrying in ${delay} ms`);
     clearTimeout(e.retryTimer);

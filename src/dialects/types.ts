@@ -92,13 +92,6 @@ export interface Dialect {
    * {@link fieldSuffix}).
    */
   readonly fieldMaps: FieldMaps;
-  /**
-   * The tool map alone.
-   * @deprecated Use {@link fieldSuffix} with the entry's kind; kept, filled
-   * in by {@link defineDialect}, for src/registry/catalog.ts until it locates
-   * findings through validate/locate.ts.
-   */
-  readonly fieldMap: FieldMap;
 }
 
 /**
@@ -122,6 +115,6 @@ export function fieldSuffix(dialect: Pick<Dialect, 'fieldMaps'>, kind: EntryKind
  * @example
  * export const myDialect = defineDialect({ id: 'openai', title: '…', detect, import: read, export: write, fieldMaps: { tool: { name: '/name' } } });
  */
-export function defineDialect<const D extends Omit<Dialect, 'fieldMap'>>(definition: D): D & Pick<Dialect, 'fieldMap'> {
-  return { ...definition, fieldMap: definition.fieldMaps.tool };
+export function defineDialect<const D extends Dialect>(definition: D): D {
+  return definition;
 }

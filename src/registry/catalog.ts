@@ -11,6 +11,7 @@ import type { DialectId } from '../dialects/types.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
+import { entryLocator } from '../validate/locate.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
@@ -69,38 +70,21 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
   return { catalog, diagnostics: sortDiagnostics(diagnostics), unreadable: loaded.unreadable, sources };
 }
 
-/** A function that puts a canonical field of an entry back on its source line. */
-function locator(merged: MergedCatalog, entry: Entry<unknown>): (path: string) => Location {
-  return (path) => {
-    const group = path.split('.')[0] ?? path;
-    const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
-    const origin: Origin | undefined = entry.origins[index] ?? entry.origins[0];
-    if (!origin) return {};
-    const doc = merged.documents.get(origin.file);
-    const suffix = doc?.dialect.fieldMap[path] ?? doc?.dialect.fieldMap[group];
-    if (doc && suffix !== undefined) {
-      const pointer = origin.pointer + suffix;
-      const pos = doc.file.locate(pointer, true);
-      if (pos) return { file: origin.file, pointer, ...pos };
-    }
-    return { file: origin.file, pointer: origin.pointer, ...originPosition(origin, merged.documents) };
-  };
-}
-
 function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions): Diagnostic[] {
   const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
   const out: Diagnostic[] = [];
   const references: Reference[] = [];
   for (const entry of catalog.tools) {
-    const locate = locator(merged, entry);
+    const locate = entryLocator('tool', entry, merged.documents);
     const found = [...lintTool(entry.value, locate, checkSchema), ...lintHonesty(entry.value, locate)];
     if (found.length > 0) out.push(...found);
     if (entry.value.alternatives?.length)
       references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
   }
-  const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: string) => {
+  const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: 'Skill' | 'Agent' | 'Job') => {
+    const kind = ({ Skill: 'skill', Agent: 'agent', Job: 'job' } as const)[what];
     for (const entry of entries) {
-      const locate = locator(merged, entry);
+      const locate = entryLocator(kind, entry, merged.documents);
       out.push(...lintEntryName(what, entry.value.name, locate));
       const from = `${what} "${entry.value.name}"`;
       references.push({ from, kind: 'tool', names: entry.value.tools, field: 'tools', locate: () => locate('tools') });

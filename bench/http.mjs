@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createApi, listen, Registry } from '../dist/index.js';
+import { Registry } from '../dist/index.js';
+import { createApi, listen } from '../dist/entries/server.js';
 import { benchTools } from './query.mjs';
 import { fmt } from './stats.mjs';
 

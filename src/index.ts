@@ -1,5 +1,9 @@
 /**
  * toolcap: a capability-manifest registry for the tools AI agents call.
+ * This entry is the catalog: read every format, validate, merge, query,
+ * rank and diff. It loads no database driver, MCP SDK or HTTP framework;
+ * those are in the subpath entries `toolcap/runtime`, `toolcap/store`,
+ * `toolcap/server`, `toolcap/mcp` and `toolcap/host` (docs/architecture.md).
  *
  * @example
  * import { buildCatalog, personaTools } from 'toolcap';
@@ -30,8 +34,8 @@ export type { Diagnostic, DiagnosticCode, Severity, Location } from './model/dia
 export { complete, declared, isDerived, DEFAULT_TIMEOUT_SEC } from './model/derive.js';
 export { canonicalJson, jsonEqual } from './model/objects.js';
 export { DIALECTS, getDialect, detectDialect, dialectIds } from './dialects/lookup.js';
-export { defineDialect, DIALECT_IDS } from './dialects/types.js';
-export type { Dialect, DialectId, ImportedDocument, CanonicalFragment, ExportedFile, ImportContext } from './dialects/types.js';
+export { defineDialect, DIALECT_IDS, fieldSuffix } from './dialects/types.js';
+export type { Dialect, DialectId, ImportedDocument, CanonicalFragment, ExportedFile, ImportContext, EntryKind, FieldMap, FieldMaps } from './dialects/types.js';
 export { parseSource, DEFAULT_LIMITS } from './source/source.js';
 export type { ParseLimits, SourceFile } from './source/source.js';
 export { loadLayers, layerPath } from './load/loader.js';
@@ -61,32 +65,8 @@ export { Registry, RegistryNotReadyError, watchFiles, DEFAULT_DEBOUNCE_MS } from
 export type { RegistryOptions, RegistryStatus, ReloadEvent, ChangeSource } from './registry/registry.js';
 export { summarizeCatalog, summarizeJobs } from './registry/summary.js';
 export type { CatalogSummary, JobSummary, JobProblem, JobRequirements } from './registry/summary.js';
-export { listTools, getTool, searchTools, searchAnswer, toolView, normalizedCapabilities, authScopes, NO_HEALTH } from './query/views.js';
-export type { ToolView, ToolsPage, HealthSummary, HealthSource, SearchRequest, SearchResult, SearchAnswer, SearchCandidate } from './query/views.js';
-export { createApi, etagMatches, MAX_QUERY_LENGTH, MAX_SEARCH_LIMIT } from './server/app.js';
-export type { ApiOptions } from './server/app.js';
-export { listen } from './server/listen.js';
-export type { ListenOptions, RunningServer } from './server/listen.js';
-export { openApiDocument } from './server/openapi.js';
-export { problem, PROBLEM_CODES } from './server/problem.js';
-export type { Problem, ProblemCode } from './server/problem.js';
-export { Runtime } from './runtime/runtime.js';
-export type { RuntimeOptions, CallContext, CallResult, ApprovalView, ProviderResolver } from './runtime/runtime.js';
-export { CallError, CALL_ERROR_STATUS } from './runtime/errors.js';
-export type { CallErrorCode } from './runtime/errors.js';
-export { HealthBook, DEFAULT_BACKOFF } from './runtime/health.js';
-export { approvalReason } from './runtime/policy.js';
-export type { ApprovalRule } from './runtime/policy.js';
-export { ProviderTypes, builtinProviderTypes } from './runtime/providers/provider-types.js';
-export { ProviderError, ProviderConfigError } from './runtime/providers/types.js';
-export type { ProviderType, ProviderInstance, ProviderCallContext, ProviderEnvironment, HealthCheckResult } from './runtime/providers/types.js';
-export { fileTracer, JsonLinesSpanExporter } from './runtime/trace-file.js';
-export { openStore } from './store/open.js';
-export { openSqliteStore } from './store/sqlite.js';
-export { openPostgresStore } from './store/postgres.js';
-export { StoreUnavailableError, StoreVersionError } from './store/types.js';
-export type { Store, ApprovalRecord, AuditRecord, CallRecord } from './store/types.js';
-export { McpClients } from './mcp/clients.js';
-export { translateTools } from './mcp/discovery.js';
-export { createGatewayServer, mcpHttpHandler, mcpToolOf } from './mcp/gateway.js';
-export type { McpConfig, McpServerConfig } from './mcp/config.js';
+export { listTools, getTool, searchTools, searchAnswer, toolView, normalizedCapabilities, authScopes } from './query/views.js';
+export { NO_HEALTH } from './model/health.js';
+export type { ToolView, ToolsPage, SearchRequest, SearchResult, SearchAnswer, SearchCandidate } from './query/views.js';
+export type { HealthSummary, HealthSource } from './model/health.js';
+export { errorMessage } from './model/errors.js';

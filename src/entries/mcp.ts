@@ -1,0 +1,16 @@
+/**
+ * `toolcap/mcp`: MCP both ways. Clients that discover and call the tools of
+ * MCP servers, and the gateway that serves a registry as an MCP server over
+ * stdio or Streamable HTTP.
+ * @example
+ * import { createGatewayServer } from 'toolcap/mcp';
+ * const gateway = createGatewayServer({ registry, runtime });
+ * await gateway.server.connect(transport);
+ * @module
+ */
+export { McpClients } from '../mcp/clients.js';
+export type { McpClientsOptions, McpServerStatus } from '../mcp/clients.js';
+export { translateTools } from '../mcp/discovery.js';
+export { createGatewayServer, mcpHttpHandler, mcpToolOf, CAPABILITY_META_KEY } from '../mcp/gateway.js';
+export type { Gateway, GatewayOptions, McpHttpHandler, McpHttpOptions, McpCapabilityMeta } from '../mcp/gateway.js';
+export type { McpConfig, McpServerConfig } from '../mcp/config.js';

@@ -1,0 +1,31 @@
+/**
+ * `toolcap/runtime`: calling tools as their manifests say. The runtime and
+ * its errors, provider types, observed health and backoff, approval rules,
+ * identity (principals, API keys, tokens, rate limits) and trace export.
+ * @example
+ * import { Runtime, ProviderTypes } from 'toolcap/runtime';
+ * const runtime = new Runtime({ registry, store, providers: new ProviderTypes() });
+ * const result = await runtime.call('text.reverse', { text: 'abc' }, {});
+ * @module
+ */
+export { Runtime, approvalReason } from '../runtime/runtime.js';
+export type { RuntimeOptions, CallContext, CallResult, ApprovalView, ProviderResolver, ApprovalRule } from '../runtime/runtime.js';
+export { CallError, CALL_ERROR_STATUS, callErrorWire } from '../runtime/errors.js';
+export type { CallErrorCode, WireCallError } from '../runtime/errors.js';
+export { HealthBook } from '../runtime/health.js';
+export { backoffDelay, DEFAULT_BACKOFF } from '../runtime/backoff.js';
+export type { BackoffPolicy } from '../runtime/backoff.js';
+export { raceAbort } from '../runtime/abort.js';
+export { ProviderTypes, builtinProviderTypes } from '../runtime/providers/provider-types.js';
+export { ProviderError, ProviderConfigError } from '../runtime/providers/types.js';
+export type { ProviderType, ProviderInstance, ProviderCallContext, ProviderEnvironment, HealthCheckResult } from '../runtime/providers/types.js';
+export { fileTracer, JsonLinesSpanExporter } from '../runtime/trace-file.js';
+export { ROLES, ACTIONS, can, resolvePersona, allowedPersonas, mayDecide } from '../runtime/identity/principal.js';
+export type { Principal, Role, Action, PersonaResolution } from '../runtime/identity/principal.js';
+export { Authenticator } from '../runtime/identity/authenticate.js';
+export type { AuthOutcome, AuthFailureCode, AuthenticatorOptions } from '../runtime/identity/authenticate.js';
+export { issueApiKey, parseApiKey } from '../runtime/identity/api-keys.js';
+export { resolveAuthConfig } from '../runtime/identity/auth-config.js';
+export type { AuthConfig, OidcConfig } from '../runtime/identity/auth-config.js';
+export { CallRateLimiter } from '../runtime/identity/rate-limit.js';
+export type { RateLimitConfig } from '../runtime/identity/rate-limit.js';

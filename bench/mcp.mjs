@@ -23,7 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Registry } from '../dist/index.js';
 import { McpClients } from '../dist/mcp/clients.js';
 import { MCP_DEFAULTS } from '../dist/mcp/config.js';
-import { mcpHttpHandler } from '../dist/mcp/gateway.js';
+import { mcpHttpHandler } from '../dist/mcp/http.js';
 import { ProviderTypes } from '../dist/runtime/providers/provider-types.js';
 import { Runtime } from '../dist/runtime/runtime.js';
 import { openSqliteStore } from '../dist/store/sqlite.js';

@@ -10,7 +10,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createGatewayServer, type Gateway } from '../mcp/gateway.js';
+import { createGatewayServer, type Gateway } from '../mcp/server.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -56,10 +56,8 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
     ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
     ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
   });
-  registry.subscribe((event) => {
-    describeReload(event, human);
-    if (event.kind === 'reloaded') gateway.notifyToolsChanged();
-  });
+  // the gateway tells its client of reloads itself (it subscribes to the registry)
+  registry.subscribe((event) => describeReload(event, human));
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdoutStream ?? process.stdout;
   const transport = new StdioServerTransport(stdin, stdout);

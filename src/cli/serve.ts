@@ -15,7 +15,7 @@ import type { CliIO } from './io.js';
 import { renderDiagnostic, summarize } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
-import { mcpHttpHandler, type McpHttpHandler } from '../mcp/gateway.js';
+import { mcpHttpHandler, type McpHttpHandler } from '../mcp/http.js';
 
 export interface ServeFlags extends LoadFlags {
   port?: string;
@@ -68,11 +68,8 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const gateway: McpHttpHandler = mcpHttpHandler({ registry, runtime, version: toolcapVersion() });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
-  registry.subscribe((event) => {
-    describeReload(event, io);
-    // MCP clients connected to /mcp hear that the tool list changed
-    if (event.kind === 'reloaded') gateway.notifyAll();
-  });
+  // MCP clients connected to /mcp hear of reloads from their own gateway (it subscribes to the registry)
+  registry.subscribe((event) => describeReload(event, io));
 
   let server: RunningServer;
   try {

@@ -11,6 +11,10 @@
 export { McpClients } from '../mcp/clients.js';
 export type { McpClientsOptions, McpServerStatus } from '../mcp/clients.js';
 export { translateTools } from '../mcp/discovery.js';
-export { createGatewayServer, mcpHttpHandler, mcpToolOf, CAPABILITY_META_KEY } from '../mcp/gateway.js';
-export type { Gateway, GatewayOptions, McpHttpHandler, McpHttpOptions, McpCapabilityMeta } from '../mcp/gateway.js';
+export { createGatewayServer } from '../mcp/server.js';
+export type { Gateway, GatewayOptions } from '../mcp/server.js';
+export { mcpHttpHandler } from '../mcp/http.js';
+export type { McpHttpHandler, McpHttpOptions } from '../mcp/http.js';
+export { mcpToolOf, CAPABILITY_META_KEY } from '../mcp/projection.js';
+export type { McpCapabilityMeta } from '../mcp/projection.js';
 export type { McpConfig, McpServerConfig } from '../mcp/config.js';

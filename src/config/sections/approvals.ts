@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { joinPointer } from '../../model/diagnostics.js';
 import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
-import type { ApprovalRule } from '../../runtime/policy.js';
+import type { ApprovalRule } from '../../runtime/approval-rules.js';
 import { ObjectReader } from '../../source/reader.js';
 import type { ConfigReading } from '../reading.js';
 

@@ -194,6 +194,18 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE approvals ADD COLUMN decided_via TEXT CHECK (decided_via IN ${CHANNELS})`,
     ],
   },
+  {
+    version: 3,
+    description: 'the outcome of an approved call, kept with its approval; approvals by requesting principal',
+    sqlite: [
+      'ALTER TABLE approvals ADD COLUMN outcome TEXT',
+      'CREATE INDEX approvals_principal_status ON approvals (requested_by_principal, status, created_at)',
+    ],
+    postgres: [
+      'ALTER TABLE approvals ADD COLUMN outcome TEXT',
+      'CREATE INDEX approvals_principal_status ON approvals (requested_by_principal, status, created_at, ord)',
+    ],
+  },
 ];
 
 /** The highest migration version this toolcap knows. */

@@ -106,7 +106,8 @@ export const PG_STATEMENTS = {
       note = CASE WHEN $8::boolean THEN $9::text ELSE note END,
       result = CASE WHEN $10::boolean THEN $11::text ELSE result END,
       decided_by_principal = CASE WHEN $12::boolean THEN $13::text ELSE decided_by_principal END,
-      decided_via = CASE WHEN $14::boolean THEN $15::text ELSE decided_via END
+      decided_via = CASE WHEN $14::boolean THEN $15::text ELSE decided_via END,
+      outcome = CASE WHEN $16::boolean THEN $17::text ELSE outcome END
     WHERE id = $1 AND status = $2
     RETURNING *`,
   getApproval: 'SELECT * FROM approvals WHERE id = $1',
@@ -218,6 +219,7 @@ class PostgresStore implements Store, KeyStore {
     const params: unknown[] = [];
     if (query.status !== undefined) (params.push(query.status), where.push(`status = $${params.length}`));
     if (query.tool !== undefined) (params.push(query.tool), where.push(`tool = $${params.length}`));
+    if (query.requestedByPrincipal !== undefined) (params.push(query.requestedByPrincipal), where.push(`requested_by_principal = $${params.length}`));
     params.push(queryLimit(query.limit, 100));
     const sql = `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, ord DESC LIMIT $${params.length}`;
     return (await this.#query('listing approvals', sql, params)).map(rowToApproval);
@@ -233,6 +235,7 @@ class PostgresStore implements Store, KeyStore {
       p.setResult === 1, p.result,
       p.setDecidedByPrincipal === 1, p.decidedByPrincipal,
       p.setDecidedVia === 1, p.decidedVia,
+      p.setOutcome === 1, p.outcome,
     ]);
     return rows[0] ? rowToApproval(rows[0]) : undefined;
   }

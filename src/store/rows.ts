@@ -3,7 +3,7 @@
  * order for both back ends, and the records read back from rows.
  * @module
  */
-import type { ApprovalRecord, ApprovalStatus, AuditRecord, CallOutcome, CallRecord, DecisionChannel, KeyRecord } from './types.js';
+import type { ApprovalOutcome, ApprovalRecord, ApprovalStatus, AuditRecord, CallOutcome, CallRecord, DecisionChannel, KeyRecord } from './types.js';
 
 /** JSON text of a value; `undefined` is stored as `null`. */
 export function toJsonText(value: unknown): string {
@@ -20,14 +20,14 @@ export function fromJsonText(text: unknown): unknown {
 export const APPROVAL_COLUMNS = [
   'id', 'tool', 'tool_key', 'persona', 'arguments', 'arguments_hash', 'manifest_hash', 'requested_by', 'reason',
   'created_at', 'expires_at', 'status', 'decided_by', 'decided_at', 'note', 'result',
-  'requested_by_principal', 'decided_by_principal', 'decided_via',
+  'requested_by_principal', 'decided_by_principal', 'decided_via', 'outcome',
 ] as const;
 
 export function approvalValues(r: ApprovalRecord): unknown[] {
   return [
     r.id, r.tool, r.toolKey, r.persona, toJsonText(r.arguments), r.argumentsHash, r.manifestHash, r.requestedBy, r.reason,
     r.createdAt, r.expiresAt, r.status, r.decidedBy, r.decidedAt, r.note, toJsonText(r.result),
-    r.requestedByPrincipal ?? null, r.decidedByPrincipal ?? null, r.decidedVia ?? null,
+    r.requestedByPrincipal ?? null, r.decidedByPrincipal ?? null, r.decidedVia ?? null, outcomeText(r.outcome),
   ];
 }
 
@@ -36,8 +36,12 @@ type Row = Record<string, unknown>;
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
-/** The identity fields of an approval are left out while null, so records written before them read back unchanged. */
+/** An outcome as its column holds it: JSON text, or NULL while there is none. */
+const outcomeText = (outcome: ApprovalOutcome | null | undefined): string | null => (outcome === undefined || outcome === null ? null : toJsonText(outcome));
+
+/** The identity fields and the outcome of an approval are left out while null, so records written before them read back unchanged. */
 export function rowToApproval(row: Row): ApprovalRecord {
+  const outcome = row.outcome === null || row.outcome === undefined ? null : (fromJsonText(row.outcome) as ApprovalOutcome);
   const requestedByPrincipal = strOrNull(row.requested_by_principal);
   const decidedByPrincipal = strOrNull(row.decided_by_principal);
   const decidedVia = strOrNull(row.decided_via) as DecisionChannel | null;
@@ -61,6 +65,7 @@ export function rowToApproval(row: Row): ApprovalRecord {
     ...(requestedByPrincipal !== null ? { requestedByPrincipal } : {}),
     ...(decidedByPrincipal !== null ? { decidedByPrincipal } : {}),
     ...(decidedVia !== null ? { decidedVia } : {}),
+    ...(outcome !== null ? { outcome } : {}),
   };
 }
 
@@ -116,7 +121,7 @@ export function queryLimit(limit: number | undefined, fallback: number): number 
  */
 export function updateParams(update: {
   decidedBy?: string | null; decidedAt?: string | null; note?: string | null; result?: unknown;
-  decidedByPrincipal?: string | null; decidedVia?: DecisionChannel | null;
+  decidedByPrincipal?: string | null; decidedVia?: DecisionChannel | null; outcome?: ApprovalOutcome | null;
 }): {
   setDecidedBy: number; decidedBy: string | null;
   setDecidedAt: number; decidedAt: string | null;
@@ -124,6 +129,7 @@ export function updateParams(update: {
   setResult: number; result: string;
   setDecidedByPrincipal: number; decidedByPrincipal: string | null;
   setDecidedVia: number; decidedVia: string | null;
+  setOutcome: number; outcome: string | null;
 } {
   return {
     setDecidedBy: update.decidedBy === undefined ? 0 : 1,
@@ -138,6 +144,8 @@ export function updateParams(update: {
     decidedByPrincipal: update.decidedByPrincipal ?? null,
     setDecidedVia: update.decidedVia === undefined ? 0 : 1,
     decidedVia: update.decidedVia ?? null,
+    setOutcome: update.outcome === undefined ? 0 : 1,
+    outcome: outcomeText(update.outcome),
   };
 }
 

@@ -86,7 +86,8 @@ export const SQLITE_STATEMENTS = {
       note = CASE WHEN @setNote THEN @note ELSE note END,
       result = CASE WHEN @setResult THEN @result ELSE result END,
       decided_by_principal = CASE WHEN @setDecidedByPrincipal THEN @decidedByPrincipal ELSE decided_by_principal END,
-      decided_via = CASE WHEN @setDecidedVia THEN @decidedVia ELSE decided_via END
+      decided_via = CASE WHEN @setDecidedVia THEN @decidedVia ELSE decided_via END,
+      outcome = CASE WHEN @setOutcome THEN @outcome ELSE outcome END
     WHERE id = @id AND status = @from
     RETURNING *`,
   getApproval: 'SELECT * FROM approvals WHERE id = ?',
@@ -210,6 +211,7 @@ class SqliteStore implements Store, KeyStore {
       const params: unknown[] = [];
       if (query.status !== undefined) (where.push('status = ?'), params.push(query.status));
       if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
+      if (query.requestedByPrincipal !== undefined) (where.push('requested_by_principal = ?'), params.push(query.requestedByPrincipal));
       params.push(queryLimit(query.limit, 100));
       const sql = `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
       return (this.#stmt(sql).all(...params) as Row[]).map(rowToApproval);

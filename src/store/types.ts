@@ -56,7 +56,21 @@ export interface ApprovalRecord {
   decidedByPrincipal?: string;
   /** Where the decision was made; absent while undecided or when unknown. */
   decidedVia?: DecisionChannel;
+  /** What the approved call gave the agent, once it ran; absent until then (and for records written before it was kept). */
+  outcome?: ApprovalOutcome;
 }
+
+/**
+ * The outcome of an approved call, kept with its approval so the agent that
+ * asked can read it (`GET /approvals/{id}`). A result whose JSON is larger
+ * than {@link OUTCOME_RESULT_LIMIT} bytes is kept as `{ truncated: true, bytes }`.
+ */
+export type ApprovalOutcome =
+  | { status: 'ok'; result: unknown; provider: string; attempts: number; durationMs: number }
+  | { status: 'error'; code: string; message: string };
+
+/** The largest result (UTF-8 bytes of its JSON) kept whole in an {@link ApprovalOutcome}: 1 MiB. */
+export const OUTCOME_RESULT_LIMIT = 1024 * 1024;
 
 /** Where an approval was decided: the HTTP API, the command line, or an MCP elicitation answered in the client. */
 export type DecisionChannel = 'http' | 'cli' | 'elicitation';
@@ -74,11 +88,15 @@ export interface ApprovalUpdate {
   /** The authenticated principal deciding (`null` clears it). */
   decidedByPrincipal?: string | null;
   decidedVia?: DecisionChannel | null;
+  /** The approved call's outcome (`null` clears it). */
+  outcome?: ApprovalOutcome | null;
 }
 
 export interface ApprovalQuery {
   status?: ApprovalStatus;
   tool?: string;
+  /** Only approvals asked for by this authenticated principal. */
+  requestedByPrincipal?: string;
   /** Newest first. @default 100 */
   limit?: number;
 }

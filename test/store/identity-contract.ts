@@ -156,6 +156,50 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
         expect(cleared).not.toHaveProperty('decidedVia');
       });
 
+      it.each([
+        ['an ok outcome', { status: 'ok', result: { rows: [1, 2], note: 'Grüße \u0000' }, provider: 'p1', attempts: 2, durationMs: 12.5 }],
+        ['a truncated result', { status: 'ok', result: { truncated: true, bytes: 2_000_000 }, provider: 'p1', attempts: 1, durationMs: 3 }],
+        ['an error outcome', { status: 'error', code: 'TOOL_REJECTED', message: 'HTTP 422' }],
+      ] as const)('keeps the outcome of the approved call (%s), and getApproval returns it', async (_label, outcome) => {
+        const { store, open } = await setup();
+        const rec = approval({ requestedByPrincipal: 'ci-bot' });
+        await store.createApproval(rec);
+        await store.updateApproval(rec.id, 'pending', { status: 'approved', decidedByPrincipal: 'alice', decidedVia: 'http' });
+        const status = outcome.status === 'ok' ? 'executed' : 'failed';
+        const done = await store.updateApproval(rec.id, 'approved', { status, outcome });
+        expect(done?.outcome).toEqual(outcome);
+        // another instance on the same database reads it too
+        const other = await open();
+        expect(await other.getApproval(rec.id)).toEqual(done);
+        expect(await other.getApproval(rec.id)).toMatchObject({ status, outcome, decidedByPrincipal: 'alice' });
+      });
+
+      it('has no outcome until one is set, and an update that does not name it leaves it', async () => {
+        const { store } = await setup();
+        const rec = approval();
+        await store.createApproval(rec);
+        expect(await store.getApproval(rec.id)).not.toHaveProperty('outcome');
+        const outcome = { status: 'error', code: 'TIMEOUT', message: 'slow' } as const;
+        await store.updateApproval(rec.id, 'pending', { status: 'failed', outcome });
+        expect((await store.updateApproval(rec.id, 'failed', { status: 'failed', note: 'seen' }))?.outcome).toEqual(outcome);
+        expect(await store.updateApproval(rec.id, 'failed', { status: 'failed', outcome: null })).not.toHaveProperty('outcome');
+      });
+
+      it('lists the approvals one principal asked for, newest first, with the other filters', async () => {
+        const { store } = await setup();
+        const a1 = approval({ requestedByPrincipal: 'ci-bot', createdAt: '2026-01-01T00:00:01.000Z' });
+        const b1 = approval({ requestedByPrincipal: 'other', createdAt: '2026-01-01T00:00:02.000Z' });
+        const a2 = approval({ requestedByPrincipal: 'ci-bot', tool: 'files.read', createdAt: '2026-01-01T00:00:03.000Z' });
+        const none = approval({ createdAt: '2026-01-01T00:00:04.000Z' });
+        for (const r of [a1, b1, a2, none]) await store.createApproval(r);
+        await store.updateApproval(a1.id, 'pending', { status: 'denied' });
+        expect((await store.listApprovals({ requestedByPrincipal: 'ci-bot' })).map((r) => r.id)).toEqual([a2.id, a1.id]);
+        expect((await store.listApprovals({ requestedByPrincipal: 'ci-bot', status: 'pending' })).map((r) => r.id)).toEqual([a2.id]);
+        expect((await store.listApprovals({ requestedByPrincipal: 'ci-bot', tool: 'files.delete' })).map((r) => r.id)).toEqual([a1.id]);
+        expect(await store.listApprovals({ requestedByPrincipal: 'nobody' })).toEqual([]);
+        expect(await store.listApprovals()).toHaveLength(4);
+      });
+
       it('refuses a channel outside http, cli and elicitation in the database', async () => {
         const { store, db } = await setup();
         const rec = approval();
@@ -173,6 +217,8 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       await store.close();
       // back to version 1 by hand: what an older toolcap left behind
       for (const sql of [
+        'DROP INDEX approvals_principal_status',
+        'ALTER TABLE approvals DROP COLUMN outcome',
         'DROP TABLE keys',
         'ALTER TABLE approvals DROP COLUMN requested_by_principal',
         'ALTER TABLE approvals DROP COLUMN decided_by_principal',

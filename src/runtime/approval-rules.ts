@@ -3,7 +3,9 @@
  * (`approval.required`, or `approval.consent`), or when a configured policy
  * rule matches the tool and the caller (by side-effect severity, risk,
  * mode, tool name, persona). Rules can only add approval, never waive one
- * the manifest asks for.
+ * the manifest asks for. The matching rule also says whether the requester
+ * may approve its own call (`selfApproval`) and whether an MCP elicitation
+ * may decide it (`elicitation`).
  * @module
  */
 import type { Tool } from '../model/schema.js';
@@ -23,6 +25,17 @@ export interface ApprovalRule {
   modes?: Mode[];
   /** Shown to the reviewer. */
   reason?: string;
+  /**
+   * The principal that asked may approve its own request (single-user
+   * setups). Off by default: four eyes. @default false
+   */
+  selfApproval?: boolean;
+  /**
+   * An MCP client may approve through elicitation. The requesting agent's own
+   * client answers an elicitation, so it is a self-approval too and needs
+   * `selfApproval` as well. @default true for tools whose mode is `read`, false otherwise
+   */
+  elicitation?: boolean;
 }
 
 const nameMatches = (patterns: readonly string[], name: string) =>
@@ -50,7 +63,16 @@ function ruleMatches(rule: ApprovalRule, tool: Tool, persona: string | undefined
 export function approvalReason(tool: Tool, persona: string | undefined, rules: readonly ApprovalRule[] = []): string | undefined {
   if (tool.approval?.required) return 'the manifest requires approval for each call (approval.required)';
   if (tool.approval?.consent) return 'the manifest requires the user\'s consent (approval.consent)';
-  const rule = rules.find((r) => ruleMatches(r, tool, persona));
+  const rule = matchingRule(tool, persona, rules);
   if (rule) return rule.reason ?? `a policy rule requires approval (${JSON.stringify(rule)})`;
   return undefined;
+}
+
+/**
+ * The first rule that matches the tool and persona: the one whose
+ * `selfApproval` and `elicitation` settings govern the tool's approvals.
+ * @example matchingRule(tool, 'atlas', [{ tools: ['notes.*'], selfApproval: true }])?.selfApproval // true
+ */
+export function matchingRule(tool: Tool, persona: string | undefined, rules: readonly ApprovalRule[]): ApprovalRule | undefined {
+  return rules.find((r) => ruleMatches(r, tool, persona));
 }

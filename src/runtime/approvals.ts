@@ -8,6 +8,12 @@
  * Decisions are compare-and-set in the store (`pending` -> the decision), so
  * two instances on one store cannot both decide. A store that is down makes
  * approval-gated calls fail closed.
+ *
+ * Who may decide is `approval-policy.ts` (four eyes, grants, channels). An
+ * identical pending request of the same principal (same tool, persona,
+ * arguments and manifest) returns the approval already waiting instead of a
+ * new one. The outcome of the approved run is kept with the approval, and
+ * waiters (`approval-waits.ts`) wake when it is settled.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -15,23 +21,25 @@ import type { Tool } from '../model/schema.js';
 import { contentHash, toolHash } from '../model/hash.js';
 import { toolKey } from '../model/tool-key.js';
 import { errorMessage } from '../model/errors.js';
-import type { ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';
+import type { ApprovalOutcome, ApprovalQuery, ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';
+import { errorOutcome, okOutcome, type FinishedCall } from './approval-outcome.js';
+import type { ApprovalPolicy, Decision } from './approval-policy.js';
+import { ApprovalWaits } from './approval-waits.js';
 import { CallError } from './errors.js';
+import type { Principal } from './identity/principal.js';
 import type { CallMetrics } from './telemetry.js';
+
+export type { Decision } from './approval-policy.js';
 
 /** An approval as callers see it: the stored record without the internal tool key. */
 export type ApprovalView = Omit<ApprovalRecord, 'toolKey'>;
-
-/** Who decides, and why. */
-export interface Decision {
-  by?: string;
-  note?: string;
-}
 
 /** Who asked for a gated call. */
 export interface Requester {
   persona?: string;
   caller?: string;
+  /** The authenticated principal: it, not `caller`, is then the requester. */
+  principal?: Principal;
 }
 
 /**
@@ -57,6 +65,8 @@ export interface ApprovalsOptions {
   clock: () => number;
   /** Told of a store write that failed after the call ran (its result is still the answer). */
   warn: (message: string) => void;
+  /** Who may decide. */
+  policy: ApprovalPolicy;
 }
 
 /**
@@ -83,15 +93,50 @@ const view = (r: ApprovalRecord): ApprovalView => {
  */
 export class Approvals {
   readonly #o: ApprovalsOptions;
+  readonly #waits = new ApprovalWaits();
+  /** Requests being created, by dedup key: identical requests arriving together share one. */
+  readonly #creating = new Map<string, Promise<ApprovalView>>();
 
   constructor(options: ApprovalsOptions) {
     this.#o = options;
   }
 
-  /** Store a pending approval for this call (and its audit line); fails closed with STORE_UNAVAILABLE. */
+  /**
+   * Store a pending approval for this call (and its audit line); fails
+   * closed with STORE_UNAVAILABLE. A principal asking again for the same
+   * call while its request is pending gets that request back.
+   */
   async request(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester): Promise<ApprovalView> {
+    const principal = requester.principal?.id;
+    if (principal === undefined) return this.#create(tool, args, reason, callId, requester);
+    const persona = requester.persona ?? null;
+    const argumentsHash = contentHash(args);
+    const manifestHash = toolHash(tool);
+    const key = JSON.stringify([principal, tool.name, persona, argumentsHash, manifestHash]);
+    const inFlight = this.#creating.get(key);
+    if (inFlight) return inFlight;
+    const created = (async () => {
+      const now = this.#o.clock();
+      const pending = await must(() => this.#o.store.listApprovals({ status: 'pending', tool: tool.name, requestedByPrincipal: principal, limit: 1000 }));
+      const same = pending.find((a) => a.persona === persona && a.argumentsHash === argumentsHash && a.manifestHash === manifestHash && Date.parse(a.expiresAt) > now);
+      if (same) {
+        this.#o.metrics.approvals.inc({ event: 'deduplicated' });
+        return view(same);
+      }
+      return this.#create(tool, args, reason, callId, requester);
+    })();
+    this.#creating.set(key, created);
+    try {
+      return await created;
+    } finally {
+      this.#creating.delete(key);
+    }
+  }
+
+  async #create(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester): Promise<ApprovalView> {
     const { store, clock, ttlMs, metrics } = this.#o;
     const now = clock();
+    const principal = requester.principal?.id;
     const record: ApprovalRecord = {
       id: approvalIdFor(callId),
       tool: tool.name,
@@ -100,7 +145,7 @@ export class Approvals {
       arguments: args,
       argumentsHash: contentHash(args),
       manifestHash: toolHash(tool),
-      requestedBy: requester.caller ?? null,
+      requestedBy: principal ?? requester.caller ?? null,
       reason,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + ttlMs).toISOString(),
@@ -109,6 +154,7 @@ export class Approvals {
       decidedAt: null,
       note: null,
       result: null,
+      ...(principal !== undefined ? { requestedByPrincipal: principal } : {}),
     };
     await must(() => store.createApproval(record));
     await must(() =>
@@ -118,8 +164,13 @@ export class Approvals {
     return view(record);
   }
 
-  async list(query: { status?: ApprovalStatus; tool?: string; limit?: number } = {}): Promise<ApprovalView[]> {
+  async list(query: ApprovalQuery = {}): Promise<ApprovalView[]> {
     return (await must(() => this.#o.store.listApprovals(query))).map(view);
+  }
+
+  /** The approval once settled (decided and, if approved, run), or as it stands after `timeoutMs`. */
+  wait(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalView> {
+    return this.#waits.wait(id, timeoutMs, signal, () => this.get(id));
   }
 
   async get(id: string): Promise<ApprovalView> {
@@ -131,31 +182,32 @@ export class Approvals {
    * changed since the request (or the tool is gone for that persona);
    * expired after the time to live.
    */
-  async approve<R extends { callId: string; provider: string; result: unknown }>(
+  async approve<R extends FinishedCall & { callId: string }>(
     id: string,
     decision: Decision,
     reviewed: ReviewedCall<R>,
   ): Promise<{ approval: ApprovalView; call?: R; error?: CallError }> {
     const record = await this.#pending(id, true);
+    this.#o.policy.check(record, decision, 'approve');
     const now = this.#o.clock();
     const at = new Date(now).toISOString();
     if (Date.parse(record.expiresAt) <= now) {
-      await this.#decide(record, 'expired', { by: decision.by, note: `expired at ${record.expiresAt}` });
+      await this.#decide(record, 'expired', { ...decision, note: `expired at ${record.expiresAt}` });
       throw new CallError('APPROVAL_CONFLICT', `Approval ${id} expired at ${record.expiresAt}; ask again.`);
     }
     let tool: Tool;
     try {
       tool = reviewed.resolve(record.tool, record.persona ?? undefined);
     } catch {
-      await this.#decide(record, 'void', { by: decision.by, note: 'the tool is gone for this persona' });
+      await this.#decide(record, 'void', { ...decision, note: 'the tool is gone for this persona' });
       throw new CallError('APPROVAL_VOID', `Approval ${id} is void: "${record.tool}" no longer exists for this persona.`);
     }
     const hash = toolHash(tool);
     if (hash !== record.manifestHash) {
-      await this.#decide(record, 'void', { by: decision.by, note: `the manifest changed since review (${record.manifestHash} -> ${hash})` });
+      await this.#decide(record, 'void', { ...decision, note: `the manifest changed since review (${record.manifestHash} -> ${hash})` });
       throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the manifest of "${record.tool}" changed since it was reviewed. Ask again so the new manifest is reviewed.`);
     }
-    const approved = await this.#decide(record, 'approved', { by: decision.by, note: decision.note, at });
+    const approved = await this.#decide(record, 'approved', { ...decision, at });
     let call: R;
     try {
       const args = reviewed.validate(tool, record.arguments);
@@ -163,21 +215,29 @@ export class Approvals {
       call = await reviewed.run(tool, args, callIdOf(id), { ...(record.persona ? { persona: record.persona } : {}), ...(record.requestedBy ? { caller: record.requestedBy } : {}), approvalId: id });
     } catch (error) {
       const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', String(error));
-      await this.#record(() => this.#o.store.updateApproval(id, 'approved', { status: 'failed', result: { error: e.code, message: e.message } }));
-      return { approval: view({ ...approved, status: 'failed', result: { error: e.code, message: e.message } }), error: e };
+      const failed = await this.#finish(approved, 'failed', { error: e.code, message: e.message }, errorOutcome(e));
+      return { approval: failed, error: e };
     }
     // the call ran: its result is the answer even if the store cannot mark the approval executed now (it stays "approved")
     const result = { callId: call.callId, provider: call.provider, result: call.result };
-    let done: ApprovalRecord | undefined;
-    const marked = await this.#record(async () => {
-      done = await this.#o.store.updateApproval(id, 'approved', { status: 'executed', result });
-    });
-    return { approval: view(done ?? (marked ? { ...approved, status: 'executed', result } : approved)), call };
+    return { approval: await this.#finish(approved, 'executed', result, okOutcome(call)), call };
   }
 
   async deny(id: string, decision: Decision): Promise<ApprovalView> {
     const record = await this.#pending(id, true);
-    return view(await this.#decide(record, 'denied', { by: decision.by, note: decision.note }));
+    this.#o.policy.check(record, decision, 'deny');
+    return view(await this.#decide(record, 'denied', decision));
+  }
+
+  /** Record how the approved run ended, and wake the waiters (with the outcome even when the store could not keep it). */
+  async #finish(approved: ApprovalRecord, status: 'executed' | 'failed', result: unknown, outcome: ApprovalOutcome): Promise<ApprovalView> {
+    let done: ApprovalRecord | undefined;
+    const marked = await this.#record(async () => {
+      done = await this.#o.store.updateApproval(approved.id, 'approved', { status, result, outcome });
+    });
+    const settled = { ...approved, status, result, outcome };
+    this.#waits.notify(view(done ?? settled));
+    return view(done ?? (marked || status === 'failed' ? settled : approved));
   }
 
   /** The stored approval, or APPROVAL_NOT_FOUND; with `pending`, APPROVAL_CONFLICT unless it is still pending. */
@@ -188,14 +248,22 @@ export class Approvals {
     return record;
   }
 
-  /** Compare-and-set from `pending`: the first decision wins, a later one is APPROVAL_CONFLICT. */
-  async #decide(record: ApprovalRecord, status: ApprovalStatus, d: { by?: string | undefined; note?: string | undefined; at?: string }): Promise<ApprovalRecord> {
+  /**
+   * Compare-and-set from `pending`: the first decision wins, a later one is
+   * APPROVAL_CONFLICT. With a principal, it is the one who decided (a `by`
+   * name is ignored then).
+   */
+  async #decide(record: ApprovalRecord, status: ApprovalStatus, d: Decision & { at?: string }): Promise<ApprovalRecord> {
     const { store, clock, metrics } = this.#o;
     const at = d.at ?? new Date(clock()).toISOString();
-    const updated = await must(() => store.updateApproval(record.id, 'pending', { status, decidedBy: d.by ?? null, decidedAt: at, note: d.note ?? null }));
+    const by = d.principal?.id ?? d.by ?? null;
+    const identity = { ...(d.principal ? { decidedByPrincipal: d.principal.id } : {}), ...(d.channel ? { decidedVia: d.channel } : {}) };
+    const updated = await must(() => store.updateApproval(record.id, 'pending', { status, decidedBy: by, decidedAt: at, note: d.note ?? null, ...identity }));
     if (!updated) throw new CallError('APPROVAL_CONFLICT', `Approval ${record.id} was decided by someone else first.`);
-    await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: d.by ?? null, detail: { approvalId: record.id, note: d.note ?? null } }));
+    const detail = { approvalId: record.id, note: d.note ?? null, ...(d.channel ? { via: d.channel } : {}) };
+    await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: by, detail }));
     metrics.approvals.inc({ event: status });
+    this.#waits.notify(view(updated));
     return updated;
   }
 

@@ -25,6 +25,20 @@ export const CALL_ERROR_STATUS = {
   PROVIDER_ERROR: 502,
   /** The store is down: approval-gated calls fail closed. */
   STORE_UNAVAILABLE: 503,
+  /** No credentials, or credentials that do not check out. */
+  UNAUTHENTICATED: 401,
+  /** The principal's roles or grants do not allow this (calling, deciding this approval). */
+  FORBIDDEN: 403,
+  /** The persona exists but is not granted to the principal; `allowed` lists the ones it may use. */
+  FORBIDDEN_PERSONA: 403,
+  /** No such persona; `allowed` lists the ones the principal may use. */
+  UNKNOWN_PERSONA: 404,
+  /** The principal asked for this call itself: four eyes, somebody else decides. */
+  SELF_APPROVAL: 403,
+  /** The principal made too many calls in its window; `retryAfterMs` says when there is room again. */
+  RATE_LIMITED: 429,
+  /** The provider refused the caller's input (an HTTP 4xx, an MCP tool error): the caller's fault, not the provider's. */
+  TOOL_REJECTED: 422,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
@@ -45,6 +59,10 @@ export class CallError extends Error {
       /** Providers tried or skipped, with why. */
       providers?: Array<{ provider: string; outcome: string }>;
       callId?: string;
+      /** The personas the principal may use (FORBIDDEN_PERSONA, UNKNOWN_PERSONA). */
+      allowed?: string[];
+      /** The approval a refusal is about (FORBIDDEN, SELF_APPROVAL). */
+      approvalId?: string;
     } = {},
     options?: ErrorOptions,
   ) {
@@ -59,7 +77,7 @@ export interface WireCallError {
   /** The HTTP status of the code; transports without statuses ignore it. */
   status: number;
   message: string;
-  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId. */
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId. */
   details: Partial<CallError['extra']>;
   /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
   retryAfterSec?: number;

@@ -9,6 +9,9 @@
  * ignores it still loses. A failure is retried by `retryClass`: on the next
  * provider first, then, once every provider failed, on the same ones again
  * after a growing pause (safe calls, and guarded ones with an idempotency key).
+ * A provider that refuses the caller's input (a caller fault, see
+ * `providerFault`) ends the call with TOOL_REJECTED and leaves the circuit
+ * as it was.
  * @module
  */
 import type { Provider, Tool } from '../model/schema.js';
@@ -120,6 +123,7 @@ export class Router {
         return { provider: chosen.name, result };
       } catch (error) {
         const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
+        if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, error, log, callId);
         const code: CallErrorCode = timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR';
         const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
         const message = timedOut
@@ -148,6 +152,19 @@ export class Router {
         }
       }
     }
+  }
+
+  /**
+   * The provider refused the caller's input: the caller's error, not a
+   * provider fault. The circuit does not move (not a failure, and not a
+   * success that would end a backoff), a half-open probe slot is given back,
+   * and nothing is retried: the same input would be refused again.
+   */
+  #rejected(tool: Tool, provider: string, error: ProviderError, log: RouteLog, callId: string): CallError {
+    this.#o.health.release(tool.name, provider);
+    this.#o.metrics.attempts.inc({ tool: tool.name, provider, outcome: 'TOOL_REJECTED' });
+    log.attempts.push({ provider, outcome: `TOOL_REJECTED: ${error.message}` });
+    return new CallError('TOOL_REJECTED', `Provider ${provider} of "${tool.name}" refused the input: ${error.message}`, { providers: log.attempts, callId }, { cause: error });
   }
 
   /**

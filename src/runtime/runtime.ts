@@ -3,7 +3,8 @@
  * toolcap. One path for the library (`runtime.call`), HTTP (`POST
  * /tools/{name}/call`) and the CLI (`toolcap call`):
  *
- * resolve within the caller's persona -> validate the arguments against
+ * admit the principal (admission.ts: may it call, its rate limit, its
+ * persona) -> resolve within that persona -> validate the arguments against
  * `inputSchema` (arguments.ts) -> approval (approval-rules.ts, approvals.ts)
  * -> concurrency (`allowParallel: false` serialises) -> the router
  * (router.ts: provider choice, timeout per attempt, retries by `retryClass`,
@@ -22,12 +23,16 @@ import { errorMessage } from '../model/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import type { ApprovalStatus, Store } from '../store/types.js';
+import { Admission, personaFor } from './admission.js';
+import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
 import { Approvals, type ApprovalView, type ReviewedCall } from './approvals.js';
 import { ArgumentChecker } from './arguments.js';
 import { CallError, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { HealthChecks } from './health-checks.js';
+import type { Principal } from './identity/principal.js';
+import type { RateLimitConfig } from './identity/rate-limit.js';
 import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { OutcomeRecorder } from './recorder.js';
 import { Router, type RouteLog } from './router.js';
@@ -36,6 +41,7 @@ import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer 
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
 export type { ApprovalView } from './approvals.js';
+export type { Decision } from './approval-policy.js';
 export type { ProviderResolver } from './provider-slots.js';
 
 export interface RuntimeOptions {
@@ -58,11 +64,26 @@ export interface RuntimeOptions {
   random?: () => number;
   /** Told of store failures that did not fail the call (recording after a non-gated call). */
   onWarning?: (message: string) => void;
+  /** Calls per window for each principal (calls with a principal only); absent: no limit. */
+  rateLimit?: RateLimitConfig;
+  /** Persona names known beyond the catalog's and the rules' (config); an unknown persona is UNKNOWN_PERSONA. */
+  personas?: string[];
+  /** Every requester may approve its own requests (single-user setups); a rule's `selfApproval` wins. @default false */
+  selfApproval?: boolean;
+  /** MCP elicitation may decide approvals; a rule's `elicitation` wins. @default only for tools whose mode is `read` */
+  elicitation?: boolean;
 }
 
 export interface CallContext {
   persona?: string;
-  /** Who asks (user or agent id), for the audit log and the reviewer. */
+  /**
+   * The authenticated caller. When present it must be allowed to call, is
+   * rate limited, may use only its granted personas (none asked: its
+   * default), and is the audit actor and the approval's requester.
+   * Absent: a trusted in-process caller, as before identities existed.
+   */
+  principal?: Principal;
+  /** Who asks (user or agent id), for the audit log and the reviewer; ignored when there is a principal. */
   caller?: string;
   /** The job this call serves, for job health. */
   job?: string;
@@ -102,6 +123,9 @@ export class Runtime {
   readonly #slots: ProviderSlots;
   readonly #router: Router;
   readonly #approvals: Approvals;
+  readonly #policy: ApprovalPolicy;
+  readonly #admission: Admission;
+  readonly #extraPersonas: readonly string[];
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -126,7 +150,41 @@ export class Runtime {
       clock: this.#clock,
       random,
     });
-    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs: (options.approvalTtlSec ?? 3600) * 1000, clock: this.#clock, warn });
+    this.#extraPersonas = options.personas ?? [];
+    this.#admission = new Admission({ rateLimit: options.rateLimit, knownPersonas: () => this.knownPersonas() });
+    this.#policy = new ApprovalPolicy({
+      rules: this.#rules,
+      selfApproval: options.selfApproval,
+      elicitation: options.elicitation,
+      toolOf: (name, persona) => this.#registry.snapshot().callable(name, persona),
+    });
+    const ttlMs = (options.approvalTtlSec ?? 3600) * 1000;
+    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs, clock: this.#clock, warn, policy: this.#policy });
+  }
+
+  /** Every persona there is: the catalog's, those the approval rules name, and the extra names of the options. Sorted. */
+  knownPersonas(): string[] {
+    const names = new Set<string>([...this.#registry.snapshot().personas, ...this.#extraPersonas]);
+    for (const rule of this.#rules) for (const p of rule.personas ?? []) names.add(p);
+    return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /**
+   * The persona a principal acts as for a request: the one asked for when it
+   * is known and granted (matched exactly), its default when none is asked
+   * for, undefined for none. Throws CallError FORBIDDEN_PERSONA (403) or
+   * UNKNOWN_PERSONA (404) with `extra.allowed`. Without a principal (a
+   * trusted caller), the persona asked for.
+   * @example runtime.resolvePersona(principal, undefined) // its default persona
+   */
+  resolvePersona(principal: Principal | undefined, requested: string | null | undefined): string | undefined {
+    if (principal === undefined) return requested === null || requested === '' ? undefined : requested;
+    return personaFor(principal, requested, this.knownPersonas());
+  }
+
+  /** Whether an MCP elicitation may decide this approval (see approval-policy.ts); the decision is still four-eyes checked. */
+  elicitationAllowed(approval: Pick<ApprovalView, 'id' | 'tool' | 'persona' | 'requestedByPrincipal'>): boolean {
+    return this.#policy.elicitationAllowed(approval);
   }
 
   /** The tool this persona may call by this name, or TOOL_NOT_FOUND (hidden and missing look the same). */
@@ -143,7 +201,8 @@ export class Runtime {
    * Call a tool. Resolves to the result, or to a pending approval when the
    * call needs one; rejects with a {@link CallError}.
    */
-  async call(name: string, args: unknown, context: CallContext = {}): Promise<CallResult> {
+  async call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
+    const context = await this.#admit(callerContext);
     const callId = randomUUID();
     const snapshot = this.#registry.snapshot();
     const tool = resolveIn(snapshot, name, context.persona);
@@ -154,6 +213,15 @@ export class Runtime {
       return { status: 'pending_approval', callId, tool: tool.name, approval };
     }
     return this.#run(snapshot, tool, checked, callId, context, false);
+  }
+
+  /** The context a call runs with: with a principal, admitted, its persona resolved and it as the caller. */
+  async #admit(context: CallContext): Promise<CallContext> {
+    const { principal } = context;
+    if (principal === undefined) return context;
+    const { persona: _asked, ...rest } = context;
+    const persona = await this.#admission.admit(principal, context.persona);
+    return { ...rest, caller: principal.id, ...(persona !== undefined ? { persona } : {}) };
   }
 
   /** Serialise calls of a tool that disallows parallel runs (per tool version, in arrival order), then execute. */
@@ -181,7 +249,8 @@ export class Runtime {
     const log: RouteLog = { attempts: [], skipped: [], count: 0 };
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
-      this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job);
+      // a call the provider refused as the caller's error says nothing about the tool's health
+      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
       endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) });
@@ -227,6 +296,7 @@ export class Runtime {
     const since = new Date(this.#clock() - sinceMs).toISOString();
     const calls = await this.store.listCalls({ since, limit: 10_000 });
     for (const c of calls.reverse()) {
+      if (c.errorCode === 'TOOL_REJECTED') continue;
       const at = Date.parse(c.startedAt);
       this.health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at, provider: c.provider, errorCode: c.errorCode }, c.job);
     }
@@ -235,8 +305,10 @@ export class Runtime {
 
   // --- approvals (approvals.ts) ---------------------------------------------
 
-  listApprovals(query: { status?: ApprovalStatus; tool?: string; limit?: number } = {}): Promise<ApprovalView[]> {
-    return this.#approvals.list(query);
+  /** Approvals, newest first; `requestedBy` keeps those one principal asked for. */
+  listApprovals(query: { status?: ApprovalStatus; tool?: string; limit?: number; requestedBy?: string } = {}): Promise<ApprovalView[]> {
+    const { requestedBy, ...rest } = query;
+    return this.#approvals.list({ ...rest, ...(requestedBy !== undefined ? { requestedByPrincipal: requestedBy } : {}) });
   }
 
   getApproval(id: string): Promise<ApprovalView> {
@@ -246,14 +318,29 @@ export class Runtime {
   /**
    * Approve and run exactly the reviewed call. Void when the tool's manifest
    * changed since the request (or the tool is gone for that persona);
-   * expired after `approvalTtlSec`.
+   * expired after `approvalTtlSec`. With a principal: FORBIDDEN unless its
+   * grants cover the approval, SELF_APPROVAL when it asked itself (unless
+   * self-approval is allowed for the rule or the runtime); the channel
+   * `elicitation` only where {@link elicitationAllowed}.
    */
-  approve(id: string, decision: { by?: string; note?: string } = {}): Promise<{ approval: ApprovalView; call?: CallResult; error?: CallError }> {
+  approve(id: string, decision: Decision = {}): Promise<{ approval: ApprovalView; call?: CallResult; error?: CallError }> {
     return this.#approvals.approve(id, decision, this.#reviewedCall());
   }
 
-  deny(id: string, decision: { by?: string; note?: string } = {}): Promise<ApprovalView> {
+  /** Deny a pending approval; the same checks as {@link approve}, except that a requester may withdraw its own request. */
+  deny(id: string, decision: Decision = {}): Promise<ApprovalView> {
     return this.#approvals.deny(id, decision);
+  }
+
+  /**
+   * Resolves with the approval once it is decided and, if approved, run (or
+   * failed), or with it as it stands when `timeoutMs` passes or `signal`
+   * aborts. Decisions in this process wake it at once; the store is read
+   * every 250 ms for decisions made by another instance.
+   * @example const settled = await runtime.waitForApproval(id, 30_000, request.signal);
+   */
+  waitForApproval(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalView> {
+    return this.#approvals.wait(id, timeoutMs, signal);
   }
 
   /** An approved call's steps on one snapshot: the one serving when the approval resolves its tool. */

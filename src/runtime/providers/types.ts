@@ -89,6 +89,33 @@ export type ProviderErrorCode =
   | 'BAD_RESPONSE' // the provider answered something unusable
   | 'ABORTED'; // the signal aborted (timeout or caller)
 
+/**
+ * Whose fault a provider failure is. `caller`: the provider worked and
+ * refused the caller's input (an HTTP 4xx other than 408, 425 and 429, an
+ * MCP tool result with `isError`). `provider`: everything else (connection
+ * refused, DNS, timeout, 5xx, a crash, a signal, an MCP server that exited,
+ * a process that could not start). Only provider faults move the circuit
+ * breaker, so a caller cannot trip a tool for everyone with bad input.
+ */
+export type ProviderFault = 'provider' | 'caller';
+
+/** HTTP 4xx statuses that say "not now" rather than "not this": the provider's side. */
+const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425, 429]);
+
+/**
+ * The one rule for {@link ProviderFault}, from what a failure carries: its
+ * HTTP status (exit codes stay below 256 and JSON-RPC codes are negative, so
+ * only an HTTP answer is in 400-499), and its detail (an MCP tool result
+ * with `isError: true`).
+ * @example providerFault(422, undefined) // 'caller'
+ * @example providerFault(503, undefined) // 'provider'
+ */
+export function providerFault(status: number | undefined, detail: unknown): ProviderFault {
+  if (status !== undefined && status >= 400 && status <= 499 && !TRANSIENT_4XX.has(status)) return 'caller';
+  if (typeof detail === 'object' && detail !== null && (detail as { isError?: unknown }).isError === true) return 'caller';
+  return 'provider';
+}
+
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
   constructor(
@@ -101,10 +128,13 @@ export class ProviderError extends Error {
     super(message, options);
     this.status = options?.status;
     this.detail = options?.detail;
+    this.fault = code === 'ABORTED' ? 'provider' : providerFault(this.status, this.detail);
   }
   /** HTTP status, exit code, or JSON-RPC error code, when there was one. */
   readonly status: number | undefined;
   readonly detail: unknown;
+  /** Whose fault the failure is (see {@link providerFault}); a caller fault does not move the circuit. */
+  readonly fault: ProviderFault;
 }
 
 /** A manifest entry a provider type cannot use. */

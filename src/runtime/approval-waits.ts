@@ -1,0 +1,83 @@
+/**
+ * Waiting for an approval to be settled: decided and, when approved, run.
+ * A decision made in this process wakes its waiters at once; a decision made
+ * by another instance on the same store is seen by polling the store (every
+ * {@link POLL_MS}). A wait ends at its timeout or when its signal aborts,
+ * with the approval as it stands then.
+ * @module
+ */
+import type { ApprovalStatus } from '../store/types.js';
+import type { ApprovalView } from './approvals.js';
+
+/** How often a waiter reads the store, in case another instance decided. */
+export const POLL_MS = 250;
+
+/** Statuses after which nothing more happens to an approval. (`approved` is not one: the call is still running.) */
+const SETTLED: ReadonlySet<ApprovalStatus> = new Set(['denied', 'expired', 'void', 'executed', 'failed']);
+
+/** Whether an approval is settled: decided and, if approved, run. */
+export const isSettled = (approval: Pick<ApprovalView, 'status'>): boolean => SETTLED.has(approval.status);
+
+type Waiter = (approval: ApprovalView) => void;
+
+/**
+ * Waiters per approval id.
+ * @example
+ * const view = await waits.wait(id, 30_000, signal, () => approvals.get(id));
+ */
+export class ApprovalWaits {
+  readonly #waiters = new Map<string, Set<Waiter>>();
+
+  /** Tell this process's waiters that an approval changed; those waiting for it to settle wake when it has. */
+  notify(approval: ApprovalView): void {
+    if (!isSettled(approval)) return;
+    const waiters = this.#waiters.get(approval.id);
+    if (!waiters) return;
+    this.#waiters.delete(approval.id);
+    for (const w of waiters) w(approval);
+  }
+
+  /**
+   * Resolves with the approval once settled, or after `timeoutMs` (or when
+   * `signal` aborts) with the approval as it stands. `read` gives the
+   * current state from the store; its failure rejects the wait.
+   */
+  async wait(id: string, timeoutMs: number, signal: AbortSignal | undefined, read: () => Promise<ApprovalView>): Promise<ApprovalView> {
+    const first = await read();
+    if (isSettled(first) || timeoutMs <= 0 || signal?.aborted) return first;
+    return new Promise<ApprovalView>((resolve, reject) => {
+      let last = first;
+      let done = false;
+      const waiters = this.#waiters.get(id) ?? new Set<Waiter>();
+      this.#waiters.set(id, waiters);
+      const finish = (view: ApprovalView | undefined, error?: unknown) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        clearInterval(poll);
+        signal?.removeEventListener('abort', onAbort);
+        waiters.delete(waiter);
+        if (waiters.size === 0 && this.#waiters.get(id) === waiters) this.#waiters.delete(id);
+        if (view) resolve(view);
+        else reject(error);
+      };
+      const waiter: Waiter = (view) => finish(view);
+      const onAbort = () => finish(last);
+      waiters.add(waiter);
+      const timer = setTimeout(() => {
+        // one last look: a decision may have landed since the last poll
+        read().then((view) => finish(view), () => finish(last));
+      }, timeoutMs);
+      const poll = setInterval(() => {
+        read().then(
+          (view) => {
+            last = view;
+            if (isSettled(view)) finish(view);
+          },
+          (error: unknown) => finish(undefined, error),
+        );
+      }, POLL_MS);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

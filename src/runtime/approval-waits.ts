@@ -6,8 +6,10 @@
  * with the approval as it stands then.
  * @module
  */
-import type { ApprovalStatus } from '../store/types.js';
-import type { ApprovalView } from './approvals.js';
+import type { ApprovalRecord, ApprovalStatus } from '../store/types.js';
+
+/** What a waiter needs of an approval. */
+type Waitable = Pick<ApprovalRecord, 'id' | 'status'>;
 
 /** How often a waiter reads the store, in case another instance decided. */
 export const POLL_MS = 250;
@@ -16,20 +18,20 @@ export const POLL_MS = 250;
 const SETTLED: ReadonlySet<ApprovalStatus> = new Set(['denied', 'expired', 'void', 'executed', 'failed']);
 
 /** Whether an approval is settled: decided and, if approved, run. */
-export const isSettled = (approval: Pick<ApprovalView, 'status'>): boolean => SETTLED.has(approval.status);
+export const isSettled = (approval: Pick<ApprovalRecord, 'status'>): boolean => SETTLED.has(approval.status);
 
-type Waiter = (approval: ApprovalView) => void;
+
 
 /**
  * Waiters per approval id.
  * @example
  * const view = await waits.wait(id, 30_000, signal, () => approvals.get(id));
  */
-export class ApprovalWaits {
-  readonly #waiters = new Map<string, Set<Waiter>>();
+export class ApprovalWaits<V extends Waitable> {
+  readonly #waiters = new Map<string, Set<(approval: V) => void>>();
 
   /** Tell this process's waiters that an approval changed; those waiting for it to settle wake when it has. */
-  notify(approval: ApprovalView): void {
+  notify(approval: V): void {
     if (!isSettled(approval)) return;
     const waiters = this.#waiters.get(approval.id);
     if (!waiters) return;
@@ -42,15 +44,15 @@ export class ApprovalWaits {
    * `signal` aborts) with the approval as it stands. `read` gives the
    * current state from the store; its failure rejects the wait.
    */
-  async wait(id: string, timeoutMs: number, signal: AbortSignal | undefined, read: () => Promise<ApprovalView>): Promise<ApprovalView> {
+  async wait(id: string, timeoutMs: number, signal: AbortSignal | undefined, read: () => Promise<V>): Promise<V> {
     const first = await read();
     if (isSettled(first) || timeoutMs <= 0 || signal?.aborted) return first;
-    return new Promise<ApprovalView>((resolve, reject) => {
+    return new Promise<V>((resolve, reject) => {
       let last = first;
       let done = false;
-      const waiters = this.#waiters.get(id) ?? new Set<Waiter>();
+      const waiters = this.#waiters.get(id) ?? new Set<(approval: V) => void>();
       this.#waiters.set(id, waiters);
-      const finish = (view: ApprovalView | undefined, error?: unknown) => {
+      const finish = (view: V | undefined, error?: unknown) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
@@ -61,7 +63,7 @@ export class ApprovalWaits {
         if (view) resolve(view);
         else reject(error);
       };
-      const waiter: Waiter = (view) => finish(view);
+      const waiter = (view: V) => finish(view);
       const onAbort = () => finish(last);
       waiters.add(waiter);
       const timer = setTimeout(() => {

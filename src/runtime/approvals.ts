@@ -93,7 +93,7 @@ const view = (r: ApprovalRecord): ApprovalView => {
  */
 export class Approvals {
   readonly #o: ApprovalsOptions;
-  readonly #waits = new ApprovalWaits();
+  readonly #waits = new ApprovalWaits<ApprovalView>();
   /** Requests being created, by dedup key: identical requests arriving together share one. */
   readonly #creating = new Map<string, Promise<ApprovalView>>();
 

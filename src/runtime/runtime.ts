@@ -23,7 +23,7 @@ import { errorMessage } from '../model/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import type { ApprovalStatus, Store } from '../store/types.js';
-import { Admission, personaFor } from './admission.js';
+import { Admission } from './admission.js';
 import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
 import { Approvals, type ApprovalView, type ReviewedCall } from './approvals.js';
@@ -32,10 +32,11 @@ import { CallError, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { HealthChecks } from './health-checks.js';
 import type { Principal } from './identity/principal.js';
-import type { RateLimitConfig } from './identity/rate-limit.js';
 import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { OutcomeRecorder } from './recorder.js';
 import { Router, type RouteLog } from './router.js';
+import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
+import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
 
@@ -43,62 +44,10 @@ export { approvalReason, type ApprovalRule } from './approval-rules.js';
 export type { ApprovalView } from './approvals.js';
 export type { Decision } from './approval-policy.js';
 export type { ProviderResolver } from './provider-slots.js';
-
-export interface RuntimeOptions {
-  registry: Registry;
-  store: Store;
-  providers: ProviderResolver;
-  /** Extra approval rules (config `approvals.rules`). */
-  rules?: ApprovalRule[];
-  /** How long an approval stays valid. @default 3600 */
-  approvalTtlSec?: number;
-  health?: HealthBook;
-  tracer?: Tracer;
-  metrics?: CallMetrics;
-  environment?: Partial<ProviderEnvironment>;
-  /** Attempts per call for retryable failures (safe tools, guarded with a key). @default 3 */
-  maxAttempts?: number;
-  /** Pause before retry n (ms): base * 2^(n-1) with jitter. @default 100 */
-  retryBaseMs?: number;
-  clock?: () => number;
-  random?: () => number;
-  /** Told of store failures that did not fail the call (recording after a non-gated call). */
-  onWarning?: (message: string) => void;
-  /** Calls per window for each principal (calls with a principal only); absent: no limit. */
-  rateLimit?: RateLimitConfig;
-  /** Persona names known beyond the catalog's and the rules' (config); an unknown persona is UNKNOWN_PERSONA. */
-  personas?: string[];
-  /** Every requester may approve its own requests (single-user setups); a rule's `selfApproval` wins. @default false */
-  selfApproval?: boolean;
-  /** MCP elicitation may decide approvals; a rule's `elicitation` wins. @default only for tools whose mode is `read` */
-  elicitation?: boolean;
-}
-
-export interface CallContext {
-  persona?: string;
-  /**
-   * The authenticated caller. When present it must be allowed to call, is
-   * rate limited, may use only its granted personas (none asked: its
-   * default), and is the audit actor and the approval's requester.
-   * Absent: a trusted in-process caller, as before identities existed.
-   */
-  principal?: Principal;
-  /** Who asks (user or agent id), for the audit log and the reviewer; ignored when there is a principal. */
-  caller?: string;
-  /** The job this call serves, for job health. */
-  job?: string;
-  /** Given by a retrying caller to make a guarded tool retryable; made up when the tool takes one and none is given. */
-  idempotencyKey?: string;
-  /** The caller gives up: aborts the call. */
-  signal?: AbortSignal;
-}
+export type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
 
 /** What a run knows beyond the caller's context: the approval it runs under. */
 type RunContext = CallContext & { approvalId?: string };
-
-export type CallResult =
-  | { status: 'ok'; callId: string; tool: string; provider: string; attempts: number; durationMs: number; result: unknown; skipped: string[] }
-  | { status: 'pending_approval'; callId: string; tool: string; approval: ApprovalView };
 
 type OkResult = CallResult & { status: 'ok' };
 
@@ -117,7 +66,7 @@ export class Runtime {
   readonly #tracer: Tracer;
   readonly #clock: () => number;
   readonly #arguments = new ArgumentChecker();
-  readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #serial = new SerialRuns();
   readonly #outcomes: OutcomeRecorder;
   readonly #checks: HealthChecks;
   readonly #slots: ProviderSlots;
@@ -125,7 +74,6 @@ export class Runtime {
   readonly #approvals: Approvals;
   readonly #policy: ApprovalPolicy;
   readonly #admission: Admission;
-  readonly #extraPersonas: readonly string[];
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -150,8 +98,8 @@ export class Runtime {
       clock: this.#clock,
       random,
     });
-    this.#extraPersonas = options.personas ?? [];
-    this.#admission = new Admission({ rateLimit: options.rateLimit, knownPersonas: () => this.knownPersonas() });
+    const catalogPersonas = () => this.#registry.snapshot().personas;
+    this.#admission = new Admission({ rateLimit: options.rateLimit, catalogPersonas, rules: this.#rules, personas: options.personas });
     this.#policy = new ApprovalPolicy({
       rules: this.#rules,
       selfApproval: options.selfApproval,
@@ -164,9 +112,7 @@ export class Runtime {
 
   /** Every persona there is: the catalog's, those the approval rules name, and the extra names of the options. Sorted. */
   knownPersonas(): string[] {
-    const names = new Set<string>([...this.#registry.snapshot().personas, ...this.#extraPersonas]);
-    for (const rule of this.#rules) for (const p of rule.personas ?? []) names.add(p);
-    return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.#admission.knownPersonas();
   }
 
   /**
@@ -178,8 +124,7 @@ export class Runtime {
    * @example runtime.resolvePersona(principal, undefined) // its default persona
    */
   resolvePersona(principal: Principal | undefined, requested: string | null | undefined): string | undefined {
-    if (principal === undefined) return requested === null || requested === '' ? undefined : requested;
-    return personaFor(principal, requested, this.knownPersonas());
+    return this.#admission.resolvePersona(principal, requested);
   }
 
   /** Whether an MCP elicitation may decide this approval (see approval-policy.ts); the decision is still four-eyes checked. */
@@ -202,7 +147,7 @@ export class Runtime {
    * call needs one; rejects with a {@link CallError}.
    */
   async call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
-    const context = await this.#admit(callerContext);
+    const context = await this.#admission.admit(callerContext);
     const callId = randomUUID();
     const snapshot = this.#registry.snapshot();
     const tool = resolveIn(snapshot, name, context.persona);
@@ -215,31 +160,10 @@ export class Runtime {
     return this.#run(snapshot, tool, checked, callId, context, false);
   }
 
-  /** The context a call runs with: with a principal, admitted, its persona resolved and it as the caller. */
-  async #admit(context: CallContext): Promise<CallContext> {
-    const { principal } = context;
-    if (principal === undefined) return context;
-    const { persona: _asked, ...rest } = context;
-    const persona = await this.#admission.admit(principal, context.persona);
-    return { ...rest, caller: principal.id, ...(persona !== undefined ? { persona } : {}) };
-  }
-
   /** Serialise calls of a tool that disallows parallel runs (per tool version, in arrival order), then execute. */
   async #run(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
     if (tool.execution?.allowParallel !== false) return this.#execute(snapshot, tool, args, callId, context, gated);
-    const key = toolKey(tool);
-    const previous = this.#locks.get(key) ?? Promise.resolve();
-    let release!: () => void;
-    const mine = new Promise<void>((r) => (release = r));
-    const chained = previous.then(() => mine);
-    this.#locks.set(key, chained);
-    await previous;
-    try {
-      return await this.#execute(snapshot, tool, args, callId, context, gated);
-    } finally {
-      release();
-      if (this.#locks.get(key) === chained) this.#locks.delete(key);
-    }
+    return this.#serial.run(toolKey(tool), () => this.#execute(snapshot, tool, args, callId, context, gated));
   }
 
   /** Route the call, then record its outcome either way: health, metrics, span, store (an approved call waits for its record). */

@@ -4,7 +4,9 @@
  * `Request`/`Response`, so tests call `app.fetch(request)` in-process and
  * `listen()` puts the same app on a socket.
  *
- * This file only composes: the modules own their handlers, the route table
+ * This file only composes: the Host/Origin guard first, for every path
+ * (`host-guard.ts`); then the modules, which own their handlers, each behind
+ * its route table entry's permission check (`auth.ts`); the route table
  * (`route-table.ts`) owns what each operation is, and the one error path
  * here turns what they throw into problem answers.
  * @module
@@ -13,6 +15,7 @@ import { Hono } from 'hono';
 import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
 import { BodyCache } from './body-cache.js';
+import { hostGuard } from './host-guard.js';
 import { apiContext, type ApiOptions, type RouteModule } from './context.js';
 import { ApiProblem, callProblem, problem, problemResponse } from './problem.js';
 import { allowedMethods } from './route-table.js';
@@ -23,8 +26,10 @@ import { catalogRoutes } from './routes/catalog.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { wellKnownRoutes } from './routes/well-known.js';
 
 export type { ApiOptions } from './context.js';
+export type { ApiAuth } from './auth.js';
 export { etagMatches } from './body-cache.js';
 export { MAX_QUERY_LENGTH, MAX_SEARCH_LIMIT } from './catalog-params.js';
 
@@ -40,6 +45,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   const ctx = apiContext(registry, options);
   const onError = options.onError ?? warn;
   const app = new Hono({ strict: false });
+  // before any route, /mcp and unknown paths included: a rebound name never reaches a handler
+  if (options.allowedHosts || options.allowedOrigins) app.use('*', hostGuard(options.allowedHosts, options.allowedOrigins));
 
   const modules: Array<RouteModule | undefined> = [
     catalogRoutes(ctx, new BodyCache(registry, ctx.health, options.cacheEntries ?? 256)),
@@ -49,6 +56,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     callRoutes(ctx),
     approvalRoutes(ctx),
     auditRoutes(ctx),
+    wellKnownRoutes(ctx),
   ];
   for (const module of modules) if (module) app.route(module.base, module.app);
 

@@ -58,8 +58,8 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 const strongEtag = (body: Uint8Array) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 
 /** Query parameters in a stable order, so equal queries share a cache entry. */
-function canonicalQuery(url: URL): string {
-  const pairs = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+function canonicalQuery(params: URLSearchParams): string {
+  const pairs = [...params].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   return new URLSearchParams(pairs).toString();
 }
 
@@ -81,24 +81,27 @@ export class BodyCache {
   /**
    * Answer from the snapshot, through the cache, with ETag and 304. The
    * cache is looked up by the raw path and query first (what a client
-   * repeating a request sends), then by the canonical query.
+   * repeating a request sends), then by the canonical query. `query`
+   * replaces the request's own (the principal's personas written in).
    */
-  answer(c: Context, build: BuildAnswer): Response {
+  answer(c: Context, build: BuildAnswer, query?: URLSearchParams): Response {
     const snap = this.registry.snapshot();
     const raw = c.req.url;
     const start = raw.indexOf('/', raw.indexOf('//') + 2);
     const prefix = `${snap.version}|${snap.etag}|${this.health.version()}|`;
-    let hit = this.#cache.get(prefix + raw.slice(start));
+    // a query rewritten for the principal is not the raw one: only the canonical key may name it
+    let hit = query ? undefined : this.#cache.get(prefix + raw.slice(start));
     if (!hit) {
       const url = new URL(raw);
-      const key = `${prefix}${url.pathname}?${canonicalQuery(url)}`;
+      const params = query ?? url.searchParams;
+      const key = `${prefix}${url.pathname}?${canonicalQuery(params)}`;
       hit = this.#cache.get(key);
       if (!hit) {
-        const body = ENCODER.encode(stringifyWithTools(build(snap, url.searchParams)));
+        const body = ENCODER.encode(stringifyWithTools(build(snap, params)));
         hit = { body, etag: strongEtag(body) };
         this.#cache.set(key, hit);
       }
-      this.#cache.set(prefix + raw.slice(start), hit);
+      if (!query) this.#cache.set(prefix + raw.slice(start), hit);
     }
     const headers = { etag: hit.etag, 'cache-control': 'no-cache', 'x-toolcap-version': String(snap.version) };
     if (etagMatches(c.req.header('if-none-match'), hit.etag)) return new Response(null, { status: 304, headers });

@@ -1,15 +1,18 @@
 /**
  * What every route module is given and builds with: the API's options,
  * resolved once ({@link ApiContext}), a sub-app that registers handlers by
- * their route table entry ({@link routeModule}), the runtime guard and the
- * JSON answer the runtime's routes share.
+ * their route table entry behind the entry's permission check
+ * ({@link routeModule}), the runtime guard and the JSON answer the runtime's
+ * routes share.
  * @module
  */
 import { Hono, type Handler, type MiddlewareHandler } from 'hono';
 import type { RankWeights } from '../query/rank.js';
 import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
+import type { Principal } from '../runtime/identity/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
 
@@ -20,8 +23,20 @@ export interface ApiOptions {
   health?: HealthSource;
   /** Largest request body, bytes. @default 1048576 */
   maxBodyBytes?: number;
-  /** The MCP gateway's Streamable HTTP handler, served at `/mcp`. */
-  mcp?: (request: Request) => Promise<Response>;
+  /** The MCP gateway's Streamable HTTP handler, served at `/mcp`; it is told the authenticated principal. */
+  mcp?: (request: Request, context: { principal?: Principal }) => Promise<Response>;
+  /**
+   * Who is asking. Every route but `/health`, `/openapi.json` and
+   * `/.well-known/oauth-protected-resource` needs a principal whose roles
+   * allow the route's action. Absent: no authentication at all (a trusted
+   * in-process caller; the library's default). Local mode is an
+   * `authenticate` that always answers the local principal.
+   */
+  auth?: ApiAuth;
+  /** Host header values served (`localhost:4317`; an entry without a port matches any port); another is 421. @default no check */
+  allowedHosts?: readonly string[];
+  /** Origin header values allowed (`http://localhost:4317`); a request with another Origin is 403. @default no check */
+  allowedOrigins?: readonly string[];
   /** Ranking weights for `/search` (the config's `ranking.weights`). @default DEFAULT_RANK_WEIGHTS */
   weights?: Partial<RankWeights>;
   /** Task risk when a request gives no `task_risk` (the config's `ranking.taskRisk`). @default 1 */
@@ -48,9 +63,12 @@ export function apiContext(registry: Registry, options: ApiOptions): ApiContext 
   return { registry, runtime: options.runtime, health: options.health ?? options.runtime?.health ?? NO_HEALTH, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, options };
 }
 
-/** Request variables: the runtime, once {@link withRuntime} has let the request through. */
+/**
+ * Request variables: the runtime, once {@link withRuntime} has let the
+ * request through, and the authenticated principal (absent without `auth`).
+ */
 export interface ApiEnv {
-  Variables: { runtime: Runtime };
+  Variables: PrincipalEnv['Variables'] & { runtime: Runtime };
 }
 
 /** A sub-app mounted at `base` whose handlers are registered by route table entry. */
@@ -63,10 +81,12 @@ type Step = MiddlewareHandler<ApiEnv> | Handler<ApiEnv>;
 
 /**
  * A route module at `base` and its `on(route, ...handlers)`, which takes
- * method and path from the table entry (the path less the base).
- * @example const { app, on } = routeModule('/approvals'); on(ROUTES.deny, withRuntime(ctx), deny);
+ * method and path from the table entry (the path less the base) and puts the
+ * entry's permission check ({@link authorize}) before the handlers, so no
+ * handler can be registered without one.
+ * @example const { app, on } = routeModule('/approvals', ctx); on(ROUTES.deny, withRuntime(ctx), deny);
  */
-export function routeModule(base: string): RouteModule & { on(route: Route, ...steps: Step[]): void } {
+export function routeModule(base: string, ctx: ApiContext): RouteModule & { on(route: Route, ...steps: Step[]): void } {
   // `/tools/` is `/tools`
   const app = new Hono<ApiEnv>({ strict: false });
   return {
@@ -75,7 +95,7 @@ export function routeModule(base: string): RouteModule & { on(route: Route, ...s
     on(route, ...steps) {
       const path = honoPath(route.path);
       if (!path.startsWith(base)) throw new Error(`route ${route.path} is not under ${base}`);
-      app.on(route.method, path.slice(base.length) || '/', ...(steps as [MiddlewareHandler<ApiEnv>]));
+      app.on(route.method, path.slice(base.length) || '/', authorize<ApiEnv>(ctx.options.auth, route.action), ...(steps as [MiddlewareHandler<ApiEnv>]));
     },
   };
 }

@@ -1,9 +1,13 @@
 /**
  * `GET /openapi.json`: this API described as OpenAPI 3.1, written from the
  * route table (paths, parameters, answers) and the problem table (which
- * status each problem code answers with).
+ * status each problem code answers with). Each operation names what it
+ * needs: `security` (the bearer scheme with, as OpenAPI 3.1 allows for
+ * non-OAuth schemes, the roles that may call it; `[]` for a public one) and
+ * `x-toolcap-action`, the action identity's permission table checks.
  * @module
  */
+import { ROLE_ACTIONS, ROLES, type Action } from '../runtime/identity/principal.js';
 import { ref, type Json } from './openapi-parts.js';
 import { PROBLEM_CODES, type ProblemCode } from './problem.js';
 import { ROUTE_LIST, type Route } from './route-table.js';
@@ -21,9 +25,16 @@ const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, sche
 const ETAG_HEADERS = { ETag: { description: 'Send it back in If-None-Match: 304 while nothing changed.', schema: { type: 'string' } } };
 const NOT_MODIFIED = { '304': { description: 'Not modified (If-None-Match matched the ETag).' } };
 
+/** What any authenticated operation can answer besides its own problems. */
+const AUTH_PROBLEMS: readonly ProblemCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'];
+
+/** The roles whose permissions include the action, least powerful first. */
+const rolesFor = (action: Action) => ROLES.filter((role) => ROLE_ACTIONS[role].has(action));
+
 /** One table entry as an OpenAPI operation; a snapshot read adds If-None-Match, the ETag header and 304. */
 function operation(route: Route): Json {
   const { '200': ok, ...rest } = route.responses;
+  const { action } = route;
   const parameters = route.etag ? [...(route.parameters ?? []), ifNoneMatch] : route.parameters;
   return {
     summary: route.summary,
@@ -33,8 +44,10 @@ function operation(route: Route): Json {
       ...(ok !== undefined ? { '200': route.etag ? { ...ok, headers: ETAG_HEADERS } : ok } : {}),
       ...rest,
       ...(route.etag ? NOT_MODIFIED : {}),
-      ...problems(route.problems),
+      ...problems(action === 'public' ? route.problems : [...new Set([...route.problems, ...AUTH_PROBLEMS])]),
     },
+    security: action === 'public' ? [] : [{ bearer: rolesFor(action) }],
+    'x-toolcap-action': action,
   };
 }
 
@@ -59,6 +72,14 @@ export function openApiDocument(version: string): Json {
     },
     paths: paths(),
     components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key (`toolcap keys create`) or an OIDC access token (a JWT from the configured issuer). A 401 carries WWW-Authenticate, naming /.well-known/oauth-protected-resource when OIDC is configured. Without auth configured the server runs in local mode and asks for none.',
+        },
+      },
       schemas: {
         Problem: {
           type: 'object',
@@ -70,6 +91,7 @@ export function openApiDocument(version: string): Json {
             code: { type: 'string', enum: Object.keys(PROBLEM_CODES) },
             detail: { type: 'string' },
             problems: { type: 'array', items: { type: 'object', properties: { parameter: { type: 'string' }, message: { type: 'string' } } } },
+            allowed: { type: 'array', items: { type: 'string' }, description: 'FORBIDDEN_PERSONA, UNKNOWN_PERSONA: the personas the principal may use.' },
           },
         },
         ToolView: {

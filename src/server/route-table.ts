@@ -7,6 +7,7 @@
  * @module
  */
 import { FILTER_PARAMETERS } from '../query/params.js';
+import type { Action } from '../runtime/identity/principal.js';
 import { filterParameters, json, param, pathParam, personaParam, ref, type Json } from './openapi-parts.js';
 import type { ProblemCode } from './problem.js';
 
@@ -24,30 +25,43 @@ export interface Route {
   readonly problems: readonly ProblemCode[];
   /** A snapshot read: answers carry an ETag and honour If-None-Match with 304. */
   readonly etag?: boolean;
+  /**
+   * What the principal must be allowed to do (identity's `can()`), or
+   * `public`: answered without credentials.
+   */
+  readonly action: Action | 'public';
 }
 
 const name = pathParam('name');
 const id = pathParam('id');
-const decision = { required: false, content: { 'application/json': { schema: { type: 'object', properties: { by: { type: 'string' }, note: { type: 'string' } } } } } };
+const decision = {
+  required: false,
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { by: { type: 'string', description: 'Who decides; ignored when the request is authenticated (the principal decides).' }, note: { type: 'string' } } },
+    },
+  },
+};
+const PERSONA: readonly ProblemCode[] = ['FORBIDDEN_PERSONA', 'UNKNOWN_PERSONA'];
 const searchFilters = FILTER_PARAMETERS.filter((p) => p !== 'limit' && p !== 'cursor' && p !== 'offset');
 const listOf = (key: string, description: string) => json({ type: 'object', properties: { version: { type: 'integer' }, [key]: { type: 'array' } } }, description);
 
 /** Every operation, in the order the document lists them. */
 export const ROUTES = {
   listTools: {
-    method: 'GET', path: '/tools', summary: 'List tools, filtered, ordered by name, paged', etag: true,
+    method: 'GET', action: 'list', path: '/tools', summary: 'List tools, filtered, ordered by name, paged', etag: true,
     parameters: filterParameters(FILTER_PARAMETERS),
     responses: { '200': json(ref('ToolsPage'), 'A page of tools.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
   getTool: {
-    method: 'GET', path: '/tools/{name}', summary: 'One tool, as a persona sees it, with its provenance', etag: true,
+    method: 'GET', action: 'list', path: '/tools/{name}', summary: 'One tool, as a persona sees it, with its provenance', etag: true,
     parameters: [name, personaParam],
     responses: { '200': json(ref('ToolDetail'), 'The tool.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER', 'TOOL_NOT_FOUND'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', 'TOOL_NOT_FOUND', ...PERSONA],
   },
   search: {
-    method: 'GET', path: '/search', summary: 'Rank tools for a task in words: semantic fit minus capability penalties', etag: true,
+    method: 'GET', action: 'search', path: '/search', summary: 'Rank tools for a task in words: semantic fit minus capability penalties', etag: true,
     parameters: [
       param('q', 'The task, in words.', { type: 'string', minLength: 1, maxLength: 1000 }, { required: true }),
       param('limit', 'Candidates returned.', { type: 'integer', minimum: 1, maximum: 100, default: 10 }),
@@ -57,37 +71,39 @@ export const ROUTES = {
       ...filterParameters(searchFilters),
     ],
     responses: { '200': json(ref('SearchResult'), 'Candidates, best first.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
-  skills: { method: 'GET', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER'] },
-  agents: { method: 'GET', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER'] },
+  skills: { method: 'GET', action: 'list', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
+  agents: { method: 'GET', action: 'list', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
   jobs: {
-    method: 'GET', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, and incompatibilities', etag: true,
+    method: 'GET', action: 'list', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, and incompatibilities', etag: true,
     parameters: [personaParam],
     responses: { '200': listOf('jobs', 'Job summaries.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
   summary: {
-    method: 'GET', path: '/summary', summary: 'Counts, personas, effect histograms and job compatibility', etag: true,
+    method: 'GET', action: 'list', path: '/summary', summary: 'Counts, personas, effect histograms and job compatibility', etag: true,
     parameters: [],
     responses: { '200': json({ type: 'object' }, 'The catalog summary.') },
     problems: ['NOT_READY'],
   },
   health: {
-    method: 'GET', path: '/health', summary: 'Registry status: serving version, last reload error, watching',
+    method: 'GET', action: 'public', path: '/health', summary: 'Registry status: serving version, last reload error, watching',
     responses: {
       '200': json(ref('Health'), 'A snapshot is serving (status "degraded" when the latest reload failed and the last good one serves).'),
       '503': json(ref('Health'), 'No snapshot yet.'),
     },
     problems: [],
   },
-  openapi: { method: 'GET', path: '/openapi.json', summary: 'This document', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') }, problems: [] },
+  openapi: { method: 'GET', action: 'public', path: '/openapi.json', summary: 'This document', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') }, problems: [] },
   callTool: {
-    method: 'POST', path: '/tools/{name}/call', summary: 'Call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries by retry class, audit',
+    method: 'POST', action: 'call', path: '/tools/{name}/call', summary: 'Call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries by retry class, audit',
     parameters: [
       name,
       { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'Makes a guarded tool retryable.' },
-      { name: 'X-Toolcap-Caller', in: 'header', required: false, schema: { type: 'string' }, description: 'Who is calling (audit log).' },
+      { name: 'X-Toolcap-Caller', in: 'header', required: false, schema: { type: 'string' }, description: 'Who is calling (audit log); ignored when the request is authenticated (the principal is the actor).' },
+      { name: 'X-Toolcap-Persona', in: 'header', required: false, schema: { type: 'string' }, description: 'The persona, when the body names none.' },
+      { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', examples: ['wait=30'] }, description: 'wait=N (N at most 60): if the call needs approval, wait up to N seconds for the decision and the run.' },
     ],
     requestBody: {
       required: false,
@@ -99,7 +115,7 @@ export const ROUTES = {
             properties: {
               arguments: { type: 'object', description: 'Checked against the tool\'s inputSchema.' },
               persona: { type: 'string' },
-              caller: { type: 'string' },
+              caller: { type: 'string', description: 'Ignored when the request is authenticated.' },
               job: { type: 'string' },
               idempotencyKey: { type: 'string' },
             },
@@ -109,12 +125,15 @@ export const ROUTES = {
     },
     responses: {
       '200': json({ type: 'object', properties: { status: { const: 'ok' }, callId: { type: 'string' }, provider: { type: 'string' }, attempts: { type: 'integer' }, result: {} } }, 'The tool ran.'),
-      '202': json({ type: 'object', properties: { status: { const: 'pending_approval' }, approval: { type: 'object' } } }, 'Waiting for approval: approve with POST /approvals/{id}/approve.'),
+      '202': json({ type: 'object', properties: { status: { const: 'pending_approval' }, approval: { type: 'object' } } }, 'Waiting for approval: somebody else approves with POST /approvals/{id}/approve; GET /approvals/{id} shows the outcome once run.'),
     },
-    problems: ['BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR', 'NO_RUNTIME'],
+    problems: [
+      'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
+      'TOOL_REJECTED', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME',
+    ],
   },
   listApprovals: {
-    method: 'GET', path: '/approvals', summary: 'Approval requests, newest first',
+    method: 'GET', action: 'approvals.read.own', path: '/approvals', summary: 'Approval requests, newest first: the caller\'s own, or all with approvals.read.all',
     parameters: [
       param('status', 'Only this status.', { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] }),
       param('tool', 'Only this tool.', { type: 'string' }),
@@ -124,27 +143,27 @@ export const ROUTES = {
     problems: ['BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   getApproval: {
-    method: 'GET', path: '/approvals/{id}', summary: 'One approval request',
+    method: 'GET', action: 'approvals.read.own', path: '/approvals/{id}', summary: 'One approval request, with the outcome once run',
     parameters: [id],
     responses: { '200': json({ type: 'object' }, 'The approval.') },
     problems: ['APPROVAL_NOT_FOUND', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   approve: {
-    method: 'POST', path: '/approvals/{id}/approve', summary: 'Approve, and run exactly the reviewed call (void if the manifest changed since)',
+    method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/approve', summary: 'Approve, and run exactly the reviewed call (void if the manifest changed since)',
     parameters: [id],
     requestBody: decision,
     responses: { '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.') },
-    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'PROVIDER_ERROR', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   deny: {
-    method: 'POST', path: '/approvals/{id}/deny', summary: 'Deny',
+    method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/deny', summary: 'Deny',
     parameters: [id],
     requestBody: decision,
     responses: { '200': json({ type: 'object' }, 'Denied.') },
-    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'SELF_APPROVAL', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   audit: {
-    method: 'GET', path: '/audit', summary: 'The append-only audit log, oldest first: call outcomes, approval requests and decisions',
+    method: 'GET', action: 'audit.read', path: '/audit', summary: 'The append-only audit log, oldest first: call outcomes, approval requests and decisions',
     parameters: [
       param('tool', 'Only this tool.', { type: 'string' }),
       param('call_id', 'Only this call.', { type: 'string' }),
@@ -155,7 +174,7 @@ export const ROUTES = {
     problems: ['BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   metrics: {
-    method: 'GET', path: '/metrics', summary: 'Prometheus metrics: calls, attempts, durations, approvals, backoff',
+    method: 'GET', action: 'metrics.read', path: '/metrics', summary: 'Prometheus metrics: calls, attempts, durations, approvals, backoff',
     responses: { '200': { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } },
     problems: [],
   },

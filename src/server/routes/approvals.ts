@@ -1,14 +1,22 @@
 /**
  * `/approvals`: list and read approval requests, approve (which runs exactly
- * the reviewed call) or deny them.
+ * the reviewed call) or deny them. With a principal, a caller sees only the
+ * approvals it asked for (another's answers 404, as an unknown id does)
+ * unless it may `approvals.read.all`, and a decision is the principal's over
+ * the `http` channel: the body's `by` is ignored, and the runtime refuses a
+ * principal deciding its own request (four eyes) or one outside its grants.
  * @module
  */
+import type { Context } from 'hono';
 import { isMember } from '../../model/vocabulary.js';
 import type { ParameterProblem } from '../../query/params.js';
+import { can, type Principal } from '../../runtime/identity/principal.js';
+import type { Decision } from '../../runtime/approval-policy.js';
 import type { ApprovalStatus } from '../../store/types.js';
-import { routeModule, withRuntime, noStoreJson, type ApiContext, type RouteModule } from '../context.js';
+import { principalOf } from '../auth.js';
+import { routeModule, withRuntime, noStoreJson, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
 import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
-import { badParameters, callProblem } from '../problem.js';
+import { ApiProblem, badParameters, callProblem, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
 
 const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] as const satisfies readonly ApprovalStatus[];
@@ -27,30 +35,47 @@ function parseListParams(params: URLSearchParams): { status?: ApprovalStatus; to
   return { ...(status ? { status: status as ApprovalStatus } : {}), ...(tool ? { tool } : {}), limit: n };
 }
 
+/** Whether the principal sees only its own approvals (no principal: a trusted caller sees all). */
+const ownOnly = (principal: Principal | undefined): principal is Principal => principal !== undefined && !can(principal, 'approvals.read.all');
+
+/** The decision a request makes: the principal's over HTTP, else (library use) the `by` it names. */
+async function decisionOf(c: Context<ApiEnv>): Promise<Decision> {
+  const b = await readJsonObject(c);
+  const note = optionalString(b, 'note');
+  const principal = principalOf(c);
+  if (principal) return { principal, channel: 'http', ...(note !== undefined ? { note } : {}) };
+  const by = optionalString(b, 'by') ?? c.req.header('x-toolcap-caller');
+  return { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) };
+}
+
 /** The approval routes, mounted at `/approvals`. */
 export function approvalRoutes(ctx: ApiContext): RouteModule {
-  const { on, ...module } = routeModule('/approvals');
+  const { on, ...module } = routeModule('/approvals', ctx);
   const runtime = withRuntime(ctx);
   const body = jsonBody(ctx.maxBodyBytes);
 
-  on(ROUTES.listApprovals, runtime, async (c) => noStoreJson({ approvals: await c.var.runtime.listApprovals(parseListParams(new URL(c.req.url).searchParams)) }));
-  on(ROUTES.getApproval, runtime, async (c) => noStoreJson(await c.var.runtime.getApproval(c.req.param('id') ?? '')));
+  on(ROUTES.listApprovals, runtime, async (c) => {
+    const query = parseListParams(new URL(c.req.url).searchParams);
+    const principal = principalOf(c);
+    return noStoreJson({ approvals: await c.var.runtime.listApprovals(ownOnly(principal) ? { ...query, requestedBy: principal.id } : query) });
+  });
+
+  on(ROUTES.getApproval, runtime, async (c) => {
+    const id = c.req.param('id') ?? '';
+    const approval = await c.var.runtime.getApproval(id);
+    const principal = principalOf(c);
+    // another's approval answers as a missing one: its existence is not the caller's business
+    if (ownOnly(principal) && approval.requestedByPrincipal !== principal.id) throw new ApiProblem(problem('APPROVAL_NOT_FOUND', `No approval "${id}".`));
+    return noStoreJson(approval);
+  });
 
   on(ROUTES.approve, runtime, body, async (c) => {
-    const b = await readJsonObject(c);
-    const by = optionalString(b, 'by') ?? c.req.header('x-toolcap-caller');
-    const note = optionalString(b, 'note');
-    const outcome = await c.var.runtime.approve(c.req.param('id') ?? '', { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) });
+    const outcome = await c.var.runtime.approve(c.req.param('id') ?? '', await decisionOf(c));
     if (outcome.error) throw callProblem(outcome.error, { approval: outcome.approval });
     return noStoreJson(outcome);
   });
 
-  on(ROUTES.deny, runtime, body, async (c) => {
-    const b = await readJsonObject(c);
-    const by = optionalString(b, 'by') ?? c.req.header('x-toolcap-caller');
-    const note = optionalString(b, 'note');
-    return noStoreJson({ approval: await c.var.runtime.deny(c.req.param('id') ?? '', { ...(by !== undefined ? { by } : {}), ...(note !== undefined ? { note } : {}) }) });
-  });
+  on(ROUTES.deny, runtime, body, async (c) => noStoreJson({ approval: await c.var.runtime.deny(c.req.param('id') ?? '', await decisionOf(c)) }));
 
   return module;
 }

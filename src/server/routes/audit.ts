@@ -28,7 +28,7 @@ function parseAuditParams(params: URLSearchParams): { tool?: string; callId?: st
 
 /** The audit route, mounted at `/audit`. */
 export function auditRoutes(ctx: ApiContext): RouteModule {
-  const { on, ...module } = routeModule('/audit');
+  const { on, ...module } = routeModule('/audit', ctx);
 
   on(ROUTES.audit, withRuntime(ctx), async (c) => {
     const rt = c.var.runtime;

@@ -2,41 +2,55 @@
  * The catalog reads: `/tools`, `/tools/{name}`, `/search`, `/skills`,
  * `/agents`, `/jobs`, `/summary`. Each is a snapshot read answered through
  * the body cache (ETag, 304); what each one answers is shared with the CLI
- * (`query/views.ts`, `registry/summary.ts`).
+ * (`query/views.ts`, `registry/summary.ts`). With a principal, every read
+ * is answered for its personas (`personas.ts`): persona-scoped tools are
+ * never shown to a principal without that persona.
  * @module
  */
+import type { Context } from 'hono';
 import { parseFilter } from '../../query/params.js';
 import { getTool, listTools, searchAnswer, searchTools } from '../../query/views.js';
 import { summarizeCatalog, summarizeJobs } from '../../registry/summary.js';
+import { ALL } from '../../runtime/identity/principal.js';
+import { principalOf } from '../auth.js';
 import type { BodyCache } from '../body-cache.js';
 import { noParameters, onePersona, parseSearch } from '../catalog-params.js';
-import { routeModule, type ApiContext, type RouteModule } from '../context.js';
+import { routeModule, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
+import { scopedQuery, shownPersona } from '../personas.js';
 import { ApiProblem, badParameters, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
 
 /** The catalog reads, mounted at `/`. */
 export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
-  const { health, runtime, options } = ctx;
-  const { on, ...module } = routeModule('/');
+  const { health, runtime, options, registry } = ctx;
+  const { on, ...module } = routeModule('/', ctx);
+  /** The query answered: the request's, with the principal's personas written in. */
+  const scoped = (c: Context<ApiEnv>, many: boolean) => scopedQuery(registry, runtime, principalOf(c), new URL(c.req.url).searchParams, many);
 
   on(ROUTES.listTools, (c) =>
-    cache.answer(c, (snap, params) => {
-      const parsed = parseFilter(params);
-      if ('problems' in parsed) throw badParameters(parsed.problems);
-      return listTools(snap, parsed.filter, health);
-    }),
+    cache.answer(
+      c,
+      (snap, params) => {
+        const parsed = parseFilter(params);
+        if ('problems' in parsed) throw badParameters(parsed.problems);
+        return listTools(snap, parsed.filter, health);
+      },
+      scoped(c, true),
+    ),
   );
 
   on(ROUTES.getTool, (c) =>
-    cache.answer(c, (snap, params) => {
-      const persona = onePersona(params);
-      const name = c.req.param('name') ?? '';
-      const found = getTool(snap, name, persona, health);
-      if (!found) {
-        throw new ApiProblem(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that persona "${persona}" can see.`));
-      }
-      return { version: snap.version, ...found, ...(runtime ? { providerHealth: runtime.health.providers(name) } : {}) };
-    }),
+    cache.answer(
+      c,
+      (snap, params) => {
+        const persona = onePersona(params);
+        const name = c.req.param('name') ?? '';
+        const found = getTool(snap, name, persona, health);
+        if (!found) throw new ApiProblem(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that ${shownPersona(persona)} can see.`));
+        return { version: snap.version, ...found, ...(runtime ? { providerHealth: runtime.health.providers(name) } : {}) };
+      },
+      scoped(c, false),
+    ),
   );
 
   on(ROUTES.search, (c) =>
@@ -56,18 +70,23 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
         health,
       );
       return searchAnswer(result, search.explain);
-    }),
+    }, scoped(c, true)),
   );
 
-  on(ROUTES.skills, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, skills: snap.documentFor(onePersona(params)).skills })));
-  on(ROUTES.agents, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, agents: snap.documentFor(onePersona(params)).agents })));
-  on(ROUTES.jobs, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, jobs: summarizeJobs(snap, onePersona(params)) })));
-  on(ROUTES.summary, (c) =>
-    cache.answer(c, (snap, params) => {
+  on(ROUTES.skills, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, skills: snap.documentFor(onePersona(params)).skills }), scoped(c, false)));
+  on(ROUTES.agents, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, agents: snap.documentFor(onePersona(params)).agents }), scoped(c, false)));
+  on(ROUTES.jobs, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, jobs: summarizeJobs(snap, onePersona(params)) }), scoped(c, false)));
+  on(ROUTES.summary, (c) => {
+    // the summary counts and names every persona's tools: only for those who may see them all
+    const principal = principalOf(c);
+    if (principal && !principal.personas.includes(ALL)) {
+      throw new ApiProblem(problem('FORBIDDEN', `The summary covers every persona; "${principal.id}" is not granted all. Ask /tools or /jobs, which answer for its personas.`));
+    }
+    return cache.answer(c, (snap, params) => {
       noParameters(params);
       return summarizeCatalog(snap);
-    }),
-  );
+    });
+  });
 
   return module;
 }

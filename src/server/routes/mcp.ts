@@ -3,9 +3,12 @@
  * handed in as `ApiOptions.mcp`), behind the same body limit as the call
  * routes. The MCP transport answers every method itself (GET for its event
  * stream, DELETE to end a session), so this path is not in the route table
- * and never answers 405 from it.
+ * and never answers 405 from it. Every request is authenticated (any role
+ * may speak MCP; the gateway checks each method) and the handler is told
+ * the principal, which it binds its sessions to.
  * @module
  */
+import { authorize, principalOf } from '../auth.js';
 import { routeModule, type ApiContext, type RouteModule } from '../context.js';
 import { limitBody } from '../json-body.js';
 
@@ -13,7 +16,11 @@ import { limitBody } from '../json-body.js';
 export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
   const handler = ctx.options.mcp;
   if (!handler) return undefined;
-  const module = routeModule('/mcp');
-  module.app.all('/', limitBody(ctx.maxBodyBytes), (c) => handler(c.req.raw));
+  const module = routeModule('/mcp', ctx);
+  // 401 with its WWW-Authenticate before the body is read, as the MCP authorization specification expects
+  module.app.all('/', authorize(ctx.options.auth, 'list'), limitBody(ctx.maxBodyBytes), (c) => {
+    const principal = principalOf(c);
+    return handler(c.req.raw, principal ? { principal } : {});
+  });
   return module;
 }

@@ -9,7 +9,7 @@ import { ROUTES } from '../route-table.js';
 
 /** The document route, mounted at `/`. */
 export function openApiRoutes(ctx: ApiContext): RouteModule {
-  const { on, ...module } = routeModule('/');
+  const { on, ...module } = routeModule('/', ctx);
   const text = JSON.stringify(openApiDocument(ctx.options.version ?? '0.0.0'));
   on(ROUTES.openapi, () => new Response(text, { headers: { 'content-type': JSON_TYPE } }));
   return module;

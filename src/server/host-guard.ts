@@ -1,0 +1,60 @@
+/**
+ * DNS rebinding defence: the `Host` and `Origin` of every request, `/mcp`
+ * and unknown paths included, are checked against the allowed lists before
+ * anything else runs. A page on `evil.example` that rebinds its name to
+ * 127.0.0.1 sends `Host: evil.example` (421 MISDIRECTED_REQUEST); a page
+ * that reaches the server under an allowed name still sends its own
+ * `Origin` (403 FORBIDDEN_ORIGIN). The MCP specification asks servers to
+ * validate Origin; this does it for every route.
+ * @module
+ */
+import type { MiddlewareHandler } from 'hono';
+import { ApiProblem, problem } from './problem.js';
+
+/** `host[:port]` split, IPv6 brackets kept on the name (`[::1]:4317` → `[::1]`, `4317`). */
+function splitHost(value: string): { name: string; port: string | undefined } {
+  const v = value.trim().toLowerCase();
+  const close = v.startsWith('[') ? v.indexOf(']') : -1;
+  const colon = close >= 0 ? (v[close + 1] === ':' ? close + 1 : -1) : v.lastIndexOf(':');
+  return colon < 0 ? { name: v, port: undefined } : { name: v.slice(0, colon), port: v.slice(colon + 1) };
+}
+
+/**
+ * Whether a Host value is allowed: an entry with a port must match exactly,
+ * an entry without one matches the name on any port. Names are compared
+ * without case, as DNS does.
+ * @example hostAllowed('localhost:4317', ['localhost']) // true
+ */
+export function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const got = splitHost(host);
+  return allowed.some((entry) => {
+    const want = splitHost(entry);
+    return want.name === got.name && (want.port === undefined || want.port === got.port);
+  });
+}
+
+/** Origins compare as serialised (scheme, host, port), without case or a trailing slash. */
+const normalOrigin = (o: string) => o.trim().toLowerCase().replace(/\/$/, '');
+
+/**
+ * The middleware: 421 for a Host not allowed, 403 for an Origin header not
+ * allowed (a request without Origin, as non-browser clients send, passes).
+ * A list left undefined is not checked.
+ */
+export function hostGuard(allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): MiddlewareHandler {
+  const origins = allowedOrigins?.map(normalOrigin);
+  return async (c, next) => {
+    if (allowedHosts) {
+      // the Node adapter builds the URL from Host; an in-process Request may carry both
+      const host = c.req.header('host') ?? new URL(c.req.url).host;
+      if (!hostAllowed(host, allowedHosts)) {
+        throw new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
+      }
+    }
+    const origin = c.req.header('origin');
+    if (origins && origin !== undefined && !origins.includes(normalOrigin(origin))) {
+      throw new ApiProblem(problem('FORBIDDEN_ORIGIN', `Requests from origin "${origin}" are not allowed.`));
+    }
+    await next();
+  };
+}

@@ -80,7 +80,8 @@ interface ParsedPolicy {
 function parsePolicy(policy: EgressPolicy): ParsedPolicy {
   const parsed: ParsedPolicy = { anyHost: false, hosts: new Set(), suffixes: [], addresses: [], ranges: new BlockList(), invalid: [] };
   for (const raw of policy.allow) {
-    const entry = unbracket(raw.trim().toLowerCase().replace(/\.$/, ''));
+    const lower = raw.trim().toLowerCase();
+    const entry = unbracket(lower.endsWith('.') && !lower.endsWith('*.') ? lower.slice(0, -1) : lower);
     const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
     if (cidr) {
       const family = isIP(cidr[1] as string);

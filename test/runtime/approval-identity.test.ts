@@ -102,15 +102,15 @@ describe('who may approve: four eyes and grants', () => {
 });
 
 describe('elicitation', () => {
-  it.each([
+  it.each<[string, string, ApprovalRule[], boolean | undefined, boolean]>([
     ['a write tool, no rule', 'notes.append', [], undefined, false],
     ['a read tool, no rule', 'notes.search', [], undefined, true],
     ['a write tool, the rule allows it', 'notes.append', [{ tools: ['notes.append'], elicitation: true }], undefined, true],
     ['a read tool, the rule forbids it', 'notes.search', [{ tools: ['notes.search'], elicitation: false }], undefined, false],
     ['a write tool, allowed by the runtime', 'notes.append', [], true, true],
     ['a read tool, refused by the runtime', 'notes.search', [], false, false],
-  ] as const)('elicitationAllowed: %s -> %s', async (_label, tool, rules, elicitation, expected) => {
-    const { h, id } = await pending({ rules: [...rules], ...(elicitation !== undefined ? { elicitation } : {}) }, ADMIN, tool);
+  ])('elicitationAllowed: %s -> %s', async (_label, tool, rules, elicitation, expected) => {
+    const { h, id } = await pending({ rules, ...(elicitation !== undefined ? { elicitation } : {}) }, ADMIN, tool);
     expect(h.runtime.elicitationAllowed(await h.runtime.getApproval(id))).toBe(expected);
   });
 

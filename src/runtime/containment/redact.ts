@@ -1,0 +1,128 @@
+/**
+ * The one redaction step for everything that leaves the process (problem
+ * bodies, audit rows, spans, logs, metrics labels): known secret values and
+ * common token shapes become `[REDACTED]` before anything is written.
+ *
+ * Known secrets are the values of the environment variables and config
+ * secrets that manifests or config name. A value shorter than
+ * {@link MIN_SECRET_LENGTH} characters is not searched for: `on`, `1234` or
+ * `admin` would blank out unrelated text everywhere, and such a value is no
+ * secret worth the name (the token shapes still apply).
+ *
+ * Objects are copied, never mutated; a property whose name says it holds a
+ * credential (`password`, `apiKey`, `authorization`…) is redacted whole.
+ * @module
+ */
+
+/** What replaces a secret. */
+export const REDACTED = '[REDACTED]';
+
+/** Shortest secret value searched for, in characters. */
+export const MIN_SECRET_LENGTH = 6;
+
+/** Deepest level {@link Redactor.redact} walks; deeper values become `[Truncated]`. @default 32 */
+export const MAX_REDACT_DEPTH = 32;
+
+/** Token shapes redacted in every text: [pattern, replacement]. */
+const TOKEN_SHAPES: ReadonlyArray<[RegExp, string]> = [
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, REDACTED], // a cut-off block too
+  [/\b(Bearer|Basic|Token|Digest)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi, `$1$2${REDACTED}`],
+  [/\btcap_([0-9a-f]{16})_[A-Za-z0-9_-]{8,}/g, `tcap_$1_${REDACTED}`], // the key id is no secret and says which key leaked
+  [/\btcap_(?![0-9a-f]{16}_\[REDACTED\])[A-Za-z0-9_-]{8,}/g, REDACTED],
+  [/\bsk-(?:[a-z]+-)?[A-Za-z0-9_-]{8,}/g, REDACTED], // OpenAI, Anthropic, sk-live-…
+  [/\b[spr]k_(?:live|test)_[A-Za-z0-9]{8,}/g, REDACTED], // Stripe
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, REDACTED],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED], // JWT (an unsigned one too)
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^/\s@]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs
+  [/((?:^|[?&;\s"'])(?:password|passwd|pwd|pass|secret|client_secret|token|access_token|refresh_token|id_token|api_key|apikey|api-key|auth)=)[^&\s#;"']+/gi, `$1${REDACTED}`],
+];
+
+/** Property names whose values are credentials, whatever they look like. */
+const CREDENTIAL_KEY = /^(?:password|passwd|pwd|secret|client_?secret|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|authorization|proxy[_-]?authorization|cookie|set[_-]?cookie|private[_-]?key|x[_-]api[_-]key)$/i;
+
+/** Options of {@link createRedactor}. */
+export interface RedactorOptions {
+  /** Secret values to find anywhere (env var values, config secrets). Empty and short ones are skipped. */
+  secrets?: Iterable<string | undefined>;
+  /** More patterns; each match becomes `[REDACTED]` (the global flag is added). */
+  patterns?: readonly RegExp[];
+  /** @default MAX_REDACT_DEPTH */
+  maxDepth?: number;
+}
+
+/** Redacts texts and values. */
+export interface Redactor {
+  /** A copy of `value` with every string redacted (deep; cycles become `[Circular]`). */
+  redact<T>(value: T): T;
+  /** `text` with secrets and token shapes replaced. */
+  redactText(text: string): string;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A redactor for the given secrets.
+ * @example
+ * const { redactText } = createRedactor({ secrets: [process.env.PGPASSWORD] });
+ * redactText('auth failed with token sk-live-4f9a8b7c6d5e'); // 'auth failed with token [REDACTED]'
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const values = new Set<string>();
+  for (const s of options.secrets ?? []) {
+    if (s === undefined || s.length < MIN_SECRET_LENGTH) continue;
+    values.add(s);
+    // the same secret as it appears in a URL or a JSON text
+    values.add(encodeURIComponent(s));
+    values.add(JSON.stringify(s).slice(1, -1));
+  }
+  const longestFirst = [...values].sort((a, b) => b.length - a.length).map(escape);
+  const secretPattern = longestFirst.length > 0 ? new RegExp(longestFirst.join('|'), 'g') : undefined;
+  const extra = (options.patterns ?? []).map((p) => new RegExp(p.source, p.flags.includes('g') ? p.flags : `${p.flags}g`));
+  const maxDepth = options.maxDepth ?? MAX_REDACT_DEPTH;
+
+  const redactText = (text: string): string => {
+    let out = secretPattern ? text.replace(secretPattern, REDACTED) : text;
+    for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement);
+    for (const pattern of extra) out = out.replace(pattern, REDACTED);
+    return out;
+  };
+
+  const walk = (value: unknown, depth: number, ancestors: Set<object>): unknown => {
+    if (typeof value === 'string') return redactText(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (ancestors.has(value)) return '[Circular]';
+    if (depth >= maxDepth) return '[Truncated]';
+    ancestors.add(value);
+    try {
+      if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, ancestors));
+      if (value instanceof Error) {
+        const copy: Record<string, unknown> = { name: value.name, message: redactText(value.message) };
+        for (const [k, v] of Object.entries(value)) copy[k] = CREDENTIAL_KEY.test(k) ? REDACTED : walk(v, depth + 1, ancestors);
+        return copy;
+      }
+      if (!isPlain(value)) return value; // dates, buffers, class instances: not text, left as they are
+      const copy: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        copy[k] = CREDENTIAL_KEY.test(k) && v !== null && v !== undefined && v !== '' ? REDACTED : walk(v, depth + 1, ancestors);
+      }
+      return copy;
+    } finally {
+      ancestors.delete(value);
+    }
+  };
+
+  return {
+    redact: <T>(value: T): T => walk(value, 0, new Set()) as T,
+    redactText,
+  };
+}

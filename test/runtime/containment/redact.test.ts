@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED } from '../../../src/runtime/containment/redact.js';
+
+const R = REDACTED;
+
+describe('redactText: token shapes', () => {
+  const { redactText } = createRedactor();
+  it.each([
+    ['auth failed with token sk-live-4f9a8b7c6d5e4f3a', `auth failed with token ${R}`],
+    ['key sk-proj-abcdEFGH1234_xyz end', `key ${R} end`],
+    ['sk-ant-api03-abcdefghijklmnop', R],
+    ['stripe sk_live_51HxYzAbCdEf', `stripe ${R}`],
+    ['Authorization: Bearer abc.def-ghi_jkl', `Authorization: Bearer ${R}`],
+    ['authorization: basic dXNlcjpwYXNzd29yZA==', `authorization: basic ${R}`],
+    ['ghp_0123456789abcdefghijABCDEFGHIJ012345', R],
+    ['github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz', R],
+    ['xoxb-1234567890-abcdefghij', R],
+    ['xoxp-1234-5678-abcdefghijk', R],
+    ['AKIAIOSFODNN7EXAMPLE in config', `${R} in config`],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', R],
+    ['alg none: eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.', `alg none: ${R}`],
+    [`tcap_0123456789abcdef_${'A'.repeat(43)}`, `tcap_0123456789abcdef_${R}`],
+    ['tcap_malformed-but-long', R],
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nafter', `${R}\nafter`],
+    ['tail: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhk', `tail: ${R}`], // cut off by a stderr tail
+    ['postgres://app:s3cr3t-pw@db:5432/x', `postgres://app:${R}@db:5432/x`],
+    ['https://u:p@h.test/', `https://u:${R}@h.test/`],
+    ['GET /login?user=a&password=hunter22&x=1', `GET /login?user=a&password=${R}&x=1`],
+    ['?access_token=abc123&ok=1', `?access_token=${R}&ok=1`],
+    ['PASSWORD=topsecret ./run', `PASSWORD=${R} ./run`],
+    ['nothing to see: sk-1 github ghp_short xox-', 'nothing to see: sk-1 github ghp_short xox-'],
+    ['a password field', 'a password field'],
+  ])('%j', (input, output) => {
+    expect(redactText(input)).toBe(output);
+  });
+});
+
+describe('redactText: known secrets', () => {
+  const secrets = ['p@ss/w0rd&x', 'hunter2hunter2', 'short', '', undefined, 'hunter2'];
+  const { redactText } = createRedactor({ secrets, patterns: [/\bACME-\d{6}\b/] });
+  it.each([
+    ['psql: password p@ss/w0rd&x rejected', `psql: password ${R} rejected`],
+    ['url ?pw=p%40ss%2Fw0rd%26x', `url ?pw=${R}`], // URL-encoded
+    ['{"pw":"hunter2hunter2"}', `{"pw":"${R}"}`],
+    ['hunter2hunter2', R], // the longer secret wins over its prefix hunter2
+    ['hunter2 alone', `${R} alone`], // seven characters: searched
+    ['short is short', 'short is short'], // under six characters: not searched
+    ['order ACME-123456 failed', `order ${R} failed`],
+  ])('%j', (input, output) => {
+    expect(redactText(input)).toBe(output);
+  });
+});
+
+describe('redact: values', () => {
+  const { redact } = createRedactor({ secrets: ['PGPASSWORD-value-1'] });
+
+  it('redacts strings at any depth and credential-named properties, without mutating', () => {
+    const input = {
+      message: 'connect failed: PGPASSWORD-value-1',
+      detail: { stderr: ['line', 'token sk-live-abcdefghijkl'], code: 2, ok: true, nothing: null },
+      headers: { Authorization: 'anything at all', 'x-api-key': 'k', accept: 'json' },
+      password: 'pw',
+      apiKey: '',
+    };
+    const before = structuredClone(input);
+    expect(redact(input)).toEqual({
+      message: `connect failed: ${R}`,
+      detail: { stderr: ['line', `token ${R}`], code: 2, ok: true, nothing: null },
+      headers: { Authorization: R, 'x-api-key': R, accept: 'json' },
+      password: R,
+      apiKey: '',
+    });
+    expect(input).toEqual(before);
+  });
+
+  it('is safe with cycles and shared references', () => {
+    const shared = { s: 'sk-live-abcdefghijkl' };
+    const a: Record<string, unknown> = { one: shared, two: shared };
+    a['self'] = a;
+    expect(redact(a)).toEqual({ one: { s: R }, two: { s: R }, self: '[Circular]' });
+  });
+
+  it('stops at the depth bound', () => {
+    let deep: unknown = 'sk-live-abcdefghijkl';
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    let out = createRedactor({ maxDepth: 3 }).redact(deep) as unknown;
+    expect(JSON.stringify(out)).toBe('[[["[Truncated]"]]]');
+    out = redact(deep); // the default bound: no stack overflow
+    expect(JSON.stringify(out)).toContain('[Truncated]');
+  });
+
+  it('turns errors into plain objects without their stack', () => {
+    const err = Object.assign(new Error('failed with PGPASSWORD-value-1'), { code: 'E', token: 'x' });
+    expect(redact({ err })).toEqual({ err: { name: 'Error', message: `failed with ${R}`, code: 'E', token: R } });
+  });
+
+  it.each([[42], [true], [null], [undefined]])('leaves %j as it is', (v) => {
+    expect(redact(v)).toBe(v);
+  });
+
+  it('leaves non-text objects as they are', () => {
+    const date = new Date(0);
+    expect(redact({ date }).date).toBe(date);
+  });
+});

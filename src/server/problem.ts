@@ -39,7 +39,7 @@ export interface Problem {
   detail: string;
   /** For BAD_PARAMETER: every bad parameter, each named. For INVALID_ARGUMENTS: every schema problem with its pointer. */
   problems?: Array<ParameterProblem | { pointer: string; message: string }>;
-  /** Further members per code (pointer, retryAfterMs, providers, callId). */
+  /** Further members per code (pointer, retryAfterMs, providers, callId, allowed, approvalId, action). */
   [member: string]: unknown;
 }
 

@@ -4,7 +4,9 @@
  * status each problem code answers with). Each operation names what it
  * needs: `security` (the bearer scheme with, as OpenAPI 3.1 allows for
  * non-OAuth schemes, the roles that may call it; `[]` for a public one) and
- * `x-toolcap-action`, the action identity's permission table checks.
+ * `x-required-action`, the action identity's permission table checks. (Not
+ * `x-toolcap-…`: that prefix declares manifest fields to toolcap's own
+ * OpenAPI reader, which would warn about an unknown field.)
  * @module
  */
 import { ROLE_ACTIONS, ROLES, type Action } from '../runtime/identity/principal.js';
@@ -47,7 +49,7 @@ function operation(route: Route): Json {
       ...problems(action === 'public' ? route.problems : [...new Set([...route.problems, ...AUTH_PROBLEMS])]),
     },
     security: action === 'public' ? [] : [{ bearer: rolesFor(action) }],
-    'x-toolcap-action': action,
+    'x-required-action': action,
   };
 }
 

@@ -128,7 +128,7 @@ describe('/openapi.json declares the security', () => {
 
   it.each(ROUTE_LIST.map((r) => [r.method, r.path, r] as const))('%s %s names its action, the roles allowed it, and 401/403 unless public', (method, path, route) => {
     const op = doc.paths[path][method.toLowerCase()];
-    expect(op['x-toolcap-action']).toBe(route.action);
+    expect(op['x-required-action']).toBe(route.action);
     if (route.action === 'public') {
       expect(op.security).toEqual([]);
     } else {

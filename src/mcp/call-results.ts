@@ -50,15 +50,39 @@ export function callErrorResult(error: CallError): CallToolResult {
   return errorResult(wire.code, wire.message, wire.details);
 }
 
+/** A path as one shell word: as it is when plain, else double-quoted. */
+const shellWord = (path: string) => (/^[\w./@:+,=-]+$/.test(path) ? path : JSON.stringify(path));
+
+/** What a pending answer tells besides the approval: how to follow it up. */
+export interface PendingHints {
+  /** The gateway tool that reports the approval's status and outcome, when the gateway lists one. */
+  statusTool?: string;
+  /** The config file of the serving toolcap, so the approve command works as printed. */
+  configPath?: string;
+  /** One more sentence (why the approval could not be decided in the client). */
+  note?: string;
+}
+
 /**
- * The tool error for a call waiting for approval: its id, why, and how to approve it.
+ * The tool error for a call waiting for approval: its id, why, how a person
+ * approves it (the command, with `--config` when known, or the HTTP route)
+ * and, when there is one, the tool that gives the agent the outcome later.
  * @example pendingApprovalResult(result.approval)._meta['toolcap.dev/error'].approvalId
  */
-export function pendingApprovalResult(approval: ApprovalView, note?: string): CallToolResult {
+export function pendingApprovalResult(approval: ApprovalView, hints: PendingHints = {}): CallToolResult {
+  const command = `toolcap approvals approve ${approval.id}${hints.configPath !== undefined ? ` --config ${shellWord(hints.configPath)}` : ''}`;
   const message =
     `The call to "${approval.tool}" needs approval (${approval.reason}); nothing ran. ` +
     `Approval id: ${approval.id} (expires ${approval.expiresAt}). ` +
-    `Approve with \`toolcap approvals approve ${approval.id}\` or POST /approvals/${approval.id}/approve on the toolcap server; ` +
-    `the approved call then runs exactly these arguments once.${note ? ` ${note}` : ''}`;
-  return errorResult('APPROVAL_REQUIRED', message, { approvalId: approval.id, reason: approval.reason, expiresAt: approval.expiresAt, tool: approval.tool });
+    `A person approves with \`${command}\` or POST /approvals/${approval.id}/approve on the toolcap server; ` +
+    `the approved call then runs exactly these arguments once.` +
+    (hints.statusTool !== undefined ? ` Call ${hints.statusTool} with {"approvalId":"${approval.id}"} for its status and, once it ran, its result.` : '') +
+    (hints.note !== undefined ? ` ${hints.note}` : '');
+  return errorResult('APPROVAL_REQUIRED', message, {
+    approvalId: approval.id,
+    reason: approval.reason,
+    expiresAt: approval.expiresAt,
+    tool: approval.tool,
+    ...(hints.statusTool !== undefined ? { statusTool: hints.statusTool } : {}),
+  });
 }

@@ -4,11 +4,22 @@
  * reviewed call once; no denies it; anything else (no form support, cancel,
  * timeout, a client error) leaves the approval pending, and the gateway
  * answers with the approval id to decide out of band.
+ *
+ * The form is answered by the requesting agent's own client, which may say
+ * yes by itself: with an authenticated principal the form is shown only
+ * where `runtime.elicitationAllowed` says so (by default read tools only,
+ * never writes), and the answer is decided by `runtime.approve(id, {
+ * principal, channel: 'elicitation' })`, so four eyes applies (an
+ * elicitation is a self-approval: it also needs self-approval allowed).
+ * Without a principal (a trusted in-process caller) the answer decides, as
+ * `mcp-client`.
  * @module
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApprovalView, Runtime } from '../runtime/runtime.js';
+import { CallError } from '../runtime/errors.js';
+import type { Principal } from '../runtime/identity/principal.js';
+import type { ApprovalView, Decision, Runtime } from '../runtime/runtime.js';
 import { callErrorResult, errorResult, okResult } from './call-results.js';
 
 /** Who approves in the audit log when the MCP client's user accepts an elicitation. */
@@ -21,6 +32,10 @@ export interface ElicitationContext {
   /** How long the user has to answer, ms. */
   timeoutMs: number;
   signal: AbortSignal;
+  /** The authenticated principal that asked; the decision is its own, four-eyes checked. */
+  principal?: Principal | undefined;
+  /** The answer while the approval stays pending; `note` says why the client's answer did not decide it. */
+  pending: (note?: string) => CallToolResult;
 }
 
 /** The form: the tool, why it needs approval, the arguments and the approval id. */
@@ -43,26 +58,37 @@ function approvalForm(approval: ApprovalView) {
 }
 
 /**
- * Ask the client's user to decide `approval`. The call's result once the
- * user decided; undefined when nobody decided (the approval stays pending).
- * Rejects with the runtime's `CallError` when recording the decision fails.
+ * Ask the client's user to decide `approval`, where that is allowed: the
+ * call's result once the user decided, else `context.pending()` (the
+ * approval stays pending; with a note when the runtime refused the decision,
+ * four eyes). Rejects with the runtime's other `CallError`s.
  */
-export async function decideByElicitation(approval: ApprovalView, context: ElicitationContext): Promise<CallToolResult | undefined> {
-  const { server, runtime } = context;
-  if (server.getClientCapabilities()?.elicitation?.form === undefined) return undefined;
+export async function decideByElicitation(approval: ApprovalView, context: ElicitationContext): Promise<CallToolResult> {
+  const { server, runtime, principal, pending } = context;
+  if (server.getClientCapabilities()?.elicitation?.form === undefined) return pending();
+  if (principal !== undefined && !runtime.elicitationAllowed(approval)) return pending();
   let answer;
   try {
     answer = await server.elicitInput(approvalForm(approval), { signal: context.signal, timeout: context.timeoutMs });
   } catch {
-    return undefined;
+    return pending();
   }
-  if (answer.action === 'cancel') return undefined;
-  if (answer.action === 'accept' && answer.content?.['approve'] === true) {
-    const done = await runtime.approve(approval.id, { by: MCP_APPROVER, note: 'approved through MCP elicitation' });
-    if (done.call?.status === 'ok') return okResult(done.call);
-    if (done.error) return callErrorResult(done.error);
-    return errorResult('PROVIDER_ERROR', `Approval ${approval.id} was approved but the call gave no result.`, { approvalId: approval.id });
+  if (answer.action === 'cancel') return pending();
+  const approve = answer.action === 'accept' && answer.content?.['approve'] === true;
+  const decision = (verb: string): Decision =>
+    principal !== undefined ? { principal, channel: 'elicitation', note: `${verb} through MCP elicitation` } : { by: MCP_APPROVER, note: `${verb} through MCP elicitation` };
+  try {
+    if (approve) {
+      const done = await runtime.approve(approval.id, decision('approved'));
+      if (done.call?.status === 'ok') return okResult(done.call);
+      if (done.error) return callErrorResult(done.error);
+      return errorResult('PROVIDER_ERROR', `Approval ${approval.id} was approved but the call gave no result.`, { approvalId: approval.id });
+    }
+    await runtime.deny(approval.id, decision('denied'));
+  } catch (error) {
+    // four eyes: the answer could not decide, somebody else must
+    if (error instanceof CallError && (error.code === 'SELF_APPROVAL' || error.code === 'FORBIDDEN')) return pending(`The answer in the client could not decide it: ${error.message}`);
+    throw error;
   }
-  await runtime.deny(approval.id, { by: MCP_APPROVER, note: 'denied through MCP elicitation' });
   return errorResult('APPROVAL_DENIED', `The call to "${approval.tool}" was denied by the user (approval ${approval.id}); nothing ran.`, { approvalId: approval.id });
 }

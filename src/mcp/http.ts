@@ -1,9 +1,10 @@
 /**
  * The gateway over Streamable HTTP (MCP 2025-03-26+), for a route such as
- * `/mcp`: a `(Request) => Promise<Response>` on Web-standard objects, with
- * stateful sessions, one gateway server (./server.ts) per session. The
- * session manager checks what the SDK transport does not: the session
- * header, the body size and JSON, and that a session starts with
+ * `/mcp`: a `(Request, { principal }) => Promise<Response>` on Web-standard
+ * objects, with stateful sessions, one gateway server (./server.ts) per
+ * session. The handler checks what the SDK transport does not: the session
+ * header and its owner, the session caps (./sessions.ts), the body size
+ * (chunked too, ./body.ts) and JSON, and that a session starts with
  * `initialize`. See docs/mcp.md for the answers it gives.
  * @module
  */
@@ -11,22 +12,34 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
+import { CallError } from '../runtime/errors.js';
+import type { Principal } from '../runtime/identity/principal.js';
+import { readBodyWithin } from './body.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
+import { SessionTable, type SessionLimits } from './sessions.js';
 
-/** A Streamable HTTP endpoint's options: the gateway's, with a default persona and the request checks. */
-export interface McpHttpOptions extends Omit<GatewayOptions, 'persona'> {
-  /** The persona when a session names none (`?persona=` or `x-toolcap-persona`). @default none: shared tools */
+/** A Streamable HTTP endpoint's options: the gateway's, with a default persona, the request checks and the session limits. */
+export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'principal'> {
+  /** The persona when a session names none (`?persona=` or `x-toolcap-persona`). @default none: shared tools (with a principal: its default) */
   persona?: string;
   /** Hosts allowed in the Host header (DNS rebinding protection); unset: no check. */
   allowedHosts?: string[];
   /** Origins allowed in the Origin header; unset: no check. */
   allowedOrigins?: string[];
-  /** Largest accepted request body, bytes. @default 4 MiB */
+  /** Largest accepted request body, bytes, chunked bodies included. @default 4 MiB */
   maxBodyBytes?: number;
+  /** Session caps and idle expiry. @default 16 per principal, 256 in all, closed after 900 s idle */
+  sessions?: SessionLimits;
 }
 
-/** A Streamable HTTP endpoint: a `(Request) => Promise<Response>` with session control. */
-export type McpHttpHandler = ((request: Request) => Promise<Response>) & {
+/** What the route knows about a request: who sent it, once authenticated. */
+export interface McpRequestContext {
+  /** The authenticated principal; absent: a trusted caller (no authentication configured). */
+  principal?: Principal | undefined;
+}
+
+/** A Streamable HTTP endpoint: a `(Request, context) => Promise<Response>` with session control. */
+export type McpHttpHandler = ((request: Request, context?: McpRequestContext) => Promise<Response>) & {
   /** Send `notifications/tools/list_changed` to every open session now (reloads send it on their own). */
   notifyAll(): void;
   /** Open sessions. */
@@ -35,36 +48,54 @@ export type McpHttpHandler = ((request: Request) => Promise<Response>) & {
   close(): Promise<void>;
 };
 
-const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json', ...headers } });
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  gateway: Gateway;
+}
+
+const jsonRpcError = (status: number, code: number, message: string, extra: { headers?: Record<string, string>; data?: unknown } = {}) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json', ...extra.headers },
+  });
+
+/** The JSON-RPC code for errors the MCP transport defines no code for (the SDK uses it for its own 4xx answers). */
+const TRANSPORT_ERROR = ErrorCode.ConnectionClosed;
 
 /**
  * Streamable HTTP (MCP 2025-03-26+) for a route such as `/mcp`: stateful
  * sessions, one gateway server per session. A POST `initialize` without a
- * session opens one (its persona from `?persona=` or the
- * `x-toolcap-persona` header, fixed for the session); later requests carry
- * `mcp-session-id`; DELETE closes the session.
+ * session opens one for the request's principal (its persona from
+ * `?persona=` or the `x-toolcap-persona` header, resolved for the principal
+ * and fixed for the session); later requests carry `mcp-session-id` and must
+ * come from the same principal; DELETE closes the session.
  * @example
  * const mcp = mcpHttpHandler({ registry, runtime });
- * app.all('/mcp', (c) => mcp(c.req.raw));
+ * app.all('/mcp', (c) => mcp(c.req.raw, { principal }));
  */
 export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; gateway: Gateway }>();
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const { persona: defaultPersona, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, ...gatewayOptions } = options;
+  const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway }) => void gateway.close().catch(() => undefined));
+  const maxBody = maxBodyBytes ?? 4 * 1024 * 1024;
   let closed = false;
 
-  const open = async (request: Request, body: unknown): Promise<Response> => {
+  const open = async (request: Request, body: unknown, principal: Principal | undefined): Promise<Response> => {
     const url = new URL(request.url);
-    const persona = url.searchParams.get('persona') ?? request.headers.get('x-toolcap-persona') ?? options.persona;
-    const { persona: _default, allowedHosts, allowedOrigins, maxBodyBytes: _max, ...gatewayOptions } = options;
-    const gateway = createGatewayServer({ ...gatewayOptions, ...(persona ? { persona } : {}) });
+    const persona = url.searchParams.get('persona') ?? request.headers.get('x-toolcap-persona') ?? defaultPersona;
+    let gateway: Gateway;
+    try {
+      gateway = createGatewayServer({ ...gatewayOptions, ...(persona ? { persona } : {}), ...(principal ? { principal } : {}) });
+    } catch (error) {
+      if (error instanceof CallError) return jsonRpcError(error.status, ErrorCode.InvalidRequest, error.message, { data: { code: error.code, ...(error.extra.allowed ? { allowed: error.extra.allowed } : {}) } });
+      throw error;
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // a POST gets its answer as one JSON body, not an event stream: one round trip, no SSE framing;
       // server-initiated messages (list_changed, elicitation) use the session's GET stream
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, gateway });
+        sessions.add(id, principal?.id, { transport, gateway });
       },
       ...(allowedHosts || allowedOrigins
         ? { enableDnsRebindingProtection: true, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) }
@@ -76,36 +107,55 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     await gateway.server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: body });
     // initialize failed (bad params): no session was made, drop the server
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await gateway.close().catch(() => undefined);
+    if (transport.sessionId === undefined || sessions.get(transport.sessionId, principal?.id) === undefined) await gateway.close().catch(() => undefined);
     return response;
   };
 
-  const handle = async (request: Request): Promise<Response> => {
+  /** The body of a POST as JSON, or the error answer. */
+  const readJson = async (request: Request): Promise<{ body: unknown } | Response> => {
+    const raw = await readBodyWithin(request, maxBody);
+    if (raw === undefined) return jsonRpcError(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
+    try {
+      return { body: JSON.parse(raw) as unknown };
+    } catch {
+      return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON.');
+    }
+  };
+
+  const handle = async (request: Request, context: McpRequestContext = {}): Promise<Response> => {
+    const { principal } = context;
     try {
       if (closed) return jsonRpcError(503, ErrorCode.ConnectionClosed, 'The MCP endpoint is shutting down.');
       const sessionId = request.headers.get('mcp-session-id');
       if (sessionId) {
-        const session = sessions.get(sessionId);
-        if (!session) return jsonRpcError(404, -32001, 'Session not found: it was closed or never existed. Initialize a new one.');
-        return await session.transport.handleRequest(request);
+        // another principal's session is answered as an unknown one: ids are not probed
+        const session = sessions.get(sessionId, principal?.id);
+        if (!session) return jsonRpcError(404, -32001, 'Session not found: it was closed, expired or never existed. Initialize a new one.');
+        if (request.method !== 'POST') return await sessions.use(sessionId, () => session.transport.handleRequest(request));
+        const read = await readJson(request);
+        if (read instanceof Response) return read;
+        return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
       }
       if (request.method !== 'POST') {
-        if (request.method === 'GET' || request.method === 'DELETE') return jsonRpcError(400, ErrorCode.ConnectionClosed, 'Bad Request: no mcp-session-id header; initialize a session with a POST first.');
-        return jsonRpcError(405, ErrorCode.ConnectionClosed, `Method ${request.method} not allowed.`, { allow: 'GET, POST, DELETE' });
+        if (request.method === 'GET' || request.method === 'DELETE') return jsonRpcError(400, TRANSPORT_ERROR, 'Bad Request: no mcp-session-id header; initialize a session with a POST first.');
+        return jsonRpcError(405, TRANSPORT_ERROR, `Method ${request.method} not allowed.`, { headers: { allow: 'GET, POST, DELETE' } });
       }
-      const declared = Number(request.headers.get('content-length') ?? '0');
-      if (declared > maxBody) return jsonRpcError(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
-      const raw = await request.text();
-      if (Buffer.byteLength(raw) > maxBody) return jsonRpcError(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
-      let body: unknown;
+      const read = await readJson(request);
+      if (read instanceof Response) return read;
+      const messages = Array.isArray(read.body) ? (read.body as unknown[]) : [read.body];
+      if (!messages.some((m) => isInitializeRequest(m))) return jsonRpcError(400, TRANSPORT_ERROR, 'Bad Request: no mcp-session-id header and not an initialize request.');
+      const refused = sessions.reserve(principal?.id);
+      if (refused) {
+        const whose = refused.reason === 'principal' ? `Principal "${principal?.id}" has ${refused.limit} open MCP sessions` : `The endpoint has ${refused.limit} open MCP sessions`;
+        return jsonRpcError(429, TRANSPORT_ERROR, `${whose}, the most allowed: close one (DELETE with its mcp-session-id) or let one expire.`, {
+          data: { code: 'TOO_MANY_SESSIONS', limit: refused.limit },
+        });
+      }
       try {
-        body = JSON.parse(raw);
-      } catch {
-        return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON.');
+        return await open(request, read.body, principal);
+      } finally {
+        sessions.release(principal?.id);
       }
-      const messages = Array.isArray(body) ? (body as unknown[]) : [body];
-      if (!messages.some((m) => isInitializeRequest(m))) return jsonRpcError(400, ErrorCode.ConnectionClosed, 'Bad Request: no mcp-session-id header and not an initialize request.');
-      return await open(request, body);
     } catch (error) {
       return jsonRpcError(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
     }
@@ -114,16 +164,14 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   return Object.defineProperties(handle, {
     notifyAll: {
       value: () => {
-        for (const { gateway } of sessions.values()) gateway.notifyToolsChanged();
+        for (const { gateway } of sessions.sessions()) gateway.notifyToolsChanged();
       },
     },
     sessionCount: { get: () => sessions.size },
     close: {
       value: async () => {
         closed = true;
-        const all = [...sessions.values()];
-        sessions.clear();
-        await Promise.all(all.map(({ gateway }) => gateway.close().catch(() => undefined)));
+        await Promise.all(sessions.clear().map(({ gateway }) => gateway.close().catch(() => undefined)));
       },
     },
   }) as McpHttpHandler;

@@ -7,8 +7,13 @@
  * - `tools/call`: `runtime.call`, so persona scope, argument validation,
  *   approvals, provider failover, timeouts, retries and audit all apply. A
  *   call that needs approval is put to the user through elicitation when the
- *   client supports it (./elicitation.ts), else answered with a tool error
- *   naming the approval id (./call-results.ts).
+ *   client supports it and the runtime allows it (./elicitation.ts), else
+ *   answered with a tool error naming the approval id (./call-results.ts).
+ * - Who asks: with a principal (authenticated over HTTP, or the stdio
+ *   user's), the session's persona is resolved for it by the runtime (exact
+ *   names, granted only), every call carries it, and the gateway also lists
+ *   `toolcap_approval_status` (./approval-status.ts) for the outcome of its
+ *   own approvals. Without one, a trusted in-process caller, as before.
  * - `notifications/tools/list_changed` after every registry reload that
  *   swapped in a new catalog: the server subscribes to the registry itself.
  *
@@ -21,7 +26,9 @@ import { errorMessage } from '../model/errors.js';
 import { toolcapVersion } from '../model/version.js';
 import type { Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
+import { can, type Principal } from '../runtime/identity/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { APPROVAL_STATUS_TOOL, approvalStatus, approvalStatusTool } from './approval-status.js';
 import { callErrorResult, errorResult, okResult, pendingApprovalResult } from './call-results.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
 import { listToolsPage } from './tool-list.js';
@@ -30,8 +37,17 @@ import { listToolsPage } from './tool-list.js';
 export interface GatewayOptions {
   registry: Registry;
   runtime: Runtime;
-  /** The persona whose tools are served; none: the shared tools only. */
+  /** The persona whose tools are served; none: the shared tools only (with a principal: its default persona). */
   persona?: string;
+  /**
+   * Who is asking (authenticated over HTTP, or the local user's for stdio).
+   * The persona must be granted to it, it is the audit actor and the
+   * requester of approvals, four eyes applies to its elicitation answers.
+   * Absent: a trusted in-process caller.
+   */
+  principal?: Principal;
+  /** The config file of the serving toolcap, named in the approve command of a pending answer. */
+  configPath?: string;
   /** Who calls, for the audit log. @default "mcp:<client name>" from the client's initialize, else "mcp-client" */
   caller?: string;
   /** Server name in `initialize`. @default "toolcap" */
@@ -52,36 +68,52 @@ export interface Gateway {
 }
 
 const INSTRUCTIONS =
-  'Tools from the toolcap registry. Each tool carries MCP annotations and a _meta["toolcap.dev/capability"] block (mode, side effects, risk, reversibility, approval). Calls that need human approval ask through elicitation when supported, else fail with an approval id to approve out of band.';
+  'Tools from the toolcap registry. Each tool carries MCP annotations and a _meta["toolcap.dev/capability"] block (mode, side effects, risk, reversibility, approval). Calls that need human approval ask through elicitation where allowed, else fail with an approval id for a person to approve out of band; toolcap_approval_status, when listed, gives its status and, once run, its result.';
 
 /**
  * One MCP server over the registry and runtime. Connect it to a transport;
  * it tells its client when a reload changes the catalog, until closed.
+ * Throws the runtime's CallError FORBIDDEN_PERSONA / UNKNOWN_PERSONA (with
+ * `extra.allowed`) when the principal may not use the persona.
  * @example
  * const gateway = createGatewayServer({ registry, runtime, persona: 'ops' });
  * await gateway.server.connect(new StdioServerTransport());
  */
 export function createGatewayServer(options: GatewayOptions): Gateway {
-  const { registry, runtime, persona } = options;
+  const { registry, runtime, principal } = options;
+  const persona = runtime.resolvePersona(principal, options.persona);
   const server = new Server(
     { name: options.name ?? 'toolcap', version: options.version ?? toolcapVersion() },
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
   );
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? 600_000;
   const callerOf = () => options.caller ?? (server.getClientVersion()?.name ? `mcp:${server.getClientVersion()?.name}` : MCP_APPROVER);
+  const hints = {
+    ...(principal !== undefined ? { statusTool: APPROVAL_STATUS_TOOL } : {}),
+    ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+  };
 
-  server.setRequestHandler(ListToolsRequestSchema, (request) => listToolsPage(registry, persona, request.params?.cursor));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (principal !== undefined && !can(principal, 'list')) throw new McpError(ErrorCode.InvalidRequest, `Principal "${principal.id}" may not list tools.`, { code: 'FORBIDDEN' });
+    const page = listToolsPage(registry, persona, request.params?.cursor);
+    // the gateway's own tool closes the last page: the catalog's paging stays as it is
+    if (principal !== undefined && page.nextCursor === undefined) page.tools.push(approvalStatusTool);
+    return page;
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
     try {
-      const result = await runtime.call(name, args, { ...(persona !== undefined ? { persona } : {}), caller: callerOf(), signal: extra.signal });
+      if (principal !== undefined && name === APPROVAL_STATUS_TOOL) return await approvalStatus(runtime, principal, args);
+      const context = { ...(persona !== undefined ? { persona } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal: extra.signal };
+      const result = await runtime.call(name, args, context);
       if (result.status === 'ok') return okResult(result);
-      const decided = await decideByElicitation(result.approval, { server, runtime, timeoutMs: elicitationTimeoutMs, signal: extra.signal }).catch(
-        (error: unknown) => (error instanceof CallError ? callErrorResult(error) : undefined),
-      );
-      return decided ?? pendingApprovalResult(result.approval);
+      const pending = (note?: string) => pendingApprovalResult(result.approval, { ...hints, ...(note !== undefined ? { note } : {}) });
+      return await decideByElicitation(result.approval, { server, runtime, principal, pending, timeoutMs: elicitationTimeoutMs, signal: extra.signal }).catch((error: unknown) => {
+        if (error instanceof CallError) return callErrorResult(error);
+        return pending();
+      });
     } catch (error) {
       if (error instanceof CallError) {
         // unknown (or hidden, or disabled) tool: a protocol error, as the MCP spec asks

@@ -32,6 +32,11 @@ export const MIGRATIONS_TABLE = {
 } as const;
 
 const STATUSES = `('pending','approved','denied','expired','void','executed','failed')`;
+/** Migration 4 adds `interrupted`; released migrations keep the list they had. */
+const STATUSES_4 = `('pending','approved','denied','expired','void','executed','failed','interrupted')`;
+/** Every column of `approvals` up to migration 3, in table order: migration 4 copies them. */
+const APPROVAL_COLUMNS_3 =
+  'id, tool, tool_key, persona, arguments, arguments_hash, manifest_hash, requested_by, reason, created_at, expires_at, status, decided_by, decided_at, note, result, requested_by_principal, decided_by_principal, decided_via, outcome';
 const OUTCOMES = `('ok','error','timeout','rejected')`;
 const CHANNELS = `(${DECISION_CHANNELS.map((c) => `'${c}'`).join(',')})`;
 
@@ -204,6 +209,63 @@ export const MIGRATIONS: readonly Migration[] = [
     postgres: [
       'ALTER TABLE approvals ADD COLUMN outcome TEXT',
       'CREATE INDEX approvals_principal_status ON approvals (requested_by_principal, status, created_at, ord)',
+    ],
+  },
+  {
+    version: 4,
+    description: 'approvals bound to code (code_hash) and the interrupted status; calls in flight (started, no outcome yet)',
+    // SQLite cannot change a CHECK constraint: the table is rebuilt, keeping rowids (the tie-break of listings)
+    sqlite: [
+      `CREATE TABLE approvals_4 (
+        id TEXT PRIMARY KEY NOT NULL,
+        tool TEXT NOT NULL,
+        tool_key TEXT NOT NULL,
+        persona TEXT,
+        arguments TEXT NOT NULL,
+        arguments_hash TEXT NOT NULL,
+        manifest_hash TEXT NOT NULL,
+        requested_by TEXT,
+        reason TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ${STATUSES_4}),
+        decided_by TEXT,
+        decided_at TEXT,
+        note TEXT,
+        result TEXT NOT NULL,
+        requested_by_principal TEXT,
+        decided_by_principal TEXT,
+        decided_via TEXT CHECK (decided_via IN ${CHANNELS}),
+        outcome TEXT,
+        code_hash TEXT
+      )`,
+      `INSERT INTO approvals_4 (rowid, ${APPROVAL_COLUMNS_3}) SELECT rowid, ${APPROVAL_COLUMNS_3} FROM approvals`,
+      'DROP TABLE approvals',
+      'ALTER TABLE approvals_4 RENAME TO approvals',
+      'CREATE INDEX approvals_status_created ON approvals (status, created_at)',
+      'CREATE INDEX approvals_tool_created ON approvals (tool, created_at)',
+      'CREATE INDEX approvals_created ON approvals (created_at)',
+      'CREATE INDEX approvals_principal_status ON approvals (requested_by_principal, status, created_at)',
+      `CREATE TABLE calls_in_flight (
+        call_id TEXT PRIMARY KEY NOT NULL,
+        seq INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        persona TEXT,
+        started_at TEXT NOT NULL
+      )`,
+    ],
+    postgres: [
+      'ALTER TABLE approvals DROP CONSTRAINT approvals_status_check',
+      `ALTER TABLE approvals ADD CONSTRAINT approvals_status_check CHECK (status IN ${STATUSES_4})`,
+      'ALTER TABLE approvals ADD COLUMN code_hash TEXT',
+      `CREATE TABLE calls_in_flight (
+        call_id TEXT PRIMARY KEY NOT NULL,
+        seq BIGINT NOT NULL,
+        tool TEXT NOT NULL,
+        persona TEXT,
+        started_at TEXT COLLATE "C" NOT NULL
+      )`,
+      'CREATE INDEX calls_in_flight_started ON calls_in_flight (started_at)',
     ],
   },
 ];

@@ -17,6 +17,7 @@
 import pg from 'pg';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
 import { hostPort, unavailable } from './postgres-errors.js';
+import { PG_IN_FLIGHT_STATEMENTS, insertStarts, interruptStarted } from './postgres-in-flight.js';
 import { postgresKeys } from './postgres-keys.js';
 import {
   APPROVAL_COLUMNS,
@@ -43,6 +44,7 @@ import {
   type CallQuery,
   type CallRecord,
   type CallOutcomeRecord,
+  type InterruptedCall,
   type KeyQuery,
   type KeyRecord,
   type KeyStore,
@@ -263,7 +265,28 @@ class PostgresStore implements Store, KeyStore {
   }
 
   async recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
-    if (this.#closed) throw new StoreUnavailableError(`PostgreSQL store ${this.location} is closed; recording call outcomes refused`);
+    await this.#transaction(`recording ${outcomes.length} call outcomes`, async (client) => {
+      // multi-row statements, in chunks: three round trips per chunk instead of three per call
+      for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
+        const chunk = outcomes.slice(i, i + OUTCOME_CHUNK);
+        await client.query(insertCallsSql(chunk.length), chunk.flatMap((o) => callValues(o.call)));
+        await client.query(insertAuditsSql(chunk.length), chunk.flatMap((o, k) => [k, ...auditValues(o.audit)]));
+        await client.query(PG_IN_FLIGHT_STATEMENTS.remove, [chunk.map((o) => o.call.callId)]);
+      }
+    });
+  }
+
+  async recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
+    await this.#transaction(`recording ${records.length} call starts`, (client) => insertStarts(client, PG_STATEMENTS.insertAudit, records));
+  }
+
+  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
+    return this.#transaction('marking interrupted calls', (client) => interruptStarted(client, PG_STATEMENTS.insertAudit, options.at, options.before));
+  }
+
+  /** Run `work` in one transaction on one pooled connection; any failure rolls back and becomes a StoreUnavailableError. */
+  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreUnavailableError(`PostgreSQL store ${this.location} is closed; ${what} refused`);
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -272,18 +295,14 @@ class PostgresStore implements Store, KeyStore {
     }
     try {
       await client.query('BEGIN');
-      // multi-row statements, in chunks: two round trips per chunk instead of two per call
-      for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
-        const chunk = outcomes.slice(i, i + OUTCOME_CHUNK);
-        await client.query(insertCallsSql(chunk.length), chunk.flatMap((o) => callValues(o.call)));
-        await client.query(insertAuditsSql(chunk.length), chunk.flatMap((o, k) => [k, ...auditValues(o.audit)]));
-      }
+      const out = await work(client);
       await client.query('COMMIT');
       client.release();
+      return out;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       client.release(true);
-      throw this.#fail(`recording ${outcomes.length} call outcomes`, err);
+      throw this.#fail(what, err);
     }
   }
 

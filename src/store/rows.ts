@@ -20,14 +20,14 @@ export function fromJsonText(text: unknown): unknown {
 export const APPROVAL_COLUMNS = [
   'id', 'tool', 'tool_key', 'persona', 'arguments', 'arguments_hash', 'manifest_hash', 'requested_by', 'reason',
   'created_at', 'expires_at', 'status', 'decided_by', 'decided_at', 'note', 'result',
-  'requested_by_principal', 'decided_by_principal', 'decided_via', 'outcome',
+  'requested_by_principal', 'decided_by_principal', 'decided_via', 'outcome', 'code_hash',
 ] as const;
 
 export function approvalValues(r: ApprovalRecord): unknown[] {
   return [
     r.id, r.tool, r.toolKey, r.persona, toJsonText(r.arguments), r.argumentsHash, r.manifestHash, r.requestedBy, r.reason,
     r.createdAt, r.expiresAt, r.status, r.decidedBy, r.decidedAt, r.note, toJsonText(r.result),
-    r.requestedByPrincipal ?? null, r.decidedByPrincipal ?? null, r.decidedVia ?? null, outcomeText(r.outcome),
+    r.requestedByPrincipal ?? null, r.decidedByPrincipal ?? null, r.decidedVia ?? null, outcomeText(r.outcome), r.codeHash ?? null,
   ];
 }
 
@@ -39,12 +39,13 @@ const strOrNull = (v: unknown): string | null => (v === null || v === undefined 
 /** An outcome as its column holds it: JSON text, or NULL while there is none. */
 const outcomeText = (outcome: ApprovalOutcome | null | undefined): string | null => (outcome === undefined || outcome === null ? null : toJsonText(outcome));
 
-/** The identity fields and the outcome of an approval are left out while null, so records written before them read back unchanged. */
+/** The identity fields, the outcome and the code hash of an approval are left out while null, so records written before them read back unchanged. */
 export function rowToApproval(row: Row): ApprovalRecord {
   const outcome = row.outcome === null || row.outcome === undefined ? null : (fromJsonText(row.outcome) as ApprovalOutcome);
   const requestedByPrincipal = strOrNull(row.requested_by_principal);
   const decidedByPrincipal = strOrNull(row.decided_by_principal);
   const decidedVia = strOrNull(row.decided_via) as DecisionChannel | null;
+  const codeHash = strOrNull(row.code_hash);
   return {
     id: str(row.id),
     tool: str(row.tool),
@@ -53,6 +54,7 @@ export function rowToApproval(row: Row): ApprovalRecord {
     arguments: fromJsonText(row.arguments),
     argumentsHash: str(row.arguments_hash),
     manifestHash: str(row.manifest_hash),
+    ...(codeHash !== null ? { codeHash } : {}),
     requestedBy: strOrNull(row.requested_by),
     reason: str(row.reason),
     createdAt: str(row.created_at),

@@ -28,6 +28,7 @@ import {
   updateParams,
 } from './rows.js';
 import { unavailable } from './sqlite-errors.js';
+import { SQLITE_IN_FLIGHT_STATEMENTS, insertStarts, interruptStarted } from './sqlite-in-flight.js';
 import { sqliteKeys } from './sqlite-keys.js';
 import {
   StoreUnavailableError,
@@ -41,6 +42,7 @@ import {
   type CallQuery,
   type CallRecord,
   type CallOutcomeRecord,
+  type InterruptedCall,
   type KeyQuery,
   type KeyRecord,
   type KeyStore,
@@ -257,13 +259,27 @@ class SqliteStore implements Store, KeyStore {
     return this.#run(`recording ${outcomes.length} call outcome${outcomes.length === 1 ? '' : 's'}`, () => {
       const insertCall = this.#stmt(SQLITE_STATEMENTS.insertCall);
       const insertAudit = this.#stmt(SQLITE_STATEMENTS.insertAudit);
+      const landed = this.#stmt(SQLITE_IN_FLIGHT_STATEMENTS.remove);
       this.#db.transaction(() => {
         for (const o of outcomes) {
           insertCall.run(...callValues(o.call));
           insertAudit.get(...auditValues(o.audit));
+          landed.run(o.call.callId);
         }
       })();
     });
+  }
+
+  recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
+    return this.#run(`recording ${records.length} call start${records.length === 1 ? '' : 's'}`, () => {
+      this.#db.transaction(() => insertStarts((sql) => this.#stmt(sql), SQLITE_STATEMENTS.insertAudit, records))();
+    });
+  }
+
+  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
+    return this.#run('marking interrupted calls', () =>
+      this.#db.transaction(() => interruptStarted((sql) => this.#stmt(sql), SQLITE_STATEMENTS.insertAudit, options.at, options.before))(),
+    );
   }
 
   listCalls(query: CallQuery = {}): Promise<CallRecord[]> {

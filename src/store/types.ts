@@ -20,7 +20,12 @@
  * @module
  */
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'void' | 'executed' | 'failed';
+/**
+ * Where an approval stands. `interrupted`: it was approved and its run had
+ * begun, but the process ended before the outcome was recorded; found at the
+ * next start (`Runtime.recoverInterrupted`) and never re-run automatically.
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'void' | 'executed' | 'failed' | 'interrupted';
 
 /** A request for human approval of one exact call. */
 export interface ApprovalRecord {
@@ -37,6 +42,12 @@ export interface ApprovalRecord {
   argumentsHash: string;
   /** `toolHash` of the manifest when the approval was asked for: a changed manifest voids the approval. */
   manifestHash: string;
+  /**
+   * `sha256:` of the code the call would run when it was asked for (every
+   * provider's `codeIdentity()`, in priority order): changed code voids the
+   * approval. Absent on records written before it was kept.
+   */
+  codeHash?: string;
   /** Who asked (a user or agent id); null when unknown. */
   requestedBy: string | null;
   /** Why approval is needed (manifest or a policy rule), for the reviewer. */
@@ -150,6 +161,17 @@ export interface CallOutcomeRecord {
   audit: NewAuditRecord;
 }
 
+/** A call whose provider ran but whose outcome was never recorded (see {@link Store.interruptCalls}). */
+export interface InterruptedCall {
+  callId: string;
+  tool: string;
+  persona: string | null;
+  /** When its `call.started` record was written. */
+  startedAt: string;
+  /** The seq of its `call.started` audit record. */
+  startedSeq: number;
+}
+
 export interface CallQuery {
   /** Only calls started at or after this time. */
   since?: string;
@@ -231,6 +253,19 @@ export interface Store {
    * store without it gets the records one by one.
    */
   recordOutcomes?(outcomes: readonly CallOutcomeRecord[]): Promise<void>;
+  /**
+   * Record that calls are about to run (their `call.started` audit lines,
+   * each with a call id), in one transaction, and note them in flight until
+   * `recordOutcomes` records their outcomes. Optional; a store without it
+   * gets the audit lines one by one and cannot tell interrupted calls.
+   */
+  recordStarts?(records: readonly NewAuditRecord[]): Promise<void>;
+  /**
+   * Calls noted in flight before `before` and never finished: each gets a
+   * `call.interrupted` audit line at `at` and leaves the in-flight list, in
+   * one transaction. Resolves to those calls. Optional (see recordStarts).
+   */
+  interruptCalls?(options: { at: string; before: string }): Promise<InterruptedCall[]>;
   listCalls(query?: CallQuery): Promise<CallRecord[]>;
   /** Resolves when the store answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;

@@ -31,7 +31,7 @@ function approvalRow(i, id) {
     arguments_hash: 'sha256:crash', manifest_hash: 'sha256:crash', requested_by: 'crash-child', reason: 'crash test',
     created_at: new Date().toISOString(), expires_at: '2099-01-01T00:00:00.000Z', status: 'pending',
     decided_by: null, decided_at: null, note: null, result: 'null',
-    requested_by_principal: null, decided_by_principal: null, decided_via: null, outcome: null,
+    requested_by_principal: null, decided_by_principal: null, decided_via: null, outcome: null, code_hash: null,
   };
   return approvalColumns.map((c) => row[c]);
 }

@@ -217,6 +217,8 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       await store.close();
       // back to version 1 by hand: what an older toolcap left behind
       for (const sql of [
+        'DROP TABLE calls_in_flight',
+        'ALTER TABLE approvals DROP COLUMN code_hash',
         'DROP INDEX approvals_principal_status',
         'ALTER TABLE approvals DROP COLUMN outcome',
         'DROP TABLE keys',

@@ -3,6 +3,7 @@ import { openStore } from '../../src/store/open.js';
 import { openPostgresStore, redactUrl } from '../../src/store/postgres.js';
 import { StoreUnavailableError, type Store } from '../../src/store/types.js';
 import { approval, audit, runStoreContract, type TestDatabase } from './contract.js';
+import { runDurabilityContract } from './durability-contract.js';
 import { runIdentityContract } from './identity-contract.js';
 import { PG_URL, dropSchema, probePostgres, rawPg, schemaName } from './pg-helpers.js';
 
@@ -44,6 +45,7 @@ describe.skipIf(!probe.reachable)('postgres store (server reachable)', () => {
   };
   runStoreContract('postgres', postgresHarness);
   runIdentityContract('postgres', postgresHarness);
+  runDurabilityContract('postgres', postgresHarness);
 
   describe('postgres store: sharing and failures', () => {
     const schemas: string[] = [];

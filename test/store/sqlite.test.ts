@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/open.js';
 import { openSqliteStore, sqlitePragmas } from '../../src/store/sqlite.js';
 import { StoreUnavailableError, type Store } from '../../src/store/types.js';
 import { approval, audit, call, runStoreContract, type TestDatabase } from './contract.js';
+import { runDurabilityContract } from './durability-contract.js';
 import { runIdentityContract } from './identity-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'toolcap-sqlite-'));
@@ -42,6 +43,7 @@ const sqliteHarness = {
 };
 runStoreContract('sqlite', sqliteHarness);
 runIdentityContract('sqlite', sqliteHarness);
+runDurabilityContract('sqlite', sqliteHarness);
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   const err = await p.then(

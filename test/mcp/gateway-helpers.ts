@@ -17,7 +17,7 @@ import { ERROR_META_KEY } from '../../src/mcp/call-results.js';
 import type { Gateway } from '../../src/mcp/server.js';
 import { Registry, type ReloadEvent } from '../../src/registry/registry.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
-import { Runtime } from '../../src/runtime/runtime.js';
+import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 
@@ -61,15 +61,15 @@ export interface Env {
 
 const envs: Env[] = [];
 
-/** A started registry over `paths`, an SQLite store in a temp folder and a runtime with the real provider types. */
-export async function openEnv(paths: string[]): Promise<Env> {
+/** A started registry over `paths`, an SQLite store in a temp folder and a runtime with the real provider types (and `runtimeOptions`). */
+export async function openEnv(paths: string[], runtimeOptions: Partial<RuntimeOptions> = {}): Promise<Env> {
   const env = {} as Env;
   env.onReload = undefined;
   env.registry = new Registry({ paths, onReload: (e) => env.onReload?.(e) });
   const first = await env.registry.start();
   if (first.kind !== 'reloaded') throw new Error(`registry did not load: ${JSON.stringify(first)}`);
   env.store = await openSqliteStore(join(tempDir('toolcap-mcp-store-'), 'toolcap.db'));
-  env.runtime = new Runtime({ registry: env.registry, store: env.store, providers: new ProviderTypes(), retryBaseMs: 0, onWarning: () => undefined });
+  env.runtime = new Runtime({ registry: env.registry, store: env.store, providers: new ProviderTypes(), retryBaseMs: 0, onWarning: () => undefined, ...runtimeOptions });
   env.close = async () => {
     await env.runtime.close();
     await env.registry.close();
@@ -178,10 +178,10 @@ export const OPS_TOOL = {
 };
 
 /** The runtime examples plus {@link OPS_TOOL}, loaded into an env. */
-export async function examplesEnv(): Promise<{ root: string; manifests: string; env: Env }> {
+export async function examplesEnv(runtimeOptions: Partial<RuntimeOptions> = {}): Promise<{ root: string; manifests: string; env: Env }> {
   const { root, manifests } = copyExamples();
   writeManifest(join(manifests, 'ops.yaml'), [OPS_TOOL]);
-  const env = await openEnv([manifests]);
+  const env = await openEnv([manifests], runtimeOptions);
   return { root, manifests, env };
 }
 

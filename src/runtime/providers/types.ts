@@ -13,6 +13,7 @@
  * @module
  */
 import type { Provider, Tool } from '../../model/schema.js';
+import type { CrossOriginRedirects } from '../containment/redirects.js';
 
 /** What a provider gets for one call attempt. */
 export interface ProviderCallContext {
@@ -34,6 +35,11 @@ export interface HealthCheckResult {
   healthy: boolean;
   /** Why not healthy (e.g. `GOOGLE_API_KEY is not set`). */
   reason?: string;
+  /**
+   * What works, but less safely than declared (e.g. `execution.resources.memoryMb
+   * is not enforced: no prlimit`). Shown with health; never makes a provider unhealthy.
+   */
+  warnings?: string[];
 }
 
 /** A provider ready to run calls. */
@@ -61,6 +67,24 @@ export interface ProviderInstance {
   readonly healthCheckIntervalSec?: number;
   /** Release resources (child processes, connections). */
   close?(): Promise<void>;
+  /**
+   * A stable hash of the code a call will run, apart from the manifest:
+   * for `command` the resolved executable, its file's sha256 and the args
+   * (and the files they name); for `http` the resolved method, URL template
+   * and origin; for `mcp` the server's identity and the tool's input
+   * schema. An approval is bound to the manifest hash and this; when it
+   * changes, pending approvals are void. Absent: the manifest is all there is.
+   * @example await instance.codeIdentity?.() // 'command:9f86d08…'
+   */
+  codeIdentity?(): Promise<string>;
+}
+
+/** The egress section a provider gets from config. */
+export interface ProviderEgress {
+  /** Hosts, `*.domain`, `*`, IPs and CIDRs HTTP requests may reach (see containment/egress.ts). */
+  allow: string[];
+  /** A redirect to another origin: followed without credentials, or refused. @default 'drop-credentials' */
+  crossOriginRedirects?: CrossOriginRedirects;
 }
 
 /** Where a provider factory may look things up. */
@@ -69,6 +93,18 @@ export interface ProviderEnvironment {
   env: Readonly<Record<string, string | undefined>>;
   /** Folder relative module paths and commands resolve from (the manifest's folder, else the config's). */
   baseDir: string;
+  /**
+   * Where `http` providers may connect. Absent: only the hosts of the
+   * provider's own `baseUrl` and `healthUrl` (`defaultEgressAllow()`), so
+   * loopback, private and metadata addresses need an explicit entry.
+   */
+  egress?: ProviderEgress;
+  /** Largest HTTP response body read, in bytes. @default 10 MiB (DEFAULT_MAX_BODY_BYTES) */
+  maxResponseBytes?: number;
+  /** Absolute folders besides the manifest's own that `module` tools may load from. */
+  trustedModuleDirs?: string[];
+  /** How `module` tools run unless a tool opts into `inline`. @default 'worker' */
+  moduleIsolation?: 'worker' | 'inline';
 }
 
 /** A provider type. */
@@ -87,6 +123,8 @@ export type ProviderErrorCode =
   | 'PROVIDER_ERROR' // the tool ran and failed, or the provider answered an error
   | 'PROVIDER_UNAVAILABLE' // could not reach or start the provider: nothing ran
   | 'BAD_RESPONSE' // the provider answered something unusable
+  | 'RESPONSE_TOO_LARGE' // the answer passed the size limit (maxResponseBytes, maxOutputBytes)
+  | 'EGRESS_DENIED' // the egress policy refused a host, address or redirect
   | 'ABORTED'; // the signal aborted (timeout or caller)
 
 /**

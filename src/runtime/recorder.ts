@@ -1,30 +1,40 @@
 /**
- * Group commit of call outcomes. A finished call's record and audit line go
- * into a queue; the queue is written on the next turn of the event loop in
- * one store transaction (`recordOutcomes`), together with every other
- * outcome that finished meanwhile. A call that needs no approval is answered
- * without waiting for the disk (write-behind); an approved call waits for
- * its write. `flush()` (and the runtime's `close()`) waits until everything
- * queued is written.
+ * Group commit of call records. A call's `call.started` line (calls that
+ * may have effects) and a finished call's record and audit line go into a
+ * queue; the queue is written on the next turn of the event loop, starts in
+ * one store transaction (`recordStarts`) and outcomes in another
+ * (`recordOutcomes`), together with everything else that arrived
+ * meanwhile. Each `add`/`addStart` resolves once its write is committed, so
+ * the runtime decides who waits: a call that may write waits for its start
+ * before the provider runs and for its outcome before it is answered; a
+ * read is answered without waiting (write-behind). `flush()` (and the
+ * runtime's `close()`) waits until everything queued is written.
  *
- * What a crash can lose: outcomes queued in the last turn of the event loop
- * before the process died, never a committed one. A store that fails keeps
- * the batch for the next flush (with a warning), up to MAX_PENDING records.
+ * What a crash can lose: outcomes of reads queued in the last turn of the
+ * event loop before the process died, never a committed record, and never
+ * a record a caller was told about. A store that refuses an outcome batch
+ * keeps it for the next flush (with a warning), up to MAX_PENDING records;
+ * a refused start is not kept: its call is refused instead.
  * @module
  */
-import type { CallOutcomeRecord, Store } from '../store/types.js';
+import type { CallOutcomeRecord, NewAuditRecord, Store } from '../store/types.js';
 import { errorMessage } from '../model/errors.js';
 
 /** Most outcomes kept while the store fails; older ones are dropped with a warning beyond this. */
 export const MAX_PENDING = 100_000;
 
-interface Pending {
-  outcome: CallOutcomeRecord;
-  done: (written: boolean) => void;
-}
+type Pending = { outcome: CallOutcomeRecord; done: (written: boolean) => void } | { start: NewAuditRecord; done: (written: boolean) => void };
 
+/**
+ * The queue of call records and its writer.
+ * @example
+ * const recorder = new OutcomeRecorder(store, console.warn);
+ * if (!(await recorder.addStart(startedLine))) throw new Error('store down');
+ * await recorder.add({ call, audit });
+ */
 export class OutcomeRecorder {
   #queue: Pending[] = [];
+  /** The write under way, if any: one at a time, so batches land in order. */
   #running: Promise<void> | undefined;
   #scheduled = false;
   readonly #store: Store;
@@ -39,16 +49,20 @@ export class OutcomeRecorder {
   add(outcome: CallOutcomeRecord): Promise<boolean> {
     return new Promise((done) => {
       this.#queue.push({ outcome, done });
-      if (this.#queue.length > MAX_PENDING) {
-        const dropped = this.#queue.splice(0, this.#queue.length - MAX_PENDING);
-        for (const d of dropped) d.done(false);
-        this.#warn(`the store is not keeping up: ${dropped.length} call records dropped`);
-      }
+      if (this.#queue.length > MAX_PENDING) this.#drop(this.#queue.length - MAX_PENDING);
       this.#schedule();
     });
   }
 
-  /** Outcomes waiting to be written. */
+  /** Queue a `call.started` line; resolves true once written, false if the store refused it (then it is not kept). */
+  addStart(start: NewAuditRecord): Promise<boolean> {
+    return new Promise((done) => {
+      this.#queue.push({ start, done });
+      this.#schedule();
+    });
+  }
+
+  /** Records waiting to be written. */
   get pending(): number {
     return this.#queue.length;
   }
@@ -59,40 +73,84 @@ export class OutcomeRecorder {
     if (this.#queue.length > 0) await this.#write();
   }
 
+  #drop(count: number): void {
+    let left = count;
+    this.#queue = this.#queue.filter((p) => {
+      if (left === 0 || !('outcome' in p)) return true;
+      left -= 1;
+      p.done(false);
+      return false;
+    });
+    this.#warn(`the store is not keeping up: ${count} call records dropped`);
+  }
+
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
-      if (!this.#running) void this.#write();
+      if (!this.#running && this.#queue.length > 0) void this.#write();
     });
   }
 
+  /**
+   * Take the queue and write it. `#running` is cleared by the write's own
+   * settlement, which always comes after this assignment: a batch the store
+   * takes without awaiting anything cannot leave a settled promise behind
+   * in `#running` (flush would wait on it forever).
+   */
   #write(): Promise<void> {
     const batch = this.#queue;
     this.#queue = [];
-    const run = (async () => {
-      const outcomes = batch.map((p) => p.outcome);
-      try {
-        if (this.#store.recordOutcomes) await this.#store.recordOutcomes(outcomes);
-        else
-          for (const o of outcomes) {
-            await this.#store.recordCall(o.call);
-            await this.#store.appendAudit(o.audit);
-          }
-        for (const p of batch) p.done(true);
-      } catch (error) {
-        // keep them for the next flush, oldest first
-        this.#queue = [...batch, ...this.#queue];
-        this.#warn(`could not record ${batch.length} call outcome${batch.length === 1 ? '' : 's'} to the store (kept for the next try): ${errorMessage(error)}`);
-        for (const p of batch) p.done(false);
-        return;
-      } finally {
-        this.#running = undefined;
-      }
+    const run: Promise<void> = this.#writeBatch(batch).finally(() => {
+      if (this.#running === run) this.#running = undefined;
       if (this.#queue.length > 0) this.#schedule();
-    })();
+    });
     this.#running = run;
     return run;
+  }
+
+  async #writeBatch(batch: Pending[]): Promise<void> {
+    const starts = batch.filter((p): p is Extract<Pending, { start: NewAuditRecord }> => 'start' in p);
+    const outcomes = batch.filter((p): p is Extract<Pending, { outcome: CallOutcomeRecord }> => 'outcome' in p);
+    if (starts.length > 0) {
+      // a refused start is the caller's answer (its call is refused), not a warning
+      const written = await this.#attempt(() => this.#writeStarts(starts.map((p) => p.start)));
+      for (const p of starts) p.done(written === true);
+    }
+    if (outcomes.length === 0) return;
+    const written = await this.#attempt(() => this.#writeOutcomes(outcomes.map((p) => p.outcome)));
+    if (written === true) {
+      for (const p of outcomes) p.done(true);
+      return;
+    }
+    // keep them for the next flush, oldest first
+    this.#queue = [...outcomes, ...this.#queue];
+    this.#warn(`could not record ${outcomes.length} call outcome${outcomes.length === 1 ? '' : 's'} to the store (kept for the next try): ${written}`);
+    for (const p of outcomes) p.done(false);
+  }
+
+  /** true when `write` succeeded, else the reason it failed. */
+  async #attempt(write: () => Promise<void>): Promise<true | string> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      return errorMessage(error);
+    }
+  }
+
+  async #writeStarts(starts: NewAuditRecord[]): Promise<void> {
+    if (this.#store.recordStarts) await this.#store.recordStarts(starts);
+    else for (const s of starts) await this.#store.appendAudit(s);
+  }
+
+  async #writeOutcomes(outcomes: CallOutcomeRecord[]): Promise<void> {
+    if (this.#store.recordOutcomes) await this.#store.recordOutcomes(outcomes);
+    else
+      for (const o of outcomes) {
+        await this.#store.recordCall(o.call);
+        await this.#store.appendAudit(o.audit);
+      }
   }
 }

@@ -76,3 +76,78 @@ describe('group commit of call outcomes', () => {
     expect(batches).toEqual([]);
   });
 });
+
+/** Every shape of store a library user may write: with or without the batch methods, empty batches, failing writes. */
+const SHAPES: Array<[string, () => Store]> = [
+  ['without recordOutcomes (one write per record)', () => countingStore({ batch: false }).store],
+  ['with recordOutcomes', () => countingStore({ batch: true }).store],
+  ['whose every write fails', () => {
+    const s = countingStore({ batch: true });
+    s.state.fail = true;
+    return s.store;
+  }],
+  ['without recordOutcomes, whose every write fails', () => {
+    const s = countingStore({ batch: false });
+    s.state.fail = true;
+    return s.store;
+  }],
+  ['that does nothing (a no-op store, as in bench router)', () => ({ recordCall: async () => undefined, appendAudit: async () => ({ seq: 1 }) }) as unknown as Store],
+];
+
+describe('close() and flush() end with every store shape (regression: #running left set spun flush at 100% CPU)', () => {
+  it.each(SHAPES)('a store %s: flush after writes, after nothing, and twice', async (_label, make) => {
+    const recorder = new OutcomeRecorder(make(), () => undefined);
+    void recorder.add(outcome(1));
+    await recorder.flush();
+    await recorder.flush();
+    void recorder.addStart(outcome(2).audit);
+    await recorder.flush();
+    await new OutcomeRecorder(make(), () => undefined).flush();
+  });
+
+  // Before the fix this hung the test run: the scheduled write found the queue already flushed, wrote an empty batch
+  // without awaiting anything, and left its settled promise in #running; the next flush awaited it forever.
+  it('a scheduled write that finds the queue already flushed does not leave a write "running"', async () => {
+    const recorder = new OutcomeRecorder(countingStore({ batch: false }).store, () => undefined);
+    void recorder.add(outcome(1));
+    await recorder.flush(); // written before the scheduled write fires
+    await new Promise<void>((r) => setImmediate(r)); // the scheduled write fires on an empty queue
+    await recorder.flush();
+    void recorder.add(outcome(2));
+    await recorder.flush();
+    expect(recorder.pending).toBe(0);
+  });
+
+  it('the runtime closes over a store without recordOutcomes whose writes resolve at once', async () => {
+    const recorder = new OutcomeRecorder({ recordCall: () => Promise.resolve(), appendAudit: () => Promise.resolve({ seq: 1 }) } as unknown as Store, () => undefined);
+    for (let i = 0; i < 3; i++) void recorder.add(outcome(i));
+    await Promise.race([recorder.flush(), new Promise((_, reject) => setTimeout(() => reject(new Error('flush did not end')), 1000))]);
+    await Promise.race([recorder.flush(), new Promise((_, reject) => setTimeout(() => reject(new Error('flush did not end')), 1000))]);
+  });
+});
+
+describe('call starts', () => {
+  it('are written in one recordStarts batch, before the outcomes of the same turn, and resolve true', async () => {
+    const order: string[] = [];
+    const store = {
+      recordStarts: async (r: readonly unknown[]) => void order.push(`starts:${r.length}`),
+      recordOutcomes: async (o: readonly unknown[]) => void order.push(`outcomes:${o.length}`),
+    } as unknown as Store;
+    const recorder = new OutcomeRecorder(store, () => undefined);
+    const a = recorder.add(outcome(1));
+    const b = recorder.addStart(outcome(2).audit);
+    const c = recorder.addStart(outcome(3).audit);
+    expect(await Promise.all([a, b, c])).toEqual([true, true, true]);
+    expect(order).toEqual(['starts:2', 'outcomes:1']);
+  });
+
+  it('a refused start resolves false, is not kept, and warns nobody (its call is refused instead)', async () => {
+    const { store, state } = countingStore({ batch: true });
+    const warnings: string[] = [];
+    const recorder = new OutcomeRecorder(store, (m) => warnings.push(m));
+    state.fail = true;
+    expect(await recorder.addStart(outcome(1).audit)).toBe(false);
+    expect(recorder.pending).toBe(0);
+    expect(warnings).toEqual([]);
+  });
+});

@@ -1,8 +1,10 @@
 /**
  * The composition root: from a config to a running toolcap. It reads the
  * config once, hands each stage its own section (the registry its layers and
- * limits, the store its StoreConfig, the runtime its approvals, the MCP
- * clients their McpConfig), wires them together and returns them with one
+ * limits, the store its StoreConfig, the runtime its approvals and identity
+ * settings, the MCP clients their McpConfig), builds who is asking (the
+ * local principal, the Authenticator over the store's keys), wires them
+ * together and returns them with one
  * `close()` that stops everything in order. The commands that run tools
  * start here, and so can a program that embeds toolcap.
  *
@@ -13,6 +15,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { configLayers, loadConfig, mcpCacheDir, type Config } from './config/config.js';
+import { createIdentity, identityRuntimeOptions, LOCAL_MODE, type Identity } from './config/identity.js';
 import { sameMcpSettings } from './config/sections/mcp.js';
 import { defaultStoreConfig } from './config/sections/store.js';
 import { watchConfig, type ConfigWatcher } from './config/watch.js';
@@ -32,9 +35,9 @@ import { ProviderError } from './runtime/providers/types.js';
 import { Runtime } from './runtime/runtime.js';
 import { fileTracer } from './runtime/trace-file.js';
 import { openStore, type StoreConfig } from './store/open.js';
-import type { Store } from './store/types.js';
+import type { KeyStore, Store } from './store/types.js';
 
-export type { ConfigWatcher };
+export type { ConfigWatcher, Identity };
 
 /** How to open a toolcap. Every field is optional. */
 export interface ToolcapOptions {
@@ -63,8 +66,11 @@ export interface Toolcap {
   /** The config it was opened with; undefined when opened from paths alone. */
   readonly config: Config | undefined;
   readonly registry: Registry;
-  readonly store: Store;
+  /** The store, which keeps the API keys too. */
+  readonly store: Store & KeyStore;
   readonly runtime: Runtime;
+  /** Who is asking: the local principal, and how a server authenticates (from the config's `auth`; local mode without a config). */
+  readonly identity: Identity;
   /** The connected MCP servers; undefined when none are (MCP off, or `mcp: false`). Changes when the config's `mcp` section does. */
   readonly mcp: McpClients | undefined;
   /** Observed health, with the tools of MCP servers that are down shown as down. */
@@ -166,7 +172,7 @@ export async function createToolcap(config: Config | string | undefined, options
   }
 
   const storeConfig = cfg?.store ?? defaultStoreConfig(root);
-  let store: Store;
+  let store: Store & KeyStore;
   try {
     store = await openStore(storeConfig);
   } catch (error) {
@@ -178,7 +184,9 @@ export async function createToolcap(config: Config | string | undefined, options
   const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
   const traces = traceFile === undefined ? undefined : fileTracer(traceFile);
   const approvals = cfg?.approvals;
+  const identitySections = cfg ?? LOCAL_MODE;
   const runtime = new Runtime({
+    ...identityRuntimeOptions(identitySections),
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
@@ -232,6 +240,7 @@ export async function createToolcap(config: Config | string | undefined, options
     registry: opened,
     store,
     runtime,
+    identity: createIdentity(identitySections, store),
     get mcp() {
       return connector.current;
     },

@@ -1,7 +1,8 @@
 /**
  * The project configuration file, `toolcap.config.yaml` (or `.json`): which
  * sources are layers, which folders belong to a persona, where the store and
- * the server live, the parse limits, ranking, approvals and MCP servers. It
+ * the server live, the parse limits, ranking, approvals, MCP servers and
+ * who may use a served toolcap (`auth`). It
  * is read like a manifest: through {@link parseSource} (so hostile input
  * meets the same limits), and every problem is a located diagnostic, never
  * an exception. Each section has its own reader and schema in `sections/`;
@@ -19,8 +20,9 @@ import { DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '
 import { configReading } from './reading.js';
 import { CONFIG_FIELDS } from './schema.js';
 import { readApprovals, type ApprovalsConfig } from './sections/approvals.js';
+import { readAuth, type AuthSection, type LocalPrincipalConfig } from './sections/auth.js';
 import { readLimits } from './sections/limits.js';
-import { readMcp, type McpConfig } from './sections/mcp.js';
+import { readMcp, type McpSection, type McpSessionsConfig } from './sections/mcp.js';
 import { readPersonas, type PersonaFolder } from './sections/personas.js';
 import { readRanking, type RankingConfig } from './sections/ranking.js';
 import { readServer, type ServerConfig } from './sections/server.js';
@@ -32,7 +34,7 @@ export { configJsonSchema, ConfigFileSchema } from './schema.js';
 export { configLayers, mcpCacheDir } from './layers.js';
 export { DEFAULT_SERVER } from './sections/server.js';
 export { DEFAULT_STORE_PATH } from './sections/store.js';
-export type { ApprovalsConfig, ConfigSource, PersonaFolder, RankingConfig, ServerConfig, StoreConfig };
+export type { ApprovalsConfig, AuthSection, ConfigSource, LocalPrincipalConfig, McpSection, McpSessionsConfig, PersonaFolder, RankingConfig, ServerConfig, StoreConfig };
 
 /** The file name looked for in the current folder when no paths are given. */
 export const DEFAULT_CONFIG_FILE = 'toolcap.config.yaml';
@@ -60,8 +62,10 @@ export interface Config {
   ranking: RankingConfig;
   /** The runtime's: rules adding approval beyond the manifests, and how long an approval stays valid. @default {} */
   approvals: ApprovalsConfig;
-  /** The MCP clients': servers to discover tools from and call through. @default { enabled: false, servers: [] } */
-  mcp: McpConfig;
+  /** The MCP clients': servers to discover tools from and call through; and the gateway's session limits. @default { enabled: false, servers: [] } */
+  mcp: McpSection;
+  /** Who may use a served toolcap: credentials, grants, the call limit, the local principal. @default local mode */
+  auth: AuthSection;
 }
 
 /** What reading a config file gave. */
@@ -137,6 +141,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     ranking: readRanking(reading),
     approvals: readApprovals(reading),
     mcp: readMcp(reading),
+    auth: readAuth(reading),
   };
   top.rest({ where: `the config (known fields: ${CONFIG_FIELDS.join(', ')})` });
   // unknown fields of a config are not extensions as they are in a manifest

@@ -7,6 +7,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ApprovalsSchema } from './sections/approvals.js';
+import { AuthSchema } from './sections/auth.js';
 import { LimitsSchema } from './sections/limits.js';
 import { McpSchema } from './sections/mcp.js';
 import { PersonasSchema } from './sections/personas.js';
@@ -24,6 +25,7 @@ export const ConfigFileSchema = Type.Object(
     server: Type.Optional(ServerSchema),
     ranking: Type.Optional(RankingSchema),
     approvals: Type.Optional(ApprovalsSchema),
+    auth: Type.Optional(AuthSchema),
     mcp: Type.Optional(McpSchema),
     limits: Type.Optional(LimitsSchema),
   },

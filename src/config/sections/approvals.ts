@@ -11,6 +11,9 @@ import type { ApprovalRule } from '../../runtime/approval-rules.js';
 import { ObjectReader } from '../../source/reader.js';
 import type { ConfigReading } from '../reading.js';
 
+/** Fields of a rule that say what it allows, not which calls it matches. */
+const NOT_CONDITIONS = new Set(['reason', 'selfApproval', 'elicitation']);
+
 /** Longest approval validity: 30 days, in seconds. */
 const MAX_TTL_SEC = 30 * 24 * 3600;
 
@@ -18,6 +21,8 @@ const MAX_TTL_SEC = 30 * 24 * 3600;
 export interface ApprovalsConfig {
   /** Seconds an approval request stays valid. @default 3600 */
   ttlSec?: number;
+  /** Whoever asked may also decide, for every rule (a single-user setup; the start banner says so). @default false (four eyes) */
+  selfApproval?: boolean;
   rules?: ApprovalRule[];
 }
 
@@ -25,6 +30,7 @@ export interface ApprovalsConfig {
 export const ApprovalsSchema = Type.Object(
   {
     ttlSec: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TTL_SEC, description: 'Seconds an approval request stays valid (default 3600).' })),
+    selfApproval: Type.Optional(Type.Boolean({ description: 'Whoever asked may approve their own request (single-user setups; default false: four eyes).' })),
     rules: Type.Optional(
       Type.Array(
         Type.Object(
@@ -35,6 +41,8 @@ export const ApprovalsSchema = Type.Object(
             minRisk: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...RISK_LEVELS] })),
             modes: Type.Optional(Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...MODES] }))),
             reason: Type.Optional(Type.String()),
+            selfApproval: Type.Optional(Type.Boolean({ description: 'Calls this rule gates may be approved by whoever asked.' })),
+            elicitation: Type.Optional(Type.Boolean({ description: 'An MCP client may approve through elicitation (needs selfApproval too: the client is the asker).' })),
           },
           { additionalProperties: false },
         ),
@@ -52,6 +60,8 @@ export function readApprovals(reading: ConfigReading): ApprovalsConfig {
   if (!approvalsReader) return approvals;
   const ttl = approvalsReader.number('ttlSec', { integer: true, min: 1, max: MAX_TTL_SEC });
   if (ttl !== undefined) approvals.ttlSec = ttl;
+  const self = approvalsReader.boolean('selfApproval');
+  if (self !== undefined) approvals.selfApproval = self;
   const rules: ApprovalRule[] = [];
   approvalsReader.array('rules')?.forEach((item, i) => {
     const rule = ObjectReader.of(reading.context, item, joinPointer(approvalsReader.at('rules'), i), 'An approval rule');
@@ -69,12 +79,16 @@ export function readApprovals(reading: ConfigReading): ApprovalsConfig {
     if (modes) r.modes = modes;
     const reason = rule.string('reason');
     if (reason !== undefined) r.reason = reason;
-    rule.rest({ where: 'an approval rule (known: tools, personas, minSideEffects, minRisk, modes, reason)' });
-    if (Object.keys(r).filter((k) => k !== 'reason').length === 0) {
+    for (const key of ['selfApproval', 'elicitation'] as const) {
+      const allowed = rule.boolean(key);
+      if (allowed !== undefined) r[key] = allowed;
+    }
+    rule.rest({ where: 'an approval rule (known: tools, personas, minSideEffects, minRisk, modes, reason, selfApproval, elicitation)' });
+    if (Object.keys(r).filter((k) => !NOT_CONDITIONS.has(k)).length === 0) {
       reading.report('INVALID_VALUE', 'An approval rule with no condition would gate every call.', rule.pointer, { hint: 'Give at least one of tools, personas, minSideEffects, minRisk, modes.' });
     } else rules.push(r);
   });
   if (rules.length > 0) approvals.rules = rules;
-  approvalsReader.rest({ where: 'approvals (known: ttlSec, rules)' });
+  approvalsReader.rest({ where: 'approvals (known: ttlSec, selfApproval, rules)' });
   return approvals;
 }

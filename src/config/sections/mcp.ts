@@ -15,6 +15,19 @@ import { PERSONA_NAME, PERSONA_PATTERN } from './personas.js';
 
 export type { McpConfig };
 
+/** Limits on the gateway's Streamable HTTP sessions (`/mcp`); unset fields keep the gateway's defaults (docs/mcp.md). */
+export interface McpSessionsConfig {
+  /** Open sessions per principal. @default 16 */
+  maxPerPrincipal?: number;
+  /** Open sessions in all. @default 256 */
+  maxTotal?: number;
+  /** A session unused this long is closed. @default 900 */
+  idleSec?: number;
+}
+
+/** The `mcp` section: the MCP clients' settings, and the gateway's session limits. */
+export type McpSection = McpConfig & { sessions?: McpSessionsConfig };
+
 /** An MCP server name: it becomes a segment of tool names (`mcp.<server>.<tool>`). */
 const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
 const MCP_SERVER_NAME = new RegExp(MCP_SERVER_PATTERN);
@@ -27,6 +40,16 @@ const McpServers = <T extends TSchema>(server: T) =>
 export const McpSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'Discover and call MCP tools (default: true when servers are listed).' })),
+    sessions: Type.Optional(
+      Type.Object(
+        {
+          maxPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, description: 'Open /mcp sessions per principal (default 16).' })),
+          maxTotal: Type.Optional(Type.Integer({ minimum: 1, description: 'Open /mcp sessions in all (default 256).' })),
+          idleSec: Type.Optional(Type.Integer({ minimum: 1, description: 'Close a session unused this long (default 900).' })),
+        },
+        { additionalProperties: false, description: 'Limits on the gateway\'s Streamable HTTP sessions.' },
+      ),
+    ),
     allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Keep only these tools (names or mcp.<server>.<tool>, * wildcards), on every server.' })),
     denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Drop these tools, on every server.' })),
     servers: Type.Optional(
@@ -72,17 +95,20 @@ export const McpSchema = Type.Object(
  * Do two MCP settings connect the same way? Source positions do not count:
  * moving a server within the file changes nothing worth reconnecting for.
  */
-export function sameMcpSettings(a: McpConfig, b: McpConfig): boolean {
-  const signature = (mcp: McpConfig) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
+export function sameMcpSettings(a: McpSection, b: McpSection): boolean {
+  // the gateway's session limits are not the clients' business
+  const signature = ({ sessions: _s, ...mcp }: McpSection) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
   return signature(a) === signature(b);
 }
 
 /** Read `mcp` (optional); relative `cwd`s resolve from the config's folder. @default { enabled: false, allowTools: [], denyTools: [], servers: [] } */
-export function readMcp(reading: ConfigReading): McpConfig {
+export function readMcp(reading: ConfigReading): McpSection {
   const { report, file, root } = reading;
-  const mcp: McpConfig = { enabled: false, allowTools: [], denyTools: [], servers: [] };
+  const mcp: McpSection = { enabled: false, allowTools: [], denyTools: [], servers: [] };
   const mcpReader = reading.top.object('mcp');
   if (!mcpReader) return mcp;
+  const sessions = readSessions(mcpReader);
+  if (sessions) mcp.sessions = sessions;
   const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
   mcp.allowTools = patterns(mcpReader, 'allowTools');
   mcp.denyTools = patterns(mcpReader, 'denyTools');
@@ -138,7 +164,7 @@ export function readMcp(reading: ConfigReading): McpConfig {
     mcp.servers.push(server);
   }
   mcp.enabled = enabled ?? mcp.servers.length > 0;
-  mcpReader.rest({ where: 'mcp (known: enabled, allowTools, denyTools, servers)' });
+  mcpReader.rest({ where: 'mcp (known: enabled, sessions, allowTools, denyTools, servers)' });
   return mcp;
 }
 
@@ -157,4 +183,17 @@ function readServerDefaults(sr: ObjectReader, name: string): McpDefaults {
   }
   dr.rest({ where: `the defaults of MCP server "${name}" (known: sideEffects, timeoutSec, allowParallel, consent, idempotencyKey)` });
   return defaults;
+}
+
+/** `mcp.sessions`: caps and idle expiry of the gateway's HTTP sessions. */
+function readSessions(mcpReader: ObjectReader): McpSessionsConfig | undefined {
+  const r = mcpReader.object('sessions');
+  if (!r) return undefined;
+  const sessions: McpSessionsConfig = {};
+  for (const key of ['maxPerPrincipal', 'maxTotal', 'idleSec'] as const) {
+    const n = r.number(key, { integer: true, min: 1 });
+    if (n !== undefined) sessions[key] = n;
+  }
+  r.rest({ where: 'mcp.sessions (known: maxPerPrincipal, maxTotal, idleSec)' });
+  return sessions;
 }

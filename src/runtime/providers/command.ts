@@ -7,16 +7,29 @@
  * `args` (fixed argv), `cwd` (relative to `baseDir`; default `baseDir`),
  * `env` (extra variables; `${VAR}` in values is expanded from the
  * environment, nothing else), `maxOutputBytes` (stdout limit, default
- * 10 MiB), `killGraceMs` (SIGTERM -> SIGKILL delay on abort, default 2000),
+ * 10 MiB), `killGraceMs` (SIGTERM -> SIGKILL delay, default 2000),
  * `healthCheckIntervalSec`.
+ *
+ * Containment (see docs/security.md): the child leads its own process
+ * group, and the whole group is ended on timeout, on abort and after every
+ * call, so nothing a tool starts outlives its call. Its environment is a
+ * small base plus the variables the manifest declares (`declaredEnvNames`)
+ * and `config.env`, never the server's whole environment. The tool's
+ * `execution.resources` limits run through `prlimit` where there is one;
+ * where not, `ready()` carries a warning naming the unenforced limits.
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
+import { envAllowList } from '../containment/child-env.js';
+import { containedSpawn, killGroup } from '../containment/process.js';
+import { findPrlimit, readResourceLimits, withResourceLimits } from '../containment/resource-limits.js';
+import { isCommandPath, missingVars, readCommandConfig, resolveCommand, VAR_PATTERN, type CommandProviderConfig } from './command-config.js';
+import { declaredEnvNames } from './declared-env.js';
+import { codeIdentityOf, fileSha256 } from './identity.js';
 import {
-  ProviderConfigError,
   ProviderError,
   type HealthCheckResult,
   type ProviderCallContext,
@@ -25,102 +38,9 @@ import {
   type ProviderType,
 } from './types.js';
 
-/** The `command` entry's config, after validation. */
-export interface CommandProviderConfig {
-  command: string;
-  args: string[];
-  cwd?: string;
-  env: Record<string, string>;
-  maxOutputBytes: number;
-  killGraceMs: number;
-  healthCheckIntervalSec?: number;
-}
+export { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, resolveCommand, type CommandProviderConfig } from './command-config.js';
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_KILL_GRACE_MS = 2000;
 const STDERR_TAIL_BYTES = 2048;
-const VAR_PATTERN = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** Read and check the config of one `command` entry. */
-function readCommandConfig(entry: Provider, tool: Tool): CommandProviderConfig {
-  const c = entry.config ?? {};
-  const fail = (msg: string): never => {
-    throw new ProviderConfigError(`provider "${entry.name}" of tool "${tool.name}": ${msg}`);
-  };
-  const command = c['command'];
-  if (typeof command !== 'string' || command === '') return fail('config.command must be a non-empty string');
-  const args = c['args'] ?? [];
-  if (!Array.isArray(args) || !args.every((a): a is string => typeof a === 'string')) fail('config.args must be an array of strings');
-  const env: Record<string, string> = {};
-  const rawEnv = c['env'];
-  if (rawEnv !== undefined) {
-    if (typeof rawEnv !== 'object' || rawEnv === null || Array.isArray(rawEnv)) fail('config.env must be an object of strings');
-    for (const [k, v] of Object.entries(rawEnv as Record<string, unknown>)) {
-      if (typeof v !== 'string') fail(`config.env.${k} must be a string`);
-      env[k] = v as string;
-    }
-  }
-  const positive = (key: string, fallback: number): number => {
-    const v = c[key];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return fail(`config.${key} must be a positive number`);
-    return v;
-  };
-  const out: CommandProviderConfig = {
-    command,
-    args: args as string[],
-    env,
-    maxOutputBytes: positive('maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
-    killGraceMs: positive('killGraceMs', DEFAULT_KILL_GRACE_MS),
-  };
-  const cwd = c['cwd'];
-  if (cwd !== undefined) {
-    if (typeof cwd !== 'string' || cwd === '') fail('config.cwd must be a non-empty string');
-    out.cwd = cwd as string;
-  }
-  if (c['healthCheckIntervalSec'] !== undefined) out.healthCheckIntervalSec = positive('healthCheckIntervalSec', 0);
-  return out;
-}
-
-/** Variables a config's env values refer to that the environment does not set. */
-function missingVars(config: CommandProviderConfig, env: ProviderEnvironment['env']): string[] {
-  const missing = new Set<string>();
-  for (const value of Object.values(config.env)) {
-    for (const m of value.matchAll(VAR_PATTERN)) if (env[m[1] as string] === undefined) missing.add(m[1] as string);
-  }
-  return [...missing];
-}
-
-function hasPathSeparator(command: string): boolean {
-  return command.includes('/') || (process.platform === 'win32' && command.includes('\\'));
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    if (process.platform !== 'win32') accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The file a command runs, or undefined when it resolves to nothing. */
-export function resolveCommand(command: string, baseDir: string, env: ProviderEnvironment['env']): string | undefined {
-  if (isAbsolute(command) || hasPathSeparator(command)) {
-    const path = resolve(baseDir, command);
-    return isExecutableFile(path) ? path : undefined;
-  }
-  const dirs = (env['PATH'] ?? env['Path'] ?? '').split(delimiter).filter((d) => d !== '');
-  const exts = process.platform === 'win32' ? ['', ...(env['PATHEXT'] ?? '.EXE;.CMD;.BAT;.COM').split(';')] : [''];
-  for (const dir of dirs) {
-    for (const ext of exts) {
-      const candidate = join(dir, command + ext);
-      if (isExecutableFile(candidate)) return candidate;
-    }
-  }
-  return undefined;
-}
 
 /** Keeps the last `limit` bytes written to it. */
 class Tail {
@@ -143,19 +63,35 @@ class Tail {
 class CommandInstance implements ProviderInstance {
   readonly type = 'command';
   declare readonly healthCheckIntervalSec?: number;
-  private readonly running = new Set<ChildProcess>();
+  /** Children of calls under way, and the group endings not yet finished. */
+  private readonly running = new Map<ChildProcess, () => Promise<boolean>>();
+  private readonly ending = new Set<Promise<boolean>>();
   private readonly program: string;
   private readonly cwd: string;
+  private readonly declared: string[];
+  private readonly resources: Readonly<Record<string, unknown>> | undefined;
+  private readonly prlimit: string | null;
+  /** True when the program starts through `prlimit`. */
+  private readonly limited: boolean;
+  private readonly warnings: string[];
 
   constructor(
     readonly name: string,
     readonly config: CommandProviderConfig,
+    tool: Tool,
+    entry: Provider,
     private readonly environment: ProviderEnvironment,
   ) {
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
-    const c = config.command;
-    this.program = isAbsolute(c) || hasPathSeparator(c) ? resolve(environment.baseDir, c) : c;
+    this.program = isCommandPath(config.command) ? resolve(environment.baseDir, config.command) : config.command;
     this.cwd = resolve(environment.baseDir, config.cwd ?? '.');
+    this.declared = declaredEnvNames(tool, entry);
+    this.resources = tool.execution?.resources;
+    this.prlimit = findPrlimit() ?? null;
+    const { limits, problems } = readResourceLimits(this.resources);
+    const { command, unenforced } = withResourceLimits(this.program, [], limits, this.prlimit);
+    this.limited = command !== this.program;
+    this.warnings = [...problems, ...unenforced.map((l) => `execution.resources ${l} is not enforced here (no prlimit)`)];
   }
 
   ready(): HealthCheckResult {
@@ -164,21 +100,54 @@ class CommandInstance implements ProviderInstance {
     if (resolveCommand(this.config.command, this.environment.baseDir, this.environment.env) === undefined) {
       return {
         healthy: false,
-        reason: hasPathSeparator(this.config.command) || isAbsolute(this.config.command)
-          ? `command not found or not executable: ${this.program}`
-          : `command "${this.config.command}" not found on PATH`,
+        reason: isCommandPath(this.config.command) ? `command not found or not executable: ${this.program}` : `command "${this.config.command}" not found on PATH`,
       };
     }
-    return { healthy: true };
+    return this.warnings.length > 0 ? { healthy: true, warnings: [...this.warnings] } : { healthy: true };
   }
 
+  /**
+   * The resolved executable (its real path and sha256), the args, and the
+   * sha256 of every arg naming a file from `cwd` (the script in
+   * `node tool.mjs`), so an edited script voids pending approvals too.
+   */
+  async codeIdentity(): Promise<string> {
+    const found = resolveCommand(this.config.command, this.environment.baseDir, this.environment.env);
+    const executable = found === undefined ? null : await realpath(found).catch(() => found);
+    const argFiles: Record<string, string> = {};
+    for (const arg of this.config.args) {
+      const hash = arg === '' ? undefined : await fileSha256(resolve(this.cwd, arg));
+      if (hash !== undefined) argFiles[arg] = hash;
+    }
+    return codeIdentityOf('command', {
+      command: this.config.command,
+      executable,
+      sha256: executable === null ? null : ((await fileSha256(executable)) ?? null),
+      args: this.config.args,
+      argFiles,
+      cwd: this.cwd,
+    });
+  }
+
+  /** Base variables, the declared ones, then `config.env` with `${VAR}` expanded. */
   private childEnv(): Record<string, string> {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(this.environment.env)) if (v !== undefined) env[k] = v;
+    const env = envAllowList({ base: this.environment.env, declared: this.declared });
     for (const [k, v] of Object.entries(this.config.env)) {
       env[k] = v.replace(VAR_PATTERN, (_, name: string) => this.environment.env[name] ?? '');
     }
     return env;
+  }
+
+  /** End a child's group once; the call (and `close()`) wait on the same ending. */
+  private ender(child: ChildProcess): () => Promise<boolean> {
+    let ending: Promise<boolean> | undefined;
+    return () => {
+      if (ending) return ending;
+      const started = killGroup(child, { graceMs: this.config.killGraceMs });
+      this.ending.add(started);
+      ending = started.finally(() => this.ending.delete(started));
+      return ending;
+    };
   }
 
   call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
@@ -189,6 +158,10 @@ class CommandInstance implements ProviderInstance {
     if (missing.length > 0) {
       return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${missing.join(', ')} not set`, true));
     }
+    // under prlimit a missing program is prlimit's exit status, not a spawn error: look first
+    if (this.limited && resolveCommand(this.config.command, this.environment.baseDir, this.environment.env) === undefined) {
+      return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `${what}: cannot start: ENOENT (not found or not executable)`, true, { detail: { code: 'ENOENT' } }));
+    }
     let input: string;
     try {
       input = JSON.stringify(args);
@@ -198,20 +171,14 @@ class CommandInstance implements ProviderInstance {
 
     return new Promise<unknown>((resolvePromise, reject) => {
       let settled = false;
-      let killTimer: NodeJS.Timeout | undefined;
       let oversized = false;
       const stdout: Buffer[] = [];
       let stdoutSize = 0;
       const stderr = new Tail(STDERR_TAIL_BYTES);
 
-      const child = spawn(this.program, this.config.args, {
-        cwd: this.cwd,
-        env: this.childEnv(),
-        shell: false,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
-      this.running.add(child);
+      const { child } = containedSpawn(this.program, this.config.args, { env: this.childEnv(), cwd: this.cwd, prlimit: this.prlimit, ...(this.resources ? { resources: this.resources } : {}) });
+      const end = this.ender(child);
+      this.running.set(child, end);
 
       const settle = (fn: () => void) => {
         if (settled) return;
@@ -219,15 +186,8 @@ class CommandInstance implements ProviderInstance {
         signal.removeEventListener('abort', onAbort);
         fn();
       };
-      const terminate = () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill('SIGTERM');
-        killTimer ??= setTimeout(() => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        }, this.config.killGraceMs);
-      };
       const onAbort = () => {
-        terminate();
+        void end();
         settle(() => reject(new ProviderError('ABORTED', `${what}: aborted`, false, { cause: signal.reason })));
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -248,72 +208,58 @@ class CommandInstance implements ProviderInstance {
         if (stdoutSize > this.config.maxOutputBytes) {
           oversized = true;
           stdout.length = 0;
-          terminate();
+          void end();
           return;
         }
         stdout.push(chunk);
       });
       child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+      // The leader is done: end what it left behind, which also closes the pipes it holds open.
+      child.on('exit', () => void end());
 
       child.on('close', (code, exitSignal) => {
-        this.running.delete(child);
-        if (killTimer) clearTimeout(killTimer);
-        if (oversized) {
-          settle(() =>
-            reject(new ProviderError('BAD_RESPONSE', `${what}: output exceeded ${this.config.maxOutputBytes} bytes; process killed`, false, { detail: { maxOutputBytes: this.config.maxOutputBytes } })),
-          );
-          return;
-        }
-        if (code !== 0) {
-          const tail = stderr.text();
-          const status = code ?? undefined;
-          settle(() =>
-            reject(
-              new ProviderError(
-                'PROVIDER_ERROR',
-                `${what}: ${code !== null ? `exited with code ${code}` : `killed by ${exitSignal ?? 'a signal'}`}${tail.trim() ? `: ${lastLine(tail)}` : ''}`,
-                false,
-                { ...(status !== undefined ? { status } : {}), detail: { exitCode: code, signal: exitSignal, stderr: tail } },
+        void end().then(() => {
+          this.running.delete(child);
+          if (oversized) {
+            const max = this.config.maxOutputBytes;
+            settle(() => reject(new ProviderError('RESPONSE_TOO_LARGE', `${what}: output exceeded ${max} bytes; process killed`, false, { detail: { maxOutputBytes: max } })));
+          } else if (code !== 0) {
+            const tail = stderr.text();
+            const ended = code !== null ? `exited with code ${code}` : `killed by ${exitSignal ?? 'a signal'}`;
+            settle(() =>
+              reject(
+                new ProviderError('PROVIDER_ERROR', `${what}: ${ended}${tail.trim() ? `: ${lastLine(tail)}` : ''}`, false, {
+                  ...(code !== null ? { status: code } : {}),
+                  detail: { exitCode: code, signal: exitSignal, stderr: tail },
+                }),
               ),
-            ),
-          );
-          return;
-        }
-        const text = Buffer.concat(stdout).toString('utf8');
-        try {
-          if (text.trim() === '') throw new SyntaxError('stdout is empty');
-          const value: unknown = JSON.parse(text);
-          settle(() => resolvePromise(value));
-        } catch (err) {
-          settle(() =>
-            reject(
-              new ProviderError('BAD_RESPONSE', `${what}: stdout is not JSON: ${(err as Error).message}`, false, {
-                cause: err,
-                detail: { stdout: text.slice(0, STDERR_TAIL_BYTES), stderr: stderr.text() },
-              }),
-            ),
-          );
-        }
+            );
+          } else settle(() => this.parse(what, Buffer.concat(stdout).toString('utf8'), stderr, resolvePromise, reject));
+        });
       });
 
       child.stdin?.end(input);
     });
   }
 
-  async close(): Promise<void> {
-    const waits = [...this.running].map(
-      (child) =>
-        new Promise<void>((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          const timer = setTimeout(() => child.kill('SIGKILL'), this.config.killGraceMs);
-          child.once('close', () => {
-            clearTimeout(timer);
-            done();
-          });
-          child.kill('SIGTERM');
+  private parse(what: string, text: string, stderr: Tail, resolvePromise: (v: unknown) => void, reject: (e: unknown) => void): void {
+    try {
+      if (text.trim() === '') throw new SyntaxError('stdout is empty');
+      resolvePromise(JSON.parse(text) as unknown);
+    } catch (err) {
+      reject(
+        new ProviderError('BAD_RESPONSE', `${what}: stdout is not JSON: ${(err as Error).message}`, false, {
+          cause: err,
+          detail: { stdout: text.slice(0, STDERR_TAIL_BYTES), stderr: stderr.text() },
         }),
-    );
-    await Promise.all(waits);
+      );
+    }
+  }
+
+  /** End every running call's process group and wait until they are gone. */
+  async close(): Promise<void> {
+    for (const end of this.running.values()) void end();
+    await Promise.all([...this.ending]);
   }
 }
 
@@ -327,6 +273,6 @@ function lastLine(text: string): string {
 export const commandProviderType: ProviderType = {
   type: 'command',
   create(entry: Provider, tool: Tool, environment: ProviderEnvironment): ProviderInstance {
-    return new CommandInstance(entry.name, readCommandConfig(entry, tool), environment);
+    return new CommandInstance(entry.name, readCommandConfig(entry, tool), tool, entry, environment);
   },
 };

@@ -65,9 +65,9 @@ describe('command provider', () => {
     expect((err.detail as { stdout: string }).stdout).toContain('hello, not json');
   });
 
-  it('output over maxOutputBytes kills the process: BAD_RESPONSE', async () => {
+  it('output over maxOutputBytes kills the process: RESPONSE_TOO_LARGE', async () => {
     const err = await rejection(track(make({ ...script('cmd-big.mjs'), maxOutputBytes: 100_000, killGraceMs: 500 })).call({}, contextFor()));
-    expect(err.code).toBe('BAD_RESPONSE');
+    expect(err.code).toBe('RESPONSE_TOO_LARGE');
     expect(err.message).toContain('100000');
   }, 15_000);
 

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpServeCommand } from '../../src/cli/mcp.js';
+import { APPROVAL_STATUS_TOOL } from '../../src/mcp/approval-status.js';
 import { closeAll, copyExamples, StreamClientTransport, within } from './gateway-helpers.js';
 
 afterEach(closeAll);
@@ -34,7 +35,8 @@ describe('toolcap mcp serve (stdio, in-process)', () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(new StreamClientTransport(fromServer, toServer));
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['notes.append', 'text.reverse', 'text.word_count', 'toolcap.catalog_summary']);
+    // the catalog's tools, then the gateway's own status tool when it serves a principal (the config's local one)
+    expect(tools.map((t) => t.name).filter((n) => n !== APPROVAL_STATUS_TOOL)).toEqual(['notes.append', 'text.reverse', 'text.word_count', 'toolcap.catalog_summary']);
     const r = await client.callTool({ name: 'text.reverse', arguments: { text: 'stdio' } });
     expect(r.structuredContent).toEqual({ reversed: 'oidts' });
     await client.close(); // ends the server's stdin

@@ -5,26 +5,42 @@
  * Config (all optional when the tool has `implementation.module`):
  *
  * - `module`: a path (relative to the environment's `baseDir`, absolute, or a
- *   `file:` URL) or a package name (resolved like any `import` from toolcap).
+ *   `file:` URL) or a package name (resolved from `baseDir`). It must lie
+ *   inside `baseDir` or a `trustedModuleDirs` folder (module-paths.ts);
+ *   otherwise the provider is unavailable with the reason and nothing runs.
  * - `export`: the export to run, default `default` (falls back to
  *   `implementation.export`).
+ * - `isolation`: `worker` or `inline` (falls back to
+ *   `implementation.isolation`, then the environment's `moduleIsolation`,
+ *   then `worker`). See module-worker.ts and module-inline.ts.
  * - `healthCheck`: the name of an exported check function `(signal) =>
  *   boolean | HealthCheckResult | void` used by `check()`.
  * - `healthCheckIntervalSec`: seconds between active checks.
  *
  * The export may be a function `(args, ctx) => result`, a class whose
- * instances have a `run` or `call` method (instantiated with `new` once per
- * provider instance), or an object with a `run` or `call` method. The module
- * is imported once per instance (the promise is cached, failure included:
- * Node's module map keeps a failed module failed anyway).
+ * instances have a `run` or `call` method (instantiated once per loaded
+ * version), or an object with a `run` or `call` method (module-runner.ts).
+ *
+ * Before every call the provider takes the code's identity
+ * (module-identity.ts: the file and its local imports; a `stat` each when
+ * unchanged); when it differs from the loaded version's, the old executor
+ * retires and a new one loads the code afresh. An edit goes live at the next
+ * call, and `codeIdentity()` names the code that call runs.
  * @module
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Provider, Tool } from '../../model/schema.js';
+import { errorMessage } from '../../model/errors.js';
+import { readResourceLimits } from '../containment/resource-limits.js';
+import { codeIdentityOf } from './identity.js';
+import { abortedError, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
+import { moduleCodeIdentity, fileDigest } from './module-identity.js';
+import { InlineExecutor } from './module-inline.js';
+import { moduleAllowed, type ModuleVerdict } from './module-paths.js';
+import { WorkerExecutor } from './module-worker.js';
+import { readModuleConfig, type ModuleIsolation, type ModuleProviderConfig } from './module-config.js';
 import {
-  ProviderConfigError,
   ProviderError,
   type HealthCheckResult,
   type ProviderCallContext,
@@ -32,229 +48,106 @@ import {
   type ProviderInstance,
   type ProviderType,
 } from './types.js';
-import { errorMessage } from '../../model/errors.js';
-import { raceAbort } from '../abort.js';
 
-/** The `module` entry's config, after validation. */
-export interface ModuleProviderConfig {
-  module: string;
-  export: string;
-  healthCheck?: string;
-  healthCheckIntervalSec?: number;
-}
+export type { ModuleIsolation, ModuleProviderConfig } from './module-config.js';
 
-/** Implementation languages the module provider can run (`implementation.language`). */
-const JS_LANGUAGES = new Set(['javascript', 'typescript', 'js', 'ts', 'node', 'nodejs', 'deno', 'bun']);
-
-type Runner = (args: Record<string, unknown>, context: ProviderCallContext) => unknown;
-
-interface Loaded {
-  namespace: Record<string, unknown>;
-  run: Runner;
-}
-
-/** Read and check the config of one `module` entry (falls back to `tool.implementation`). */
-function readModuleConfig(entry: Provider, tool: Tool): ModuleProviderConfig {
-  const config = entry.config ?? {};
-  const where = `provider "${entry.name}" of tool "${tool.name}"`;
-  const str = (key: string): string | undefined => {
-    const v = config[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string' || v === '') throw new ProviderConfigError(`${where}: config.${key} must be a non-empty string`);
-    return v;
-  };
-  const fromConfig = str('module');
-  const module = fromConfig ?? tool.implementation?.module;
-  if (module === undefined || module === '') {
-    throw new ProviderConfigError(`${where}: no module to run (set config.module or implementation.module)`);
-  }
-  const language = tool.implementation?.language;
-  if (fromConfig === undefined && language !== undefined && !JS_LANGUAGES.has(language.toLowerCase())) {
-    throw new ProviderConfigError(
-      `${where}: implementation.language is "${language}"; the module provider runs JavaScript modules only`,
-    );
-  }
-  const out: ModuleProviderConfig = {
-    module,
-    export: str('export') ?? (fromConfig === undefined ? tool.implementation?.export : undefined) ?? 'default',
-  };
-  const healthCheck = str('healthCheck');
-  if (healthCheck !== undefined) out.healthCheck = healthCheck;
-  const interval = config['healthCheckIntervalSec'];
-  if (interval !== undefined) {
-    if (typeof interval !== 'number' || !(interval > 0)) {
-      throw new ProviderConfigError(`${where}: config.healthCheckIntervalSec must be a positive number`);
-    }
-    out.healthCheckIntervalSec = interval;
-  }
-  return out;
-}
-
-/** A path-like specifier (not a package name)? */
-function isPathSpecifier(spec: string): boolean {
-  return spec.startsWith('.') || spec.startsWith('file:') || isAbsolute(spec) || /^[A-Za-z]:[\\/]/.test(spec);
-}
-
-/** The file a path specifier names, or undefined for a package name. */
-function modulePathOf(spec: string, baseDir: string): string | undefined {
-  if (spec.startsWith('file:')) return fileURLToPath(spec);
-  if (!isPathSpecifier(spec)) return undefined;
-  return resolve(baseDir, spec);
-}
-
-function isClass(fn: unknown): fn is new () => unknown {
-  return typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
-}
-
-function methodOf(target: unknown): Runner | undefined {
-  if (target === null || (typeof target !== 'object' && typeof target !== 'function')) return undefined;
-  const obj = target as Record<string, unknown>;
-  for (const key of ['run', 'call'] as const) {
-    const m = obj[key];
-    // A plain function's own `call` is Function.prototype.call, not a tool method.
-    if (typeof m === 'function' && m !== Function.prototype.call) return (m as Runner).bind(target);
-  }
-  return undefined;
-}
-
-/** Turn an export into something to run, or explain why it cannot be. */
-function runnerOf(value: unknown, describe: string): Runner {
-  if (isClass(value)) {
-    let instance: unknown;
-    try {
-      instance = new value();
-    } catch (err) {
-      throw new ProviderConfigError(`${describe}: constructing the class failed: ${messageOf(err)}`, { cause: err });
-    }
-    const m = methodOf(instance);
-    if (!m) throw new ProviderConfigError(`${describe}: instances of the class have no run() or call() method`);
-    return m;
-  }
-  if (typeof value === 'function') return value as Runner;
-  const m = methodOf(value);
-  if (m) return m;
-  throw new ProviderConfigError(`${describe}: is ${value === null ? 'null' : typeof value}, not a function, class or object with run()/call()`);
-}
-
-function exportsOf(namespace: Record<string, unknown>): string {
-  const names = Object.keys(namespace);
-  return names.length === 0 ? '(none)' : names.join(', ');
-}
-
-function messageOf(err: unknown): string {
-  return errorMessage(err);
-}
-
-/** Look `name` up in a namespace; CommonJS named exports Node could not detect are read off `default`. */
-function exportOf(namespace: Record<string, unknown>, name: string): unknown {
-  if (name in namespace) return namespace[name];
-  const def = namespace['default'];
-  if (name !== 'default' && def !== null && (typeof def === 'object' || typeof def === 'function')) {
-    return (def as Record<string, unknown>)[name];
-  }
-  return undefined;
-}
-
-/** Reject with ABORTED when the signal fires, whatever `work` does. */
-function raceAborted<T>(work: Promise<T>, signal: AbortSignal, what: string): Promise<T> {
-  return raceAbort(work, signal, (before) => abortedError(signal, what, before));
-}
-
-function abortedError(signal: AbortSignal, what: string, before: boolean): ProviderError {
-  return new ProviderError('ABORTED', `${what}: aborted${before ? ' before it started' : ''}`, before, { cause: signal.reason });
+/** The executor of the version of the code last called. */
+interface Current {
+  identity: string;
+  executor: ModuleExecutor;
 }
 
 class ModuleInstance implements ProviderInstance {
   readonly type = 'module';
   declare readonly healthCheckIntervalSec?: number;
   declare readonly check?: (signal: AbortSignal) => Promise<HealthCheckResult>;
-  private loading: Promise<Loaded> | undefined;
-  private loadFailure: string | undefined;
-  private readonly path: string | undefined;
-  private readonly describe: string;
+  readonly #config: ModuleProviderConfig;
+  readonly #baseDir: string;
+  readonly #trusted: readonly string[];
+  readonly #isolation: ModuleIsolation;
+  readonly #memoryMb: number | undefined;
+  readonly #verdict: ModuleVerdict;
+  readonly #describe: string;
+  #current: Current | undefined;
 
   constructor(
     readonly name: string,
-    private readonly config: ModuleProviderConfig,
+    config: ModuleProviderConfig,
+    tool: Tool,
     environment: ProviderEnvironment,
   ) {
-    this.path = modulePathOf(config.module, environment.baseDir);
-    this.describe = `export "${config.export}" of module "${config.module}"`;
+    this.#config = config;
+    this.#baseDir = environment.baseDir;
+    this.#trusted = environment.trustedModuleDirs ?? [];
+    this.#isolation = config.isolation ?? environment.moduleIsolation ?? 'worker';
+    this.#memoryMb = readResourceLimits(tool.execution?.resources).limits.memoryMb;
+    this.#verdict = moduleAllowed(config.module, this.#baseDir, this.#trusted);
+    this.#describe = `export "${config.export}" of module "${config.module}"`;
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
     const healthCheck = config.healthCheck;
-    if (healthCheck !== undefined) this.check = (signal) => this.runCheck(healthCheck, signal);
+    if (healthCheck !== undefined) this.check = (signal) => this.#runCheck(healthCheck, signal);
   }
 
-  private load(): Promise<Loaded> {
-    this.loading ??= this.doLoad().catch((err: unknown) => {
-      this.loadFailure = messageOf(err);
-      throw err;
-    });
-    return this.loading;
+  /** The identity of the code on disk now, or why there is none to run. */
+  #identity(): { identity: string } | { refused: string } {
+    if (!this.#verdict.ok) return { refused: this.#verdict.reason };
+    return { identity: moduleCodeIdentity(this.#verdict.entry, this.#config.export) };
   }
 
-  private async doLoad(): Promise<Loaded> {
-    const url = this.path !== undefined ? pathToFileURL(this.path).href : this.config.module;
-    let namespace: Record<string, unknown>;
-    try {
-      namespace = (await import(url)) as Record<string, unknown>;
-    } catch (err) {
-      throw new ProviderError(
-        'PROVIDER_UNAVAILABLE',
-        `module "${this.config.module}" failed to load: ${messageOf(err)}`,
-        true,
-        { cause: err },
-      );
+  /** The executor of the code on disk now: the current one, or a fresh one when the code changed or its worker ended. */
+  #executor(): ModuleExecutor {
+    const now = this.#identity();
+    if ('refused' in now) throw new ProviderError('PROVIDER_UNAVAILABLE', now.refused, true);
+    const current = this.#current;
+    if (current !== undefined && current.identity === now.identity && current.executor.alive) return current.executor;
+    // Checked again per version: the file may have been swapped for a symlink leading outside.
+    const verdict = moduleAllowed(this.#config.module, this.#baseDir, this.#trusted);
+    if (!verdict.ok) throw new ProviderError('PROVIDER_UNAVAILABLE', verdict.reason, true);
+    current?.executor.retire();
+    const url = pathToFileURL(verdict.entry.path);
+    const target: ModuleTarget = { url: url.href, spec: this.#config.module, exportName: this.#config.export };
+    let executor: ModuleExecutor;
+    if (this.#isolation === 'inline') {
+      // Each version its own URL: ESM caches by URL, and this one must be imported afresh.
+      url.searchParams.set('v', fileDigest(verdict.entry.path) ?? 'missing');
+      executor = new InlineExecutor({ ...target, url: url.href });
+    } else {
+      executor = new WorkerExecutor(target, this.#memoryMb !== undefined ? { memoryMb: this.#memoryMb } : {});
     }
-    const value = exportOf(namespace, this.config.export);
-    if (value === undefined) {
-      const config = new ProviderConfigError(
-        `module "${this.config.module}" has no export "${this.config.export}" (exports: ${exportsOf(namespace)})`,
-      );
-      throw new ProviderError('PROVIDER_UNAVAILABLE', config.message, true, { cause: config });
-    }
-    try {
-      return { namespace, run: runnerOf(value, this.describe) };
-    } catch (err) {
-      throw new ProviderError('PROVIDER_UNAVAILABLE', messageOf(err), true, { cause: err });
-    }
+    this.#current = { identity: now.identity, executor };
+    return executor;
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
-    const { signal } = context;
-    const loaded = await raceAborted(this.load(), signal, this.describe);
-    if (signal.aborted) throw abortedError(signal, this.describe, true);
-    let pending: Promise<unknown>;
-    try {
-      pending = Promise.resolve(loaded.run(args, context));
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
-    try {
-      return await raceAborted(pending, signal, this.describe);
-    } catch (err) {
-      if (err instanceof ProviderError) throw err;
-      if (signal.aborted) throw abortedError(signal, this.describe, false);
-      throw new ProviderError('PROVIDER_ERROR', messageOf(err), false, { cause: err });
-    }
+    if (context.signal.aborted) throw abortedError(context.signal, this.#describe, true);
+    return this.#executor().call(args, context);
   }
 
   ready(): HealthCheckResult {
-    if (this.path !== undefined && !existsSync(this.path)) {
-      return { healthy: false, reason: `module file not found: ${this.path}` };
-    }
-    if (this.loadFailure !== undefined) return { healthy: false, reason: this.loadFailure };
+    if (!this.#verdict.ok) return { healthy: false, reason: this.#verdict.reason };
+    const { entry } = this.#verdict;
+    if (entry.kind === 'file' && !existsSync(entry.path)) return { healthy: false, reason: `module file not found: ${entry.path}` };
+    const failure = this.#current?.executor.loadFailure;
+    // A failure of older code says nothing about the code on disk now.
+    if (failure !== undefined && this.#current?.identity === moduleCodeIdentity(entry, this.#config.export)) return { healthy: false, reason: failure };
     return { healthy: true };
   }
 
-  private async runCheck(name: string, signal: AbortSignal): Promise<HealthCheckResult> {
+  /** `module:sha256:…` over the export name, the module file and its local imports (packages by version). */
+  async codeIdentity(): Promise<string> {
+    const now = this.#identity();
+    // Refused code never runs; its identity still changes when the reason does.
+    return 'refused' in now ? codeIdentityOf('module', { export: this.#config.export, refused: now.refused }) : now.identity;
+  }
+
+  async close(): Promise<void> {
+    await this.#current?.executor.close();
+    this.#current = undefined;
+  }
+
+  async #runCheck(name: string, signal: AbortSignal): Promise<HealthCheckResult> {
     try {
-      const { namespace } = await raceAborted(this.load(), signal, `health check "${name}"`);
-      const fn = exportOf(namespace, name);
-      if (typeof fn !== 'function') {
-        return { healthy: false, reason: `module "${this.config.module}" has no function export "${name}" (exports: ${exportsOf(namespace)})` };
-      }
-      const result: unknown = await raceAborted(Promise.resolve((fn as (s: AbortSignal) => unknown)(signal)), signal, `health check "${name}"`);
+      const result = await this.#executor().check(name, signal);
       if (result === undefined || result === true) return { healthy: true };
       if (result === false) return { healthy: false, reason: `health check "${name}" returned false` };
       if (typeof result === 'object' && result !== null && typeof (result as HealthCheckResult).healthy === 'boolean') {
@@ -263,7 +156,7 @@ class ModuleInstance implements ProviderInstance {
       }
       return { healthy: true };
     } catch (err) {
-      return { healthy: false, reason: messageOf(err) };
+      return { healthy: false, reason: errorMessage(err) };
     }
   }
 }
@@ -272,6 +165,6 @@ class ModuleInstance implements ProviderInstance {
 export const moduleProviderType: ProviderType = {
   type: 'module',
   create(entry: Provider, tool: Tool, environment: ProviderEnvironment): ProviderInstance {
-    return new ModuleInstance(entry.name, readModuleConfig(entry, tool), environment);
+    return new ModuleInstance(entry.name, readModuleConfig(entry, tool), tool, environment);
   },
 };

@@ -8,6 +8,7 @@ import { contextFor, rejection, runProviderContract } from './contract.js';
 const FIXTURES = fileURLToPath(new URL('../../fixtures/providers/', import.meta.url));
 const ENV: ProviderEnvironment = { env: {}, baseDir: FIXTURES };
 const TOOL: Tool = { name: 'module.test' };
+const ROOT_MODULES = fileURLToPath(new URL('../../../node_modules/', import.meta.url));
 
 function make(config: Record<string, unknown>, tool: Tool = TOOL, name = 'mod') {
   const entry: Provider = { name, config };
@@ -81,12 +82,12 @@ describe('module provider', () => {
     await expect(p.call({ v: 1 }, contextFor())).resolves.toEqual({ v: 1 });
   });
 
-  it('loads a package name with a named export', async () => {
-    const p = make({ module: 'node:path', export: 'basename' });
-    // basename(args, ctx) is not a tool, but it shows a bare specifier is imported as a package.
-    const err = await rejection(p.call({} as Record<string, unknown>, contextFor()));
-    expect(err.code).toBe('PROVIDER_ERROR');
-    expect(err.beforeEffect).toBe(false);
+  it('loads a package installed in a trusted folder, by name', async () => {
+    const p = moduleProviderType.create({ name: 'pkg', config: { module: 'yaml', export: 'stringify' } }, TOOL, { ...ENV, trustedModuleDirs: [ROOT_MODULES] });
+    expect(p.ready?.()).toEqual({ healthy: true });
+    // stringify(args, ctx) is not a tool, but it shows a package name is imported.
+    await expect(p.call({ a: 1 }, contextFor())).resolves.toBeTypeOf('string');
+    await p.close?.();
   });
 
   it('ready() is unhealthy when a relative module file does not exist', () => {

@@ -1,0 +1,103 @@
+/**
+ * What runs inside a module tool's worker thread, and the message protocol
+ * between it and module-worker.ts. The worker imports the module once,
+ * reports `loaded` (or `load-failed`), then runs calls and health checks as
+ * they arrive, each with its own AbortController, and acknowledges every
+ * `abort` at once: an abort left unacknowledged tells the host that the
+ * worker's event loop is blocked.
+ *
+ * `workerMain` is self-contained (everything it uses arrives as an
+ * argument) because its source text is what the worker evaluates; see
+ * {@link WORKER_SOURCE}.
+ * @module
+ */
+import type * as WorkerThreads from 'node:worker_threads';
+import { exportOf, prepareRunner, type Runner } from './module-runner.js';
+import type { ModuleTarget } from './module-executor.js';
+
+/** The call context a worker gets: the call's, without its signal (the worker makes its own). */
+export interface WorkerCallContext {
+  callId: string;
+  attempt: number;
+  tool: unknown;
+  persona?: string;
+  idempotencyKey?: string;
+}
+
+/** Host → worker. */
+export type ToWorker =
+  | { t: 'call'; id: number; args: Record<string, unknown>; context: WorkerCallContext }
+  | { t: 'check'; id: number; name: string }
+  | { t: 'abort'; id: number };
+
+/** Worker → host. */
+export type FromWorker =
+  | { t: 'loaded' }
+  | { t: 'load-failed'; message: string; config: boolean }
+  | { t: 'ack'; id: number }
+  | { t: 'done'; id: number; ok: true; value: unknown }
+  | { t: 'done'; id: number; ok: false; code: 'PROVIDER_ERROR' | 'BAD_RESPONSE'; message: string };
+
+/** The worker's body. Uses only its arguments: its source is evaluated in the worker. */
+function workerMain(
+  threads: typeof WorkerThreads,
+  load: (url: string) => Promise<Record<string, unknown>>,
+  prepare: typeof prepareRunner,
+  lookup: typeof exportOf,
+): void {
+  const port = threads.parentPort;
+  if (port === null) return;
+  const { url, spec, exportName } = threads.workerData as ModuleTarget;
+  const post = (message: FromWorker): void => port.postMessage(message);
+  const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+  const controllers = new Map<number, AbortController>();
+  let namespace: Record<string, unknown> = {};
+  let run: Runner = () => undefined;
+
+  load(url).then(
+    (ns) => {
+      namespace = ns;
+      const prepared = prepare(ns, exportName, spec, lookup);
+      if ('problem' in prepared) return post({ t: 'load-failed', message: prepared.problem, config: true });
+      run = prepared.run;
+      return post({ t: 'loaded' });
+    },
+    (err: unknown) => post({ t: 'load-failed', message: `module "${spec}" failed to load: ${messageOf(err)}`, config: false }),
+  );
+
+  const work = (m: Exclude<ToWorker, { t: 'abort' }>, signal: AbortSignal): unknown => {
+    if (m.t === 'call') return run(m.args, { ...m.context, signal });
+    const { value, exports } = lookup(namespace, m.name);
+    if (typeof value !== 'function') throw new Error(`module "${spec}" has no function export "${m.name}" (exports: ${exports})`);
+    return (value as (s: AbortSignal) => unknown)(signal);
+  };
+
+  port.on('message', (m: ToWorker) => {
+    if (m.t === 'abort') {
+      controllers.get(m.id)?.abort(new Error('the call was aborted (timeout or caller)'));
+      return post({ t: 'ack', id: m.id });
+    }
+    const controller = new AbortController();
+    controllers.set(m.id, controller);
+    new Promise((resolve) => resolve(work(m, controller.signal)))
+      .then(
+        (value) => {
+          try {
+            post({ t: 'done', id: m.id, ok: true, value });
+          } catch (err) {
+            post({ t: 'done', id: m.id, ok: false, code: 'BAD_RESPONSE', message: `the result cannot leave the worker: ${messageOf(err)}` });
+          }
+        },
+        (err: unknown) => post({ t: 'done', id: m.id, ok: false, code: 'PROVIDER_ERROR', message: messageOf(err) }),
+      )
+      .finally(() => controllers.delete(m.id));
+  });
+}
+
+/**
+ * The worker's script (evaluated, `eval: true`): {@link workerMain} with its
+ * helpers, as source text, so the same code runs from dist/ and from the
+ * TypeScript sources under test. The import is written here, outside any
+ * compiled function, because test transforms rewrite `import()` in sources.
+ */
+export const WORKER_SOURCE = `(${workerMain.toString()})(require('node:worker_threads'), (url) => import(url), ${prepareRunner.toString()}, ${exportOf.toString()});`;

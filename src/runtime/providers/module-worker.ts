@@ -1,0 +1,182 @@
+/**
+ * The `worker` executor, the default: one worker thread per provider
+ * instance and version of the code, running that tool's calls (concurrent
+ * calls share it, as they would share the server's thread inline). A
+ * worker imports the module afresh, so the code that runs is the code on
+ * disk when the worker started, local imports included.
+ *
+ * A timeout or a caller's abort releases the call at once. The worker is
+ * then asked to abort it and must acknowledge within {@link ABORT_ACK_MS};
+ * a worker that does not (synchronous code holding its event loop) is
+ * terminated, ending the other calls it was running with it, and the next
+ * call starts a new one. The server's thread never waits on a tool.
+ *
+ * The worker is unref'd while idle (a CLI exits when its work is done) and
+ * its stdout goes to the server's stderr (a tool's console.log must not
+ * corrupt `mcp serve`'s stdout protocol). `execution.resources.memoryMb`
+ * caps the worker's heap.
+ * @module
+ */
+import { Worker } from 'node:worker_threads';
+import { errorMessage } from '../../model/errors.js';
+import { abortedError, describeTarget, raceAborted, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
+import { WORKER_SOURCE, type FromWorker, type ToWorker, type WorkerCallContext } from './module-worker-main.js';
+import { ProviderConfigError, ProviderError, type ProviderCallContext } from './types.js';
+
+/** How long a worker has to acknowledge an abort before it is terminated. @default 250 */
+export const ABORT_ACK_MS = 250;
+
+/** Options of a {@link WorkerExecutor}. */
+export interface WorkerExecutorOptions {
+  /** Heap cap of the worker (`maxOldGenerationSizeMb`), from `execution.resources.memoryMb`. */
+  memoryMb?: number;
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: ProviderError) => void;
+}
+
+/** Runs a module in a worker thread of its own. */
+export class WorkerExecutor implements ModuleExecutor {
+  readonly #worker: Worker;
+  readonly #describe: string;
+  readonly #pending = new Map<number, Pending>();
+  readonly #ackTimers = new Map<number, NodeJS.Timeout>();
+  readonly #loaded: Promise<void>;
+  #settleLoad: { resolve: () => void; reject: (e: ProviderError) => void } | undefined;
+  #loadFailure: ProviderError | undefined;
+  #ended: string | undefined;
+  #retiring = false;
+  #next = 0;
+
+  constructor(target: ModuleTarget, options: WorkerExecutorOptions = {}) {
+    this.#describe = describeTarget(target);
+    this.#loaded = new Promise<void>((resolve, reject) => (this.#settleLoad = { resolve, reject }));
+    this.#loaded.catch(() => undefined);
+    this.#worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: target,
+      stdout: true,
+      ...(options.memoryMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } } : {}),
+    });
+    this.#worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    this.#worker.unref();
+    this.#worker.on('message', (m: FromWorker) => this.#onMessage(m));
+    this.#worker.on('error', (err) => this.#end(`the module's worker failed: ${errorMessage(err)}`));
+    this.#worker.on('exit', (code) => this.#end(`the module's worker exited with code ${code}`));
+  }
+
+  get loadFailure(): string | undefined {
+    return this.#loadFailure?.message;
+  }
+
+  get alive(): boolean {
+    return this.#ended === undefined || this.#loadFailure !== undefined;
+  }
+
+  async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
+    const { signal, callId, attempt, tool, persona, idempotencyKey } = context;
+    if (signal.aborted) throw abortedError(signal, this.#describe, true);
+    await raceAborted(this.#loaded, signal, this.#describe);
+    if (signal.aborted) throw abortedError(signal, this.#describe, true);
+    const plain: WorkerCallContext = { callId, attempt, tool };
+    if (persona !== undefined) plain.persona = persona;
+    if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
+    return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe);
+  }
+
+  async check(name: string, signal: AbortSignal): Promise<unknown> {
+    const what = `health check "${name}"`;
+    await raceAborted(this.#loaded, signal, what);
+    return this.#send((id) => ({ t: 'check', id, name }), signal, what);
+  }
+
+  retire(): void {
+    this.#retiring = true;
+    if (this.#pending.size === 0) this.#terminate('the code changed');
+  }
+
+  async close(): Promise<void> {
+    this.#terminate('the provider was closed');
+    await this.#worker.terminate();
+  }
+
+  /** Post one request and wait for its answer, or its abort. */
+  #send(message: (id: number) => Exclude<ToWorker, { t: 'abort' }>, signal: AbortSignal, what: string): Promise<unknown> {
+    if (this.#ended !== undefined) {
+      return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${this.#ended}`, true));
+    }
+    const id = ++this.#next;
+    const answer = new Promise<unknown>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    try {
+      this.#worker.postMessage(message(id));
+    } catch (err) {
+      this.#pending.delete(id);
+      return Promise.reject(new ProviderError('PROVIDER_ERROR', `${what}: the arguments cannot enter the worker: ${errorMessage(err)}`, true, { cause: err }));
+    }
+    this.#worker.ref();
+    const onAbort = () => this.#abort(id);
+    signal.addEventListener('abort', onAbort, { once: true });
+    return raceAborted(answer, signal, what).finally(() => signal.removeEventListener('abort', onAbort));
+  }
+
+  /** The caller gave up on call `id`: tell the worker, and end it if it cannot even listen. */
+  #abort(id: number): void {
+    this.#settled(id);
+    if (this.#ended !== undefined) return;
+    this.#worker.postMessage({ t: 'abort', id } satisfies ToWorker);
+    const timer = setTimeout(() => this.#terminate(`a call overran its abort by ${ABORT_ACK_MS} ms (synchronous code?)`), ABORT_ACK_MS);
+    timer.unref();
+    this.#ackTimers.set(id, timer);
+  }
+
+  #onMessage(m: FromWorker): void {
+    switch (m.t) {
+      case 'loaded':
+        return this.#settleLoad?.resolve();
+      case 'load-failed': {
+        const cause = m.config ? new ProviderConfigError(m.message) : new Error(m.message);
+        this.#loadFailure = new ProviderError('PROVIDER_UNAVAILABLE', m.message, true, { cause });
+        this.#settleLoad?.reject(this.#loadFailure);
+        return this.#terminate(m.message);
+      }
+      case 'ack':
+        clearTimeout(this.#ackTimers.get(m.id));
+        this.#ackTimers.delete(m.id);
+        return;
+      case 'done': {
+        const pending = this.#pending.get(m.id);
+        this.#settled(m.id);
+        if (m.ok) pending?.resolve(m.value);
+        else pending?.reject(new ProviderError(m.code, m.message, false));
+        return;
+      }
+    }
+  }
+
+  /** Call `id` needs no answer any more; a retiring worker with nothing left to do ends. */
+  #settled(id: number): void {
+    this.#pending.delete(id);
+    if (this.#pending.size > 0) return;
+    if (this.#retiring) this.#terminate('the code changed');
+    else this.#worker.unref();
+  }
+
+  #terminate(why: string): void {
+    this.#end(why);
+    void this.#worker.terminate();
+  }
+
+  /** The worker can run nothing more: fail what waits on it, once. */
+  #end(why: string): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = why;
+    for (const timer of this.#ackTimers.values()) clearTimeout(timer);
+    this.#ackTimers.clear();
+    this.#settleLoad?.reject(this.#loadFailure ?? new ProviderError('PROVIDER_UNAVAILABLE', `${this.#describe}: ${why}`, true));
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(new ProviderError('PROVIDER_ERROR', `${this.#describe}: ${why}`, false));
+  }
+}

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpServeCommand } from '../../src/cli/mcp.js';
 import { APPROVAL_STATUS_TOOL } from '../../src/mcp/approval-status.js';
-import { closeAll, copyExamples, StreamClientTransport, within } from './gateway-helpers.js';
+import { closeAll, copyExamples, OPS_TOOL, StreamClientTransport, within, writeManifest } from './gateway-helpers.js';
 
 afterEach(closeAll);
 
@@ -52,7 +52,9 @@ describe('toolcap mcp serve (stdio, in-process)', () => {
   });
 
   it('stops on io.signal and reports a broken config on stderr only', async () => {
-    const { root } = copyExamples();
+    const { root, manifests } = copyExamples();
+    // a persona must be known to be served: the ops tool makes "ops" one
+    writeManifest(join(manifests, 'ops.yaml'), [OPS_TOOL]);
     const config = join(root, 'examples', 'toolcap.config.yaml');
     writeFileSync(config, 'sources:\n  - manifests/\nstore:\n  path: .toolcap/toolcap.db\n');
     const stdin = new PassThrough();

@@ -5,7 +5,7 @@
  * server while it runs; that is the price of the opt-in.
  *
  * ESM caches a module by URL for the life of the process, so the provider
- * gives each version of the file its own URL (`?v=<content sha256>`): an
+ * gives each version of the file its own URL (`?code=<content sha256>`): an
  * edited file is imported afresh. Files it imports keep their URLs and stay
  * cached (only a worker re-imports everything); every version imported stays
  * in memory.

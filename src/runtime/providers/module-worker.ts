@@ -8,8 +8,8 @@
  * A timeout or a caller's abort releases the call at once. The worker is
  * then asked to abort it and must acknowledge within {@link ABORT_ACK_MS};
  * a worker that does not (synchronous code holding its event loop) is
- * terminated, ending the other calls it was running with it, and the next
- * call starts a new one. The server's thread never waits on a tool.
+ * terminated, ending the other calls it was running with it. Calls that
+ * arrive while an acknowledgement is awaited go to a new worker. The server's thread never waits on a tool.
  *
  * The worker is unref'd while idle (a CLI exits when its work is done) and
  * its stdout goes to the server's stderr (a tool's console.log must not
@@ -71,8 +71,9 @@ export class WorkerExecutor implements ModuleExecutor {
     return this.#loadFailure?.message;
   }
 
+  /** False also while an abort waits for its acknowledgement: a worker that may be stuck takes no new calls. */
   get alive(): boolean {
-    return this.#ended === undefined || this.#loadFailure !== undefined;
+    return this.#loadFailure !== undefined || (this.#ended === undefined && this.#ackTimers.size === 0);
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {

@@ -109,7 +109,7 @@ class ModuleInstance implements ProviderInstance {
     let executor: ModuleExecutor;
     if (this.#isolation === 'inline') {
       // Each version its own URL: ESM caches by URL, and this one must be imported afresh.
-      url.searchParams.set('v', fileDigest(verdict.entry.path) ?? 'missing');
+      url.searchParams.set('code', fileDigest(verdict.entry.path) ?? 'missing');
       executor = new InlineExecutor({ ...target, url: url.href });
     } else {
       executor = new WorkerExecutor(target, this.#memoryMb !== undefined ? { memoryMb: this.#memoryMb } : {});

@@ -15,13 +15,27 @@
  * | `healthUrl` | `check()` GETs it (relative to `baseUrl` allowed) |
  *
  * When `method`/`path` are missing they are read from the tool's
- * OpenAPI-derived provider entry (another entry of the tool whose config has
- * `method` and `path`, e.g. the `{ name: 'http', config: { server, method,
- * path, parameters, contentType } }` the openapi dialect writes), together
- * with its `server`, `parameters` and `contentType`.
+ * OpenAPI-derived provider entry (see ./http-config.ts).
+ *
+ * Containment (see docs/security.md). Every request, redirect hop and DNS
+ * answer passes the egress policy (`environment.egress.allow`; default: the
+ * hosts of this entry's own `baseUrl` and `healthUrl`), and the connection
+ * goes to the address that was checked (`guardedDispatcher`). Redirects are
+ * followed here, at most {@link MAX_REDIRECTS} hops: credentials stay on the
+ * origin they were configured for, and a hop to another origin goes without
+ * them or is refused (`egress.crossOriginRedirects`). Response bodies are
+ * read up to `environment.maxResponseBytes` (10 MiB).
  * @module
  */
+import type { Agent } from 'undici';
 import type { Provider, Tool } from '../../model/schema.js';
+import { DEFAULT_MAX_BODY_BYTES, readTextLimited, BodyTooLargeError } from '../containment/body-limit.js';
+import { guardedDispatcher } from '../containment/dispatcher.js';
+import { defaultEgressAllow, EgressError, EgressGuard } from '../containment/egress.js';
+import { redirectDecision, withoutCredentials } from '../containment/redirects.js';
+import { joinUrl, readHttpConfig, type HttpProviderConfig } from './http-config.js';
+import { buildHttpRequest, type BuiltRequest } from './http-request.js';
+import { codeIdentityOf } from './identity.js';
 import {
   ProviderConfigError,
   ProviderError,
@@ -33,269 +47,15 @@ import {
 } from './types.js';
 import { errorMessage } from '../../model/errors.js';
 
-export type HttpParameterLocation = 'path' | 'query' | 'header' | 'cookie' | 'body' | 'formData';
+export { readHttpConfig, type HttpAuthConfig, type HttpParameterLocation, type HttpProviderConfig } from './http-config.js';
+export { buildHttpRequest, type BuiltRequest } from './http-request.js';
 
-export interface HttpAuthConfig {
-  type: 'bearer' | 'header' | 'query';
-  /** The environment variable holding the credential. */
-  env: string;
-  /** Header or query parameter name (required for `header` and `query`). */
-  name?: string;
-}
-
-/** The `http` entry's config, after validation and the OpenAPI fallback. */
-export interface HttpProviderConfig {
-  baseUrl?: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  parameters: Record<string, { in: HttpParameterLocation; name: string }>;
-  contentType?: string;
-  auth?: HttpAuthConfig;
-  healthUrl?: string;
-  healthCheckIntervalSec?: number;
-}
-
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE']);
-const LOCATIONS = new Set<string>(['path', 'query', 'header', 'cookie', 'body', 'formData']);
+/** Most redirects one call follows. */
+export const MAX_REDIRECTS = 5;
 /** Network failures that prove the request never reached a server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const DETAIL_LIMIT = 2048;
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function messageOf(err: unknown): string {
-  return errorMessage(err);
-}
-
-/** Another entry of the tool that knows the operation (the OpenAPI-derived one). */
-function operationEntry(tool: Tool, self: Provider): Json | undefined {
-  for (const p of tool.providers ?? []) {
-    if (p === self || !p.config) continue;
-    if (typeof p.config['method'] === 'string' && typeof p.config['path'] === 'string') return p.config;
-  }
-  return undefined;
-}
-
-/** Read and check the config of one `http` entry. */
-export function readHttpConfig(entry: Provider, tool: Tool): HttpProviderConfig {
-  const own = entry.config ?? {};
-  const where = `provider "${entry.name}" of tool "${tool.name}"`;
-  const fail = (msg: string): never => {
-    throw new ProviderConfigError(`${where}: ${msg}`);
-  };
-  const op = typeof own['method'] === 'string' && typeof own['path'] === 'string' ? undefined : operationEntry(tool, entry);
-  const pick = (key: string, ...aliases: string[]): unknown => {
-    for (const source of [own, op]) {
-      if (!source) continue;
-      for (const k of [key, ...aliases]) if (source[k] !== undefined) return source[k];
-    }
-    return undefined;
-  };
-  const str = (key: string, value: unknown): string | undefined => {
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string' || value === '') return fail(`config.${key} must be a non-empty string`);
-    return value;
-  };
-
-  const method = (str('method', pick('method')) ?? 'GET').toUpperCase();
-  if (!METHODS.has(method)) fail(`config.method "${method}" is not an HTTP method`);
-  const path = str('path', pick('path')) ?? '';
-  const baseUrl = str('baseUrl', pick('baseUrl', 'server'));
-  const target = baseUrl === undefined ? path : joinUrl(baseUrl, path);
-  if (!/^https?:\/\//i.test(target)) {
-    fail(
-      baseUrl === undefined
-        ? 'no baseUrl (config.baseUrl, or the OpenAPI server) and path is not an absolute http(s) URL'
-        : `baseUrl "${baseUrl}" is not an absolute http(s) URL`,
-    );
-  }
-
-  const headers: Record<string, string> = {};
-  const rawHeaders = own['headers'];
-  if (rawHeaders !== undefined) {
-    if (!isObject(rawHeaders)) fail('config.headers must be an object of strings');
-    for (const [k, v] of Object.entries(rawHeaders as Json)) {
-      if (typeof v !== 'string') fail(`config.headers.${k} must be a string`);
-      headers[k] = v as string;
-    }
-  }
-
-  const parameters: HttpProviderConfig['parameters'] = {};
-  const rawParams = pick('parameters');
-  if (rawParams !== undefined) {
-    if (!isObject(rawParams)) fail('config.parameters must be an object');
-    for (const [arg, route] of Object.entries(rawParams as Json)) {
-      if (!isObject(route) || typeof route['in'] !== 'string' || !LOCATIONS.has(route['in'])) {
-        fail(`config.parameters.${arg} must be { in: path|query|header|cookie|body, name }`);
-      }
-      const r = route as Json;
-      parameters[arg] = { in: r['in'] as HttpParameterLocation, name: typeof r['name'] === 'string' ? r['name'] : arg };
-    }
-  }
-
-  const out: HttpProviderConfig = { method, path, headers, parameters };
-  if (baseUrl !== undefined) out.baseUrl = baseUrl;
-  const contentType = str('contentType', pick('contentType'));
-  if (contentType !== undefined) out.contentType = contentType;
-  const healthUrl = str('healthUrl', own['healthUrl']);
-  if (healthUrl !== undefined) out.healthUrl = healthUrl;
-  const interval = own['healthCheckIntervalSec'];
-  if (interval !== undefined) {
-    if (typeof interval !== 'number' || !(interval > 0)) fail('config.healthCheckIntervalSec must be a positive number');
-    out.healthCheckIntervalSec = interval as number;
-  }
-
-  const auth = own['auth'];
-  if (auth !== undefined) {
-    if (!isObject(auth)) return fail('config.auth must be an object');
-    const type = auth['type'];
-    if (type !== 'bearer' && type !== 'header' && type !== 'query') fail('config.auth.type must be "bearer", "header" or "query"');
-    const env = auth['env'];
-    if (typeof env !== 'string' || env === '') fail('config.auth.env must name an environment variable');
-    if ('value' in auth || 'token' in auth) fail('config.auth must not hold a credential; name its environment variable in config.auth.env');
-    const name = auth['name'];
-    if (name !== undefined && (typeof name !== 'string' || name === '')) fail('config.auth.name must be a non-empty string');
-    if (type !== 'bearer' && name === undefined) fail(`config.auth.name is required for auth type "${String(type)}"`);
-    out.auth = { type: type as HttpAuthConfig['type'], env: env as string, ...(typeof name === 'string' ? { name } : {}) };
-  } else {
-    const derived = bearerFromTool(tool);
-    if (derived) out.auth = derived;
-  }
-  return out;
-}
-
-/** A tool whose declared auth is a required bearer token in exactly one env var gets it sent as `Authorization: Bearer`. */
-function bearerFromTool(tool: Tool): HttpAuthConfig | undefined {
-  const auth = tool.auth;
-  if (!auth || auth.type !== 'bearer' || auth.required === false) return undefined;
-  const envs = Object.keys(auth.envs ?? {});
-  return envs.length === 1 && envs[0] !== undefined ? { type: 'bearer', env: envs[0] } : undefined;
-}
-
-function joinUrl(base: string, path: string): string {
-  if (path === '') return base;
-  if (/^https?:\/\//i.test(path)) return path;
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
-}
-
-function scalar(v: unknown): string {
-  return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
-}
-
-/** The request a call makes (exported for tests and diagnostics). */
-export interface BuiltRequest {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body?: string | URLSearchParams | FormData;
-}
-
-/**
- * Build the request for one call. Routed arguments go where
- * `config.parameters` says; the rest: GET, HEAD, DELETE, OPTIONS -> query,
- * other methods -> properties of a JSON body. `{name}` placeholders in the
- * path take the argument of that name when no route names them.
- */
-export function buildHttpRequest(config: HttpProviderConfig, args: Record<string, unknown>, env: ProviderEnvironment['env']): BuiltRequest {
-  const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5', ...config.headers };
-  const query: Array<[string, string]> = [];
-  const pathValues = new Map<string, string>();
-  const cookies: string[] = [];
-  let body: unknown;
-  let bodySet = false;
-  let loose: Json | undefined;
-  const queryMethod = ['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE'].includes(config.method);
-  const placeholders = new Set([...config.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string));
-  const routedPath = new Set(Object.values(config.parameters).filter((r) => r.in === 'path').map((r) => r.name));
-
-  const addQuery = (name: string, value: unknown) => {
-    if (Array.isArray(value)) for (const v of value) query.push([name, scalar(v)]);
-    else query.push([name, scalar(value)]);
-  };
-
-  for (const [arg, value] of Object.entries(args)) {
-    if (value === undefined) continue;
-    const route = config.parameters[arg];
-    const where = route?.in ?? (placeholders.has(arg) && !routedPath.has(arg) ? 'path' : queryMethod ? 'query' : 'loose');
-    const name = route?.name ?? arg;
-    if (value === null && where !== 'body' && where !== 'loose' && where !== 'formData') continue;
-    switch (where) {
-      case 'path':
-        pathValues.set(name, encodeURIComponent(scalar(value)));
-        break;
-      case 'query':
-        addQuery(name, value);
-        break;
-      case 'header':
-        headers[name.toLowerCase()] = scalar(value);
-        break;
-      case 'cookie':
-        cookies.push(`${name}=${encodeURIComponent(scalar(value))}`);
-        break;
-      case 'body':
-        body = value;
-        bodySet = true;
-        break;
-      case 'formData':
-      case 'loose':
-        (loose ??= {})[name] = value;
-        break;
-    }
-  }
-  if (loose) {
-    if (!bodySet) {
-      body = loose;
-      bodySet = true;
-    } else if (isObject(body)) body = { ...body, ...loose };
-    else for (const [k, v] of Object.entries(loose)) addQuery(k, v);
-  }
-
-  const missing = [...placeholders].filter((p) => !pathValues.has(p));
-  if (missing.length > 0) {
-    throw new ProviderError('PROVIDER_ERROR', `missing path parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, true);
-  }
-  const path = config.path.replace(/\{([^}]+)\}/g, (_, p: string) => pathValues.get(p) ?? '');
-
-  if (config.auth) {
-    const secret = env[config.auth.env];
-    if (secret === undefined || secret === '') {
-      throw new ProviderError('PROVIDER_UNAVAILABLE', `${config.auth.env} is not set`, true);
-    }
-    if (config.auth.type === 'bearer') headers['authorization'] = `Bearer ${secret}`;
-    else if (config.auth.type === 'header') headers[(config.auth.name as string).toLowerCase()] = secret;
-    else query.push([config.auth.name as string, secret]);
-  }
-  if (cookies.length > 0) headers['cookie'] = cookies.join('; ');
-
-  const url = new URL(config.baseUrl === undefined ? path : joinUrl(config.baseUrl, path));
-  for (const [k, v] of query) url.searchParams.append(k, v);
-  const request: BuiltRequest = { url: url.href, method: config.method, headers };
-  if (bodySet && config.method !== 'GET' && config.method !== 'HEAD') {
-    const type = config.contentType ?? 'application/json';
-    if (type === 'application/x-www-form-urlencoded' && isObject(body)) {
-      const form = new URLSearchParams();
-      for (const [k, v] of Object.entries(body)) if (v !== undefined && v !== null) form.append(k, scalar(v));
-      request.body = form;
-      headers['content-type'] = type;
-    } else if (type === 'multipart/form-data' && isObject(body)) {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(body)) if (v !== undefined && v !== null) form.append(k, scalar(v));
-      request.body = form; // fetch sets the boundary
-    } else if (typeof body === 'string' && !/json/i.test(type)) {
-      request.body = body;
-      headers['content-type'] = type;
-    } else {
-      request.body = JSON.stringify(body);
-      headers['content-type'] = /json/i.test(type) ? type : 'application/json';
-    }
-  }
-  return request;
-}
 
 /** Walk an error's causes for a system error code (AggregateError included: all must agree). */
 function networkCode(err: unknown): string | undefined {
@@ -312,19 +72,32 @@ function networkCode(err: unknown): string | undefined {
   return undefined;
 }
 
-async function readBody(response: Response): Promise<{ value: unknown; json: boolean; text: string }> {
-  const text = await response.text();
-  const type = response.headers.get('content-type') ?? '';
-  const json = /\bjson\b|\+json/i.test(type);
-  if (!json) return { value: text, json: false, text };
-  if (text.trim() === '') return { value: null, json: true, text };
-  return { value: JSON.parse(text) as unknown, json: true, text };
+/** The egress refusal behind a failed fetch, if that is why it failed. */
+function egressError(err: unknown): EgressError | undefined {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 5 && cur !== undefined && cur !== null; depth++) {
+    if (cur instanceof EgressError) return cur;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The request of the next hop: 303, and 301/302 after a POST, turn into a GET without a body (as fetch does). */
+function nextHop(request: BuiltRequest, status: number, url: string): BuiltRequest {
+  const toGet = status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
+  if (!toGet) return { ...request, url };
+  const { 'content-type': _type, ...headers } = request.headers;
+  return { url, method: 'GET', headers };
 }
 
 class HttpInstance implements ProviderInstance {
   readonly type = 'http';
   declare readonly healthCheckIntervalSec?: number;
   declare readonly check?: (signal: AbortSignal) => Promise<HealthCheckResult>;
+  private readonly guard: EgressGuard;
+  private readonly dispatcher: Agent;
+  private readonly target: string;
+  private readonly maxBytes: number;
 
   constructor(
     readonly name: string,
@@ -332,8 +105,24 @@ class HttpInstance implements ProviderInstance {
     private readonly environment: ProviderEnvironment,
   ) {
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
-    const healthUrl = config.healthUrl;
-    if (healthUrl !== undefined) this.check = (signal) => this.runCheck(healthUrl, signal);
+    this.target = config.baseUrl === undefined ? config.path : joinUrl(config.baseUrl, config.path);
+    const healthUrl = config.healthUrl === undefined ? undefined : this.healthTarget(config.healthUrl);
+    if (config.healthUrl !== undefined) this.check = (signal) => this.runCheck(healthUrl, signal);
+    try {
+      this.guard = new EgressGuard({ allow: environment.egress?.allow ?? defaultEgressAllow([this.target, ...(healthUrl ? [healthUrl] : [])]) });
+    } catch (err) {
+      throw new ProviderConfigError(errorMessage(err), { cause: err });
+    }
+    this.dispatcher = guardedDispatcher(this.guard);
+    this.maxBytes = environment.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES;
+  }
+
+  private healthTarget(healthUrl: string): string | undefined {
+    try {
+      return new URL(/^https?:\/\//i.test(healthUrl) ? healthUrl : joinUrl(this.config.baseUrl ?? '', healthUrl)).href;
+    } catch {
+      return undefined;
+    }
   }
 
   ready(): HealthCheckResult {
@@ -342,7 +131,80 @@ class HttpInstance implements ProviderInstance {
       const v = this.environment.env[auth.env];
       if (v === undefined || v === '') return { healthy: false, reason: `${auth.env} is not set` };
     }
+    const egress = this.guard.check(this.target.replace(/\{[^}]*\}/g, 'x'));
+    if (!egress.allowed) return { healthy: false, reason: `egress refused: ${egress.reason}` };
     return { healthy: true };
+  }
+
+  /** The resolved method, URL template and origin: where the call goes and what it asks for. */
+  async codeIdentity(): Promise<string> {
+    let origin: string | null = null;
+    try {
+      origin = new URL(this.target.replace(/\{[^}]*\}/g, 'x')).origin;
+    } catch {
+      // readHttpConfig accepted it as an absolute URL; an unparsable host still has no origin
+    }
+    return codeIdentityOf('http', { method: this.config.method, url: this.target, origin });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  /**
+   * Send `request`, following redirects under the egress and credential
+   * rules. `hops` counts the requests sent: a failure on the first one is
+   * before any effect, a failure on a later one is not.
+   */
+  private async send(request: BuiltRequest, signal: AbortSignal, what: string, hops: { sent: number }): Promise<Response> {
+    const crossOrigin = this.environment.egress?.crossOriginRedirects ?? 'drop-credentials';
+    const auth = this.config.auth;
+    let current = request;
+    for (;;) {
+      const byName = this.guard.check(current.url);
+      if (!byName.allowed) throw new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${byName.reason}`, hops.sent === 0, { detail: { url: current.url, refusal: byName.code } });
+      const response = await fetch(current.url, {
+        method: current.method,
+        headers: current.headers,
+        ...(current.body !== undefined ? { body: current.body } : {}),
+        signal,
+        redirect: 'manual',
+        // Node's fetch takes an undici dispatcher; the DOM RequestInit type does not name it
+        dispatcher: this.dispatcher,
+      } as unknown as RequestInit);
+      hops.sent += 1;
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null) return response;
+      await response.body?.cancel().catch(() => {});
+      if (hops.sent > MAX_REDIRECTS) throw new ProviderError('PROVIDER_ERROR', `${what}: more than ${MAX_REDIRECTS} redirects`, false, { detail: { location } });
+      const decision = redirectDecision(current.url, location, { crossOrigin, egress: this.guard });
+      if (decision.action === 'refuse') throw new ProviderError('EGRESS_DENIED', `${what}: ${decision.reason}`, false, { detail: { location } });
+      const next = nextHop(current, response.status, new URL(location, current.url).href);
+      if (decision.action === 'follow-without-credentials') {
+        next.headers = withoutCredentials(next.headers, auth?.type === 'header' && auth.name !== undefined ? [auth.name] : []);
+        if (auth?.type === 'query' && auth.name !== undefined) {
+          const url = new URL(next.url);
+          url.searchParams.delete(auth.name);
+          next.url = url.href;
+        }
+      }
+      current = next;
+    }
+  }
+
+  /** A failed fetch as a ProviderError: aborted, refused by egress, never sent, or failed in flight. */
+  private fetchFailure(err: unknown, url: string, what: string, signal: AbortSignal, first: boolean): ProviderError {
+    if (err instanceof ProviderError) return err;
+    if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
+    const refused = egressError(err);
+    if (refused?.code === 'DNS_FAILED') return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${refused.message}`, first, { cause: err });
+    if (refused) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, first, { cause: err, detail: { host: refused.host, refusal: refused.code } });
+    const code = networkCode(err);
+    if (code !== undefined) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: cannot reach ${new URL(url).host} (${code})`, first, { cause: err });
+    const reason = errorMessage((err as { cause?: unknown }).cause ?? err);
+    // fetch refuses some ports (the WHATWG "bad port" list) before opening a connection: nothing was sent
+    if (reason === 'bad port') return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: fetch refuses to connect to port ${new URL(url).port} (a blocked port)`, first, { cause: err });
+    return new ProviderError('PROVIDER_ERROR', `${what}: request failed: ${reason}`, false, { cause: err });
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
@@ -353,42 +215,41 @@ class HttpInstance implements ProviderInstance {
     if (context.idempotencyKey !== undefined && request.headers['idempotency-key'] === undefined) {
       request.headers['idempotency-key'] = context.idempotencyKey;
     }
+    const hops = { sent: 0 };
     let response: Response;
     try {
-      response = await fetch(request.url, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body !== undefined ? { body: request.body } : {}),
-        signal,
-        redirect: 'follow',
-      });
+      response = await this.send(request, signal, what, hops);
     } catch (err) {
-      if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
-      const code = networkCode(err);
-      if (code !== undefined) {
-        throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: cannot reach ${new URL(request.url).host} (${code})`, true, { cause: err });
-      }
-      const reason = messageOf((err as { cause?: unknown }).cause ?? err);
-      // fetch refuses some ports (the WHATWG "bad port" list) before opening a connection: nothing was sent
-      if (reason === 'bad port') throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: fetch refuses to connect to port ${new URL(request.url).port} (a blocked port)`, true, { cause: err });
-      throw new ProviderError('PROVIDER_ERROR', `${what}: request failed: ${reason}`, false, { cause: err });
+      throw this.fetchFailure(err, request.url, what, signal, hops.sent === 0);
     }
 
-    let body: { value: unknown; json: boolean; text: string };
+    let text: string;
     try {
-      body = await readBody(response);
+      text = await readTextLimited(response, this.maxBytes);
     } catch (err) {
       if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
-      if (err instanceof SyntaxError) {
-        throw new ProviderError('BAD_RESPONSE', `${what}: HTTP ${response.status} with invalid JSON: ${err.message}`, false, { status: response.status, cause: err });
+      if (err instanceof BodyTooLargeError) {
+        throw new ProviderError('RESPONSE_TOO_LARGE', `${what}: HTTP ${response.status} response body exceeds ${err.limit} bytes (maxResponseBytes)`, false, {
+          cause: err,
+          detail: { limit: err.limit, received: err.received },
+        });
       }
-      throw new ProviderError('PROVIDER_ERROR', `${what}: reading the response failed: ${messageOf(err)}`, false, { status: response.status, cause: err });
+      throw new ProviderError('PROVIDER_ERROR', `${what}: reading the response failed: ${errorMessage(err)}`, false, { status: response.status, cause: err });
+    }
+    const json = /\bjson\b|\+json/i.test(response.headers.get('content-type') ?? '');
+    let value: unknown = text;
+    if (json) {
+      try {
+        value = text.trim() === '' ? null : (JSON.parse(text) as unknown);
+      } catch (err) {
+        throw new ProviderError('BAD_RESPONSE', `${what}: HTTP ${response.status} with invalid JSON: ${(err as Error).message}`, false, { status: response.status, cause: err });
+      }
     }
 
-    if (response.ok) return body.value;
+    if (response.ok) return value;
     const retryAfter = response.headers.get('retry-after');
     const notProcessed = (response.status === 429 || response.status === 503) && retryAfter !== null;
-    const detail = body.json ? body.value : body.text.length > DETAIL_LIMIT ? `${body.text.slice(0, DETAIL_LIMIT)}...` : body.text;
+    const detail = json ? value : text.length > DETAIL_LIMIT ? `${text.slice(0, DETAIL_LIMIT)}...` : text;
     throw new ProviderError(
       'PROVIDER_ERROR',
       `${what}: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
@@ -397,20 +258,16 @@ class HttpInstance implements ProviderInstance {
     );
   }
 
-  private async runCheck(healthUrl: string, signal: AbortSignal): Promise<HealthCheckResult> {
-    let url: string;
+  private async runCheck(url: string | undefined, signal: AbortSignal): Promise<HealthCheckResult> {
+    if (url === undefined) return { healthy: false, reason: `healthUrl "${this.config.healthUrl ?? ''}" is not a valid URL` };
     try {
-      url = new URL(/^https?:\/\//i.test(healthUrl) ? healthUrl : joinUrl(this.config.baseUrl ?? '', healthUrl)).href;
-    } catch {
-      return { healthy: false, reason: `healthUrl "${healthUrl}" is not a valid URL` };
-    }
-    try {
-      const response = await fetch(url, { method: 'GET', signal });
+      const response = await this.send({ url, method: 'GET', headers: {} }, signal, `GET ${url}`, { sent: 0 });
       await response.body?.cancel();
       return response.ok ? { healthy: true } : { healthy: false, reason: `GET ${url}: HTTP ${response.status}` };
     } catch (err) {
-      const code = networkCode(err);
-      return { healthy: false, reason: `GET ${url}: ${code ?? messageOf((err as { cause?: unknown }).cause ?? err)}` };
+      if (err instanceof ProviderError) return { healthy: false, reason: err.message };
+      const refused = egressError(err);
+      return { healthy: false, reason: `GET ${url}: ${refused?.message ?? networkCode(err) ?? errorMessage((err as { cause?: unknown }).cause ?? err)}` };
     }
   }
 }

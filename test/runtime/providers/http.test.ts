@@ -77,8 +77,11 @@ async function deadUrl(): Promise<string> {
 
 const TOOL: Tool = { name: 'http.test' };
 
-function make(config: Record<string, unknown>, env: Record<string, string> = {}, tool: Tool = TOOL, name = 'api') {
-  const environment: ProviderEnvironment = { env, baseDir: '/' };
+/** The local test servers listen on loopback, which egress refuses unless listed. */
+const LOOPBACK: ProviderEnvironment['egress'] = { allow: ['127.0.0.1'] };
+
+function make(config: Record<string, unknown>, env: Record<string, string> = {}, tool: Tool = TOOL, name = 'api', egress: ProviderEnvironment['egress'] | null = LOOPBACK) {
+  const environment: ProviderEnvironment = { env, baseDir: '/', ...(egress ? { egress } : {}) };
   return httpProviderType.create({ name, config }, tool, environment);
 }
 
@@ -234,7 +237,7 @@ describe('http provider', () => {
   });
 
   it('a host that does not resolve is unavailable before effect', async () => {
-    const err = await rejection(make({ baseUrl: 'http://toolcap-no-such-host.invalid', path: '/x' }).call({}, contextFor()));
+    const err = await rejection(make({ baseUrl: 'http://toolcap-no-such-host.invalid', path: '/x' }, {}, TOOL, 'api', null).call({}, contextFor()));
     expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     expect(err.beforeEffect).toBe(true);
   }, 15_000);
@@ -303,7 +306,7 @@ describe('http provider on OpenAPI-derived tools', () => {
     const tool = toolNamed('replace_pet');
     const local: Provider = { name: 'local', priority: -1, config: { type: 'http', baseUrl: `${base}/v1` } };
     const withLocal: Tool = { ...tool, providers: [...(tool.providers ?? []), local] };
-    const p = httpProviderType.create(local, withLocal, { env: {}, baseDir: '/' });
+    const p = httpProviderType.create(local, withLocal, { env: {}, baseDir: '/', egress: LOOPBACK });
     const s = (await p.call({ petId: 12, body: { name: 'Rex' } }, contextFor(undefined, withLocal))) as Seen;
     expect(s.method).toBe('PUT');
     expect(s.url).toBe('/v1/pets/12');
@@ -317,7 +320,7 @@ describe('http provider on OpenAPI-derived tools', () => {
     const queryArg = Object.entries(routes).find(([, r]) => r.in === 'query');
     expect(queryArg).toBeDefined();
     const local: Provider = { name: 'local', config: { type: 'http', baseUrl: base } };
-    const p = httpProviderType.create(local, { ...tool, providers: [entry, local] }, { env: {}, baseDir: '/' });
+    const p = httpProviderType.create(local, { ...tool, providers: [entry, local] }, { env: {}, baseDir: '/', egress: LOOPBACK });
     const [arg, route] = queryArg as [string, { name: string }];
     const s = (await p.call({ [arg]: 10 }, contextFor())) as Seen;
     expect(s.method).toBe('GET');

@@ -2,9 +2,13 @@
  * Approvals: a gated call waits for a person, and approving runs exactly
  * the call that was reviewed.
  *
- * An approval binds to the tool's manifest hash and the arguments' hash.
- * Approving runs the stored arguments; if the manifest changed since the
- * request, or the tool is gone for that persona, the approval is void.
+ * An approval binds to the tool's manifest hash, the hash of the code the
+ * call would run (`codeHash`: every provider's `codeIdentity()`, in
+ * priority order) and the arguments' hash. Approving runs the stored
+ * arguments; if the manifest or the code changed since the request, or the
+ * tool is gone for that persona, the approval is void. An approval whose
+ * run was under way when the process ended is `interrupted` at the next
+ * start, never run again.
  * Decisions are compare-and-set in the store (`pending` -> the decision), so
  * two instances on one store cannot both decide. A store that is down makes
  * approval-gated calls fail closed.
@@ -16,7 +20,6 @@
  * waiters (`approval-waits.ts`) wake when it is settled.
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { contentHash, toolHash } from '../model/hash.js';
 import { toolKey } from '../model/tool-key.js';
@@ -24,15 +27,14 @@ import { errorMessage } from '../model/errors.js';
 import type { ApprovalOutcome, ApprovalQuery, ApprovalRecord, ApprovalStatus, Store } from '../store/types.js';
 import { errorOutcome, okOutcome, type FinishedCall } from './approval-outcome.js';
 import type { ApprovalPolicy, Decision } from './approval-policy.js';
+import { approvalIdFor, callIdOf, must, view, type ApprovalView } from './approval-records.js';
 import { ApprovalWaits } from './approval-waits.js';
 import { CallError } from './errors.js';
 import type { Principal } from './identity/principal.js';
 import type { CallMetrics } from './telemetry.js';
 
 export type { Decision } from './approval-policy.js';
-
-/** An approval as callers see it: the stored record without the internal tool key. */
-export type ApprovalView = Omit<ApprovalRecord, 'toolKey'>;
+export type { ApprovalView } from './approval-records.js';
 
 /** Who asked for a gated call. */
 export interface Requester {
@@ -52,6 +54,8 @@ export interface ReviewedCall<R> {
   resolve(name: string, persona: string | undefined): Tool;
   /** The arguments checked against the tool's input schema; throws a CallError. */
   validate(tool: Tool, args: unknown): Record<string, unknown>;
+  /** The hash of the code the call would run now (see {@link Approvals}). */
+  codeHash(tool: Tool): Promise<string>;
   /** Run the approved call; it waits until its record is written. */
   run(tool: Tool, args: Record<string, unknown>, callId: string, context: Requester & { approvalId: string }): Promise<R>;
 }
@@ -67,23 +71,9 @@ export interface ApprovalsOptions {
   warn: (message: string) => void;
   /** Who may decide. */
   policy: ApprovalPolicy;
+  /** Applied to every audit detail before writing (error outcomes come redacted with their CallError). */
+  redact: <T>(value: T) => T;
 }
-
-/**
- * An approval's id carries the id of the call it gates (`apr_` + the call
- * id's hex), so the request, the decision and the approved run share one
- * call id in the audit log without another column.
- */
-const approvalIdFor = (callId: string) => `apr_${callId.replace(/-/g, '')}`;
-const callIdOf = (approvalId: string): string => {
-  const hex = approvalId.slice(4);
-  return /^[0-9a-f]{32}$/.test(hex) ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : randomUUID();
-};
-
-const view = (r: ApprovalRecord): ApprovalView => {
-  const { toolKey: _key, ...rest } = r;
-  return rest;
-};
 
 /**
  * Requests, decisions and approved runs over the store.
@@ -106,24 +96,26 @@ export class Approvals {
    * closed with STORE_UNAVAILABLE. A principal asking again for the same
    * call while its request is pending gets that request back.
    */
-  async request(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester): Promise<ApprovalView> {
+  async request(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester, codeHash: string): Promise<ApprovalView> {
     const principal = requester.principal?.id;
-    if (principal === undefined) return this.#create(tool, args, reason, callId, requester);
+    if (principal === undefined) return this.#create(tool, args, reason, callId, requester, codeHash);
     const persona = requester.persona ?? null;
     const argumentsHash = contentHash(args);
     const manifestHash = toolHash(tool);
-    const key = JSON.stringify([principal, tool.name, persona, argumentsHash, manifestHash]);
+    const key = JSON.stringify([principal, tool.name, persona, argumentsHash, manifestHash, codeHash]);
     const inFlight = this.#creating.get(key);
     if (inFlight) return inFlight;
     const created = (async () => {
       const now = this.#o.clock();
       const pending = await must(() => this.#o.store.listApprovals({ status: 'pending', tool: tool.name, requestedByPrincipal: principal, limit: 1000 }));
-      const same = pending.find((a) => a.persona === persona && a.argumentsHash === argumentsHash && a.manifestHash === manifestHash && Date.parse(a.expiresAt) > now);
+      const same = pending.find(
+        (a) => a.persona === persona && a.argumentsHash === argumentsHash && a.manifestHash === manifestHash && a.codeHash === codeHash && Date.parse(a.expiresAt) > now,
+      );
       if (same) {
         this.#o.metrics.approvals.inc({ event: 'deduplicated' });
         return view(same);
       }
-      return this.#create(tool, args, reason, callId, requester);
+      return this.#create(tool, args, reason, callId, requester, codeHash);
     })();
     this.#creating.set(key, created);
     try {
@@ -133,7 +125,7 @@ export class Approvals {
     }
   }
 
-  async #create(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester): Promise<ApprovalView> {
+  async #create(tool: Tool, args: Record<string, unknown>, reason: string, callId: string, requester: Requester, codeHash: string): Promise<ApprovalView> {
     const { store, clock, ttlMs, metrics } = this.#o;
     const now = clock();
     const principal = requester.principal?.id;
@@ -145,6 +137,7 @@ export class Approvals {
       arguments: args,
       argumentsHash: contentHash(args),
       manifestHash: toolHash(tool),
+      codeHash,
       requestedBy: principal ?? requester.caller ?? null,
       reason,
       createdAt: new Date(now).toISOString(),
@@ -207,6 +200,11 @@ export class Approvals {
       await this.#decide(record, 'void', { ...decision, note: `the manifest changed since review (${record.manifestHash} -> ${hash})` });
       throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the manifest of "${record.tool}" changed since it was reviewed. Ask again so the new manifest is reviewed.`);
     }
+    const code = await reviewed.codeHash(tool);
+    if (code !== record.codeHash) {
+      await this.#decide(record, 'void', { ...decision, note: `the code changed since review (${record.codeHash ?? 'not recorded'} -> ${code})` });
+      throw new CallError('APPROVAL_VOID', `Approval ${id} is void: the code "${record.tool}" runs changed since it was reviewed. Ask again so the new code is reviewed.`);
+    }
     const approved = await this.#decide(record, 'approved', { ...decision, at });
     let call: R;
     try {
@@ -229,11 +227,37 @@ export class Approvals {
     return view(await this.#decide(record, 'denied', decision));
   }
 
-  /** Record how the approved run ended, and wake the waiters (with the outcome even when the store could not keep it). */
+  /**
+   * Approvals whose run began before `before` (decided `approved`, never
+   * settled): marked `interrupted` with an `approval.interrupted` line. Not
+   * run again; the requester asks again if the call is still wanted.
+   */
+  async interrupt(before: number): Promise<ApprovalView[]> {
+    const { store, clock } = this.#o;
+    const at = new Date(clock()).toISOString();
+    const approved = await must(() => store.listApprovals({ status: 'approved', limit: 1_000_000 }));
+    const out: ApprovalView[] = [];
+    for (const a of approved.filter((r) => r.decidedAt !== null && Date.parse(r.decidedAt) < before)) {
+      const note = 'the process ended while the approved call ran; its outcome is unknown (not run again)';
+      const marked = await must(() => store.updateApproval(a.id, 'approved', { status: 'interrupted', note }));
+      if (!marked) continue; // settled meanwhile
+      await must(() => store.appendAudit({ at, kind: 'approval.interrupted', tool: a.tool, callId: callIdOf(a.id), persona: a.persona, actor: null, detail: { approvalId: a.id, note } }));
+      this.#waits.notify(view(marked));
+      out.push(view(marked));
+    }
+    return out;
+  }
+
+  /**
+   * Record how the approved run ended, and wake the waiters (with the
+   * outcome even when the store could not keep it). From `approved`, or from
+   * `interrupted` when another instance's start marked the run too early:
+   * the outcome, once known, wins.
+   */
   async #finish(approved: ApprovalRecord, status: 'executed' | 'failed', result: unknown, outcome: ApprovalOutcome): Promise<ApprovalView> {
     let done: ApprovalRecord | undefined;
     const marked = await this.#record(async () => {
-      done = await this.#o.store.updateApproval(approved.id, 'approved', { status, result, outcome });
+      done = (await this.#o.store.updateApproval(approved.id, 'approved', { status, result, outcome })) ?? (await this.#o.store.updateApproval(approved.id, 'interrupted', { status, result, outcome }));
     });
     const settled = { ...approved, status, result, outcome };
     this.#waits.notify(view(done ?? settled));
@@ -260,7 +284,7 @@ export class Approvals {
     const identity = { ...(d.principal ? { decidedByPrincipal: d.principal.id } : {}), ...(d.channel ? { decidedVia: d.channel } : {}) };
     const updated = await must(() => store.updateApproval(record.id, 'pending', { status, decidedBy: by, decidedAt: at, note: d.note ?? null, ...identity }));
     if (!updated) throw new CallError('APPROVAL_CONFLICT', `Approval ${record.id} was decided by someone else first.`);
-    const detail = { approvalId: record.id, note: d.note ?? null, ...(d.channel ? { via: d.channel } : {}) };
+    const detail = this.#o.redact({ approvalId: record.id, note: d.note ?? null, ...(d.channel ? { via: d.channel } : {}) });
     await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: by, detail }));
     metrics.approvals.inc({ event: status });
     this.#waits.notify(view(updated));
@@ -276,14 +300,5 @@ export class Approvals {
       this.#o.warn(`could not record to the store: ${errorMessage(error)}`);
       return false;
     }
-  }
-}
-
-/** A store write an approval-gated call depends on: failure fails the call closed. */
-async function must<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    throw new CallError('STORE_UNAVAILABLE', `The store is unavailable (${errorMessage(error)}); approval-gated calls are refused until it is back.`, {}, { cause: error });
   }
 }

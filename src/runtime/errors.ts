@@ -1,8 +1,13 @@
 /**
  * Why a call did not produce a result. One error type for the library, with
  * a code the HTTP API maps to a status and the CLI to a message.
+ *
+ * What leaves the process is redacted: the runtime redacts every CallError
+ * it throws with its redactor (known secrets and token shapes), and
+ * {@link callErrorWire} applies token shapes again to whatever it is given.
  * @module
  */
+import { createRedactor, type Redactor } from './containment/redact.js';
 
 export const CALL_ERROR_STATUS = {
   /** No such tool for this persona (a tool outside the persona, a disabled one and a missing one are indistinguishable). */
@@ -88,14 +93,31 @@ export interface WireCallError {
  * HTTP API's problem body and the MCP gateway's error result both start here.
  * @example const wire = callErrorWire(error); res.status(wire.status).json({ code: wire.code, detail: wire.message, ...wire.details });
  */
-export function callErrorWire(error: CallError): WireCallError {
+export function callErrorWire(error: CallError, redactor: Redactor = TOKEN_SHAPES): WireCallError {
   const details = Object.fromEntries(Object.entries(error.extra).filter(([, v]) => v !== undefined)) as Partial<CallError['extra']>;
   const { retryAfterMs } = error.extra;
   return {
     code: error.code,
     status: error.status,
-    message: error.message,
-    details,
+    message: redactor.redactText(error.message),
+    details: redactor.redact(details),
     ...(retryAfterMs !== undefined ? { retryAfterSec: Math.max(1, Math.ceil(retryAfterMs / 1000)) } : {}),
   };
+}
+
+/** Token shapes only: what any text gets even where no known secrets are at hand. */
+const TOKEN_SHAPES = createRedactor();
+
+/**
+ * The same error with its message and details redacted; its cause is kept
+ * only as a redacted copy (name and message), so nothing raw travels on.
+ * The error itself when redaction changes nothing.
+ * @example throw redactCallError(error, runtime.redactor);
+ */
+export function redactCallError(error: CallError, redactor: Redactor): CallError {
+  const message = redactor.redactText(error.message);
+  const extra = redactor.redact(error.extra);
+  const cause = error.cause instanceof Error ? redactor.redactText(error.cause.message) : undefined;
+  if (message === error.message && JSON.stringify(extra) === JSON.stringify(error.extra) && (cause === undefined || cause === (error.cause as Error).message)) return error;
+  return new CallError(error.code, message, extra, error.cause instanceof Error ? { cause: Object.assign(new Error(cause), { name: error.cause.name }) } : {});
 }

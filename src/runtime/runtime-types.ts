@@ -8,6 +8,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Store } from '../store/types.js';
 import type { ApprovalRule } from './approval-rules.js';
 import type { ApprovalView } from './approvals.js';
+import type { Redactor } from './containment/redact.js';
 import type { HealthBook } from './health.js';
 import type { Principal } from './identity/principal.js';
 import type { RateLimitConfig } from './identity/rate-limit.js';
@@ -44,6 +45,13 @@ export interface RuntimeOptions {
   selfApproval?: boolean;
   /** MCP elicitation may decide approvals; a rule's `elicitation` wins. @default only for tools whose mode is `read` */
   elicitation?: boolean;
+  /**
+   * Applied to everything the runtime lets out: call errors, audit rows,
+   * span attributes and status, warnings. @default the values, in the
+   * environment, of every variable the catalog's manifests name, plus token
+   * shapes (secrets.ts; rebuilt when the catalog reloads)
+   */
+  redactor?: Redactor;
 }
 
 /** Who calls, as whom, and how. */

@@ -8,7 +8,9 @@
  * `inputSchema` (arguments.ts) -> approval (approval-rules.ts, approvals.ts)
  * -> concurrency (`allowParallel: false` serialises) -> the router
  * (router.ts: provider choice, timeout per attempt, retries by `retryClass`,
- * failover) -> record (health, audit, trace, metrics).
+ * failover) -> record (health, audit, trace, metrics; call-journal.ts: a
+ * call that may write is on record before it runs and answered only once
+ * its outcome is). Everything that leaves goes through the redactor.
  *
  * A call reads the registry's snapshot once and uses it throughout, so a
  * reload in the middle of a call cannot mix two catalogs. This class wires
@@ -22,20 +24,23 @@ import { toolKey } from '../model/tool-key.js';
 import { errorMessage } from '../model/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
-import type { ApprovalStatus, Store } from '../store/types.js';
+import type { ApprovalStatus, InterruptedCall, Store } from '../store/types.js';
 import { Admission } from './admission.js';
 import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
 import { Approvals, type ApprovalView, type ReviewedCall } from './approvals.js';
 import { ArgumentChecker } from './arguments.js';
-import { CallError, type CallErrorCode } from './errors.js';
+import { CallJournal } from './call-journal.js';
+import { codeHash } from './code-hash.js';
+import type { Redactor } from './containment/redact.js';
+import { CallError, redactCallError, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { HealthChecks } from './health-checks.js';
 import type { Principal } from './identity/principal.js';
 import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
-import { OutcomeRecorder } from './recorder.js';
 import { Router, type RouteLog } from './router.js';
 import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
+import { manifestRedactor } from './secrets.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
@@ -67,7 +72,12 @@ export class Runtime {
   readonly #clock: () => number;
   readonly #arguments = new ArgumentChecker();
   readonly #serial = new SerialRuns();
-  readonly #outcomes: OutcomeRecorder;
+  readonly #journal: CallJournal;
+  /** When this runtime was made: records of runs begun before it are from an earlier process. */
+  readonly #bornAt: number;
+  readonly #redactor: Redactor | undefined;
+  readonly #redactors = new WeakMap<Snapshot, Redactor>();
+  readonly #env: Readonly<Record<string, string | undefined>>;
   readonly #checks: HealthChecks;
   readonly #slots: ProviderSlots;
   readonly #router: Router;
@@ -84,9 +94,13 @@ export class Runtime {
     this.health = options.health ?? new HealthBook({ random });
     this.#tracer = options.tracer ?? toolcapTracer();
     this.metrics = options.metrics ?? new CallMetrics();
-    const environment: ProviderEnvironment = { env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
-    const warn = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
-    this.#outcomes = new OutcomeRecorder(this.store, warn);
+    this.#bornAt = this.#clock();
+    const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
+    this.#env = environment.env;
+    this.#redactor = options.redactor;
+    const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
+    const warn = (m: string) => onWarning(this.redactor.redactText(m));
+    this.#journal = new CallJournal(this.store, warn, this.#clock);
     this.#checks = new HealthChecks(this.health, this.#clock);
     this.#slots = new ProviderSlots(options.providers, environment, this.health, this.#checks);
     this.#router = new Router({
@@ -107,7 +121,29 @@ export class Runtime {
       toolOf: (name, persona) => this.#registry.snapshot().callable(name, persona),
     });
     const ttlMs = (options.approvalTtlSec ?? 3600) * 1000;
-    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs, clock: this.#clock, warn, policy: this.#policy });
+    const redact = <T>(value: T): T => this.redactor.redact(value);
+    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs, clock: this.#clock, warn, policy: this.#policy, redact });
+  }
+
+  /** The redactor of what leaves the runtime now (the option's, else the serving catalog's default). */
+  get redactor(): Redactor {
+    return this.#redactorOf(this.#registry.snapshot());
+  }
+
+  #redactorOf(snapshot: Snapshot): Redactor {
+    if (this.#redactor) return this.#redactor;
+    let r = this.#redactors.get(snapshot);
+    if (!r) this.#redactors.set(snapshot, (r = manifestRedactor(snapshot.tools, this.#env)));
+    return r;
+  }
+
+  /** `work`, with any CallError it throws redacted. */
+  async #redacting<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw error instanceof CallError ? redactCallError(error, this.redactor) : error;
+    }
   }
 
   /** Every persona there is: the catalog's, those the approval rules name, and the extra names of the options. Sorted. */
@@ -146,18 +182,21 @@ export class Runtime {
    * Call a tool. Resolves to the result, or to a pending approval when the
    * call needs one; rejects with a {@link CallError}.
    */
-  async call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
-    const context = await this.#admission.admit(callerContext);
-    const callId = randomUUID();
-    const snapshot = this.#registry.snapshot();
-    const tool = resolveIn(snapshot, name, context.persona);
-    const checked = this.#arguments.check(snapshot, tool, args);
-    const reason = approvalReason(tool, context.persona, this.#rules);
-    if (reason !== undefined) {
-      const approval = await this.#approvals.request(tool, checked, reason, callId, context);
-      return { status: 'pending_approval', callId, tool: tool.name, approval };
-    }
-    return this.#run(snapshot, tool, checked, callId, context, false);
+  call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
+    return this.#redacting(async () => {
+      const context = await this.#admission.admit(callerContext);
+      const callId = randomUUID();
+      const snapshot = this.#registry.snapshot();
+      const tool = resolveIn(snapshot, name, context.persona);
+      const checked = this.#arguments.check(snapshot, tool, args);
+      const reason = approvalReason(tool, context.persona, this.#rules);
+      if (reason !== undefined) {
+        const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
+        const approval = await this.#approvals.request(tool, checked, reason, callId, context, bound);
+        return { status: 'pending_approval', callId, tool: tool.name, approval };
+      }
+      return this.#run(snapshot, tool, checked, callId, context, false);
+    });
   }
 
   /** Serialise calls of a tool that disallows parallel runs (per tool version, in arrival order), then execute. */
@@ -166,10 +205,17 @@ export class Runtime {
     return this.#serial.run(toolKey(tool), () => this.#execute(snapshot, tool, args, callId, context, gated));
   }
 
-  /** Route the call, then record its outcome either way: health, metrics, span, store (an approved call waits for its record). */
+  /**
+   * Put a call that may write on record, route it, then record its outcome
+   * either way: health, metrics, span, store (the caller waits for the
+   * record of an approved call and of a call that may write).
+   */
   async #execute(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
+    const redactor = this.#redactorOf(snapshot);
+    const party = { persona: context.persona ?? null, actor: context.caller ?? null, job: context.job ?? null, approvalId: context.approvalId };
+    await this.#journal.started(tool, callId, args, party, redactor);
     const started = this.#clock();
-    const span = startCallSpan(this.#tracer, tool, callAttributes(tool, callId, args, context.persona, gated));
+    const span = startCallSpan(this.#tracer, tool, callAttributes(tool, callId, args, context.persona, gated, redactor));
     const log: RouteLog = { attempts: [], skipped: [], count: 0 };
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
@@ -177,16 +223,9 @@ export class Runtime {
       if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
-      endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) });
-      const detail = { provider: provider ?? null, attempts: log.attempts, skipped: log.skipped, durationMs, ...(code ? { error: code, message } : {}), ...(context.approvalId ? { approvalId: context.approvalId } : {}) };
-      const outcome = ok ? ('ok' as const) : code === 'TIMEOUT' ? ('timeout' as const) : code === 'NO_HEALTHY_PROVIDER' ? ('rejected' as const) : ('error' as const);
-      const persona = context.persona ?? null;
-      // group commit: an approved call waits for its record; others are answered at once (write-behind)
-      const written = this.#outcomes.add({
-        call: { callId, tool: tool.name, provider: provider ?? null, job: context.job ?? null, persona, startedAt: new Date(started).toISOString(), durationMs, outcome, errorCode: code ?? null },
-        audit: { at: new Date(this.#clock()).toISOString(), kind: ok ? 'call.ok' : 'call.error', tool: tool.name, callId, persona, actor: context.caller ?? null, detail },
-      });
-      if (gated) await written;
+      endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) }, redactor);
+      const end = { ok, provider, attempts: log.attempts, skipped: log.skipped, startedAt: started, durationMs, code, message };
+      await this.#journal.finished(tool, callId, party, end, redactor, { wait: gated });
       return durationMs;
     };
     try {
@@ -197,7 +236,7 @@ export class Runtime {
       const durationMs = await finish(true, provider);
       return { status: 'ok', callId, tool: tool.name, provider, attempts: log.count, durationMs, result, skipped: log.skipped };
     } catch (error) {
-      const e = error instanceof CallError ? error : new CallError('PROVIDER_ERROR', errorMessage(error), { callId });
+      const e = redactCallError(error instanceof CallError ? error : new CallError('PROVIDER_ERROR', errorMessage(error), { callId }), redactor);
       await finish(false, log.attempts.at(-1)?.provider, e.code, e.message);
       throw e;
     }
@@ -205,13 +244,32 @@ export class Runtime {
 
   /** Wait until every finished call's record and audit line is in the store. */
   flush(): Promise<void> {
-    return this.#outcomes.flush();
+    return this.#journal.flush();
+  }
+
+  /**
+   * Call once at start, before serving: what an earlier process left
+   * unfinished is marked `interrupted` and never run again. Approvals left
+   * `approved` (their run had begun) become `interrupted` with an
+   * `approval.interrupted` line; calls whose `call.started` line has no
+   * outcome get a `call.interrupted` line. Only records begun before this
+   * runtime was made, less `graceMs`: with several instances on one store,
+   * a grace longer than the longest call keeps a live instance's runs out.
+   * @example const { approvals, calls } = await runtime.recoverInterrupted();
+   */
+  recoverInterrupted(options: { graceMs?: number } = {}): Promise<{ approvals: ApprovalView[]; calls: InterruptedCall[] }> {
+    return this.#redacting(async () => {
+      const before = this.#bornAt - (options.graceMs ?? 0);
+      const approvals = await this.#approvals.interrupt(before);
+      const calls = await this.#journal.interrupt(before);
+      return { approvals, calls };
+    });
   }
 
   /** Stop health checks, write queued call records, release provider resources. The store is the caller's to close. */
   async close(): Promise<void> {
     this.#checks.stop();
-    await this.#outcomes.flush();
+    await this.#journal.flush();
     await this.#checks.close();
   }
 
@@ -248,12 +306,15 @@ export class Runtime {
    * `elicitation` only where {@link elicitationAllowed}.
    */
   approve(id: string, decision: Decision = {}): Promise<{ approval: ApprovalView; call?: CallResult; error?: CallError }> {
-    return this.#approvals.approve(id, decision, this.#reviewedCall());
+    return this.#redacting(async () => {
+      const out = await this.#approvals.approve(id, decision, this.#reviewedCall());
+      return out.error ? { ...out, error: redactCallError(out.error, this.redactor) } : out;
+    });
   }
 
   /** Deny a pending approval; the same checks as {@link approve}, except that a requester may withdraw its own request. */
   deny(id: string, decision: Decision = {}): Promise<ApprovalView> {
-    return this.#approvals.deny(id, decision);
+    return this.#redacting(() => this.#approvals.deny(id, decision));
   }
 
   /**
@@ -274,6 +335,7 @@ export class Runtime {
     return {
       resolve: (name, persona) => resolveIn(pinned(), name, persona),
       validate: (tool, args) => this.#arguments.check(pinned(), tool, args),
+      codeHash: (tool) => codeHash(tool, this.#slots.of(pinned(), tool)),
       run: (tool, args, callId, context) => this.#run(pinned(), tool, args, callId, context, true),
     };
   }

@@ -17,6 +17,11 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram, Registry as MetricsRegistry } from 'prom-client';
 import type { Tool } from '../model/schema.js';
+import { recordedArguments } from './containment/recorded-arguments.js';
+import { createRedactor, type Redactor } from './containment/redact.js';
+
+/** Token shapes only, for callers that pass no redactor. */
+const TOKEN_SHAPES = createRedactor();
 
 /** The tracer toolcap uses (its instrumentation scope). */
 export function toolcapTracer(): Tracer {
@@ -33,8 +38,15 @@ function attributeValue(value: unknown): string | number | boolean {
   return text.length > MAX_TRACE_VALUE ? `${text.slice(0, MAX_TRACE_VALUE)}…` : text;
 }
 
-/** The attributes a call span starts with: GenAI conventions, the manifest, the traced arguments. */
-export function callAttributes(tool: Tool, callId: string, args: Record<string, unknown>, persona: string | undefined, approvalRequired: boolean): Attributes {
+/** The attributes a call span starts with: GenAI conventions, the manifest, the recorded arguments (redacted). */
+export function callAttributes(
+  tool: Tool,
+  callId: string,
+  args: Record<string, unknown>,
+  persona: string | undefined,
+  approvalRequired: boolean,
+  redactor: Redactor = TOKEN_SHAPES,
+): Attributes {
   const attributes: Attributes = {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': tool.name,
@@ -52,9 +64,7 @@ export function callAttributes(tool: Tool, callId: string, args: Record<string, 
   if (tool.description !== undefined) attributes['gen_ai.tool.description'] = attributeValue(tool.description) as string;
   if (tool.effects?.rollbackHint !== undefined) attributes['toolcap.tool.rollback_hint'] = tool.effects.rollbackHint;
   if (persona !== undefined) attributes['toolcap.persona'] = persona;
-  for (const name of tool.observability?.traceAttrs ?? []) {
-    if (Object.hasOwn(args, name)) attributes[`toolcap.arg.${name}`] = attributeValue(args[name]);
-  }
+  for (const [name, value] of Object.entries(redactor.redact(recordedArguments(tool, args)))) attributes[`toolcap.arg.${name}`] = attributeValue(value);
   return attributes;
 }
 
@@ -63,14 +73,19 @@ export function startCallSpan(tracer: Tracer, tool: Tool, attributes: Attributes
   return tracer.startSpan(`execute_tool ${tool.name}`, { kind: SpanKind.INTERNAL, attributes });
 }
 
-export function endCallSpan(span: Span, outcome: { ok: boolean; provider?: string | undefined; skipped: string[]; attempts: number; errorCode?: string; message?: string }): void {
+/** End a call span with its outcome; skipped reasons and the status message go through `redactor`. */
+export function endCallSpan(
+  span: Span,
+  outcome: { ok: boolean; provider?: string | undefined; skipped: string[]; attempts: number; errorCode?: string; message?: string },
+  redactor: Redactor = TOKEN_SHAPES,
+): void {
   if (outcome.provider !== undefined) span.setAttribute('toolcap.provider', outcome.provider);
-  span.setAttribute('toolcap.providers.skipped', outcome.skipped);
+  span.setAttribute('toolcap.providers.skipped', outcome.skipped.map(redactor.redactText));
   span.setAttribute('toolcap.attempts', outcome.attempts);
   if (outcome.ok) span.setStatus({ code: SpanStatusCode.OK });
   else {
     span.setAttribute('error.type', outcome.errorCode ?? 'error');
-    span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.message !== undefined ? { message: redactor.redactText(outcome.message) } : {}) });
   }
   span.end();
 }

@@ -4,12 +4,17 @@
  * through the OpenTelemetry SDK's batch processor. An application with its
  * own tracer provider (OTLP to a collector) passes its tracer to the
  * runtime instead.
+ *
+ * Every line goes through a redactor before it is written (token shapes by
+ * default; the runtime's redactor, with the known secret values, when
+ * given): spans are redacted where they are made, this is the last gate.
  * @module
  */
 import { appendFile, mkdir, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createRedactor, type Redactor } from './containment/redact.js';
 
 /** The file is rotated to `<file>.1` past this size. @default 10 MiB */
 export const MAX_TRACE_FILE_BYTES = 10 * 1024 * 1024;
@@ -35,10 +40,17 @@ function spanRecord(span: ReadableSpan): Record<string, unknown> {
 /** A span exporter appending JSON lines to a file. */
 export class JsonLinesSpanExporter implements SpanExporter {
   #writing: Promise<void> = Promise.resolve();
-  constructor(readonly file: string) {}
+  readonly #redactor: Redactor;
+  /** @param redactor applied to every line. @default token shapes only */
+  constructor(
+    readonly file: string,
+    redactor: Redactor = createRedactor(),
+  ) {
+    this.#redactor = redactor;
+  }
 
   export(spans: ReadableSpan[], done: (result: { code: number; error?: Error }) => void): void {
-    const text = spans.map((s) => `${JSON.stringify(spanRecord(s))}\n`).join('');
+    const text = spans.map((s) => `${JSON.stringify(this.#redactor.redact(spanRecord(s)))}\n`).join('');
     this.#writing = this.#writing
       .then(async () => {
         await mkdir(dirname(this.file), { recursive: true });
@@ -62,7 +74,7 @@ export class JsonLinesSpanExporter implements SpanExporter {
 }
 
 /** A tracer writing to a JSON-lines file, and how to flush it. */
-export function fileTracer(file: string): { tracer: Tracer; shutdown(): Promise<void> } {
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new JsonLinesSpanExporter(file), { scheduledDelayMillis: 500 })] });
+export function fileTracer(file: string, redactor?: Redactor): { tracer: Tracer; shutdown(): Promise<void> } {
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new JsonLinesSpanExporter(file, redactor), { scheduledDelayMillis: 500 })] });
   return { tracer: provider.getTracer('toolcap'), shutdown: () => provider.shutdown() };
 }

@@ -64,10 +64,11 @@ describe('approval requests', () => {
     expect((await h.runtime.getApproval(r.approval.id)).status).toBe('executed');
 
     const kinds = (await h.sqlite.listAudit()).map((a) => a.kind);
-    expect(kinds).toEqual(['call.pending_approval', 'approval.approved', 'call.ok']);
+    // a tool that writes is on record (call.started) before it runs
+    expect(kinds).toEqual(['call.pending_approval', 'approval.approved', 'call.started', 'call.ok']);
     const trail = await h.sqlite.listAudit({ callId: callId! });
     // the request, the decision and the run share the call id
-    expect(trail.map((r) => r.kind)).toEqual(['call.pending_approval', 'approval.approved', 'call.ok']);
+    expect(trail.map((r) => r.kind)).toEqual(['call.pending_approval', 'approval.approved', 'call.started', 'call.ok']);
     const okLine = trail.find((r) => r.kind === 'call.ok');
     expect(okLine).toMatchObject({ kind: 'call.ok', detail: { approvalId: r.approval.id, provider: 'p1' } });
 

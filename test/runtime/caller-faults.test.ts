@@ -15,6 +15,8 @@ import { closeAll, expectCode, fakeTool, harness } from './helpers.js';
 afterEach(closeAll);
 
 let server: Server;
+/** The test servers listen on loopback, which the egress policy refuses unless listed. */
+const LOOPBACK = { egress: { allow: ['127.0.0.1'] } };
 let base: string;
 /** What the server answers now: a status for bad input, and whether it is down (500). */
 const state = { down: false };
@@ -70,7 +72,7 @@ describe('providerFault: whose fault a failure is', () => {
 describe('the circuit breaker and caller faults', () => {
   it('800 calls the provider rejects with a 4xx leave the circuit closed, and a legitimate call then succeeds', async () => {
     state.down = false;
-    const h = await harness([httpTool(base)], { providers: new ProviderTypes() });
+    const h = await harness([httpTool(base)], { providers: new ProviderTypes(), environment: LOOPBACK });
     for (let i = 0; i < 800; i++) {
       const e = await expectCode(h.runtime.call('math.double', { n: 'not a number' }), 'TOOL_REJECTED');
       if (i === 0) {
@@ -96,7 +98,7 @@ describe('the circuit breaker and caller faults', () => {
   it('5xx answers still open the circuit', async () => {
     state.down = true;
     try {
-      const h = await harness([httpTool(base)], { providers: new ProviderTypes() });
+      const h = await harness([httpTool(base)], { providers: new ProviderTypes(), environment: LOOPBACK });
       await expectCode(h.runtime.call('math.double', { n: 1 }), 'PROVIDER_ERROR');
       expect(h.runtime.health.circuit('math.double', 'api').consecutiveFailures).toBe(1);
       expect(h.runtime.health.circuit('math.double', 'api').backoffUntil).toBeGreaterThan(h.clock.now);
@@ -111,7 +113,7 @@ describe('the circuit breaker and caller faults', () => {
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
     const port = (dead.address() as AddressInfo).port;
     await new Promise<void>((r) => dead.close(() => r()));
-    const h = await harness([httpTool(`http://127.0.0.1:${port}`)], { providers: new ProviderTypes() });
+    const h = await harness([httpTool(`http://127.0.0.1:${port}`)], { providers: new ProviderTypes(), environment: LOOPBACK });
     await expectCode(h.runtime.call('math.double', { n: 1 }), 'PROVIDER_ERROR');
     expect(h.runtime.health.circuit('math.double', 'api').consecutiveFailures).toBeGreaterThan(0);
     expect(h.runtime.health.circuit('math.double', 'api').backoffUntil).toBeGreaterThan(h.clock.now);

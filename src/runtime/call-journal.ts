@@ -1,0 +1,135 @@
+/**
+ * What the store learns of a call, and when: the durability rule.
+ *
+ * A call to a tool whose mode is not `read` (it may write, or its mode is
+ * not declared) has effects a crash must not hide: its `call.started` line
+ * is committed before its provider runs (no start, no run: the call is
+ * refused with STORE_UNAVAILABLE), and it is answered only after its
+ * outcome is committed. A crash in between leaves `started` without an
+ * outcome, which the next start of the runtime marks `call.interrupted`
+ * (`interruptCalls`). A read keeps the group commit's write-behind: it is
+ * answered at once and its record follows within a turn of the event loop,
+ * so a crash may lose the records of the last reads, never of a write.
+ *
+ * Every line is redacted before it is queued; arguments appear only as
+ * `recordedArguments` (traceAttrs, never sensitive parameters).
+ * @module
+ */
+import type { Tool } from '../model/schema.js';
+import type { CallOutcome, CallRecord, InterruptedCall, NewAuditRecord, Store } from '../store/types.js';
+import { recordedArguments } from './containment/recorded-arguments.js';
+import type { Redactor } from './containment/redact.js';
+import { CallError, type CallErrorCode } from './errors.js';
+import { OutcomeRecorder } from './recorder.js';
+
+/** True when a call's records must be durable before it runs and before it is answered: every mode but `read`. */
+export function mayWrite(tool: Tool): boolean {
+  return (tool.effects?.mode ?? 'write') !== 'read';
+}
+
+/** Who made a call, for its records. */
+export interface CallParty {
+  persona: string | null;
+  actor: string | null;
+  job: string | null;
+  approvalId?: string | undefined;
+}
+
+/** How a call ended, for its records. */
+export interface CallEnd {
+  ok: boolean;
+  provider: string | undefined;
+  attempts: Array<{ provider: string; outcome: string }>;
+  skipped: string[];
+  startedAt: number;
+  durationMs: number;
+  code?: CallErrorCode | undefined;
+  message?: string | undefined;
+}
+
+/**
+ * The call records of one runtime: starts and outcomes through the group
+ * commit, with the durability rule above.
+ * @example
+ * await journal.started(tool, callId, args, party, redactor); // throws STORE_UNAVAILABLE for a write that cannot be recorded
+ * await journal.finished(tool, callId, party, end, redactor, { wait: true });
+ */
+export class CallJournal {
+  readonly #recorder: OutcomeRecorder;
+  readonly #store: Store;
+  readonly #clock: () => number;
+
+  constructor(store: Store, warn: (message: string) => void, clock: () => number) {
+    this.#store = store;
+    this.#recorder = new OutcomeRecorder(store, warn);
+    this.#clock = clock;
+  }
+
+  /** For a call that may write: commit its `call.started` line before it runs; STORE_UNAVAILABLE when the store refuses. Reads: nothing. */
+  async started(tool: Tool, callId: string, args: Record<string, unknown>, party: CallParty, redactor: Redactor): Promise<void> {
+    if (!mayWrite(tool)) return;
+    const line: NewAuditRecord = {
+      at: new Date(this.#clock()).toISOString(),
+      kind: 'call.started',
+      tool: tool.name,
+      callId,
+      persona: party.persona,
+      actor: party.actor,
+      detail: redactor.redact({ arguments: recordedArguments(tool, args), ...(party.approvalId ? { approvalId: party.approvalId } : {}) }),
+    };
+    if (!(await this.#recorder.addStart(line))) {
+      throw new CallError('STORE_UNAVAILABLE', `The store is unavailable: the start of "${tool.name}" could not be recorded, so it did not run (a call that may write runs only once it is on record).`, { callId });
+    }
+  }
+
+  /**
+   * Queue the outcome; resolves once it is committed when `wait` (or the
+   * tool may write), at once otherwise. A store failure after the call ran
+   * is a warning, never the call's answer: the effect happened.
+   */
+  async finished(tool: Tool, callId: string, party: CallParty, end: CallEnd, redactor: Redactor, options: { wait: boolean }): Promise<void> {
+    const { code } = end;
+    const outcome: CallOutcome = end.ok ? 'ok' : code === 'TIMEOUT' ? 'timeout' : code === 'NO_HEALTHY_PROVIDER' ? 'rejected' : 'error';
+    const call: CallRecord = {
+      callId,
+      tool: tool.name,
+      provider: end.provider ?? null,
+      job: party.job,
+      persona: party.persona,
+      startedAt: new Date(end.startedAt).toISOString(),
+      durationMs: end.durationMs,
+      outcome,
+      errorCode: code ?? null,
+    };
+    const detail = {
+      provider: end.provider ?? null,
+      attempts: end.attempts,
+      skipped: end.skipped,
+      durationMs: end.durationMs,
+      ...(code ? { error: code, message: end.message } : {}),
+      ...(party.approvalId ? { approvalId: party.approvalId } : {}),
+    };
+    const audit: NewAuditRecord = {
+      at: new Date(this.#clock()).toISOString(),
+      kind: end.ok ? 'call.ok' : 'call.error',
+      tool: tool.name,
+      callId,
+      persona: party.persona,
+      actor: party.actor,
+      detail: redactor.redact(detail),
+    };
+    const written = this.#recorder.add({ call, audit });
+    if (options.wait || mayWrite(tool)) await written;
+  }
+
+  /** Calls started before `before` whose outcome never came: marked `call.interrupted` (none on a store without in-flight notes). */
+  interrupt(before: number): Promise<InterruptedCall[]> {
+    if (!this.#store.interruptCalls) return Promise.resolve([]);
+    return this.#store.interruptCalls({ at: new Date(this.#clock()).toISOString(), before: new Date(before).toISOString() });
+  }
+
+  /** Wait until every queued record is in the store. */
+  flush(): Promise<void> {
+    return this.#recorder.flush();
+  }
+}

@@ -1,15 +1,18 @@
 /**
- * `toolcap call <tool> --args '{...}' [--persona P]` and `toolcap approvals
- * list|approve|deny`: the runtime pipeline from the command line, in this
- * process, with the store the config names (so approvals asked for here can
- * be decided from the HTTP API of a server on the same store, and the other
- * way round).
+ * `toolcap call <tool> --args '{...}' [--persona P]`, `toolcap approvals
+ * list|show|approve|deny` and `toolcap audit`: the runtime pipeline from the
+ * command line, in this process, with the store the config names (so
+ * approvals asked for here can be decided from the HTTP API of a server on
+ * the same store, and the other way round). Here the command acts as the
+ * config's local principal, deciding through channel `cli`; with `--server`
+ * it is a client of that server instead (./remote.ts).
  * @module
  */
 import { userInfo } from 'node:os';
-import { CallError } from '../runtime/errors.js';
-import type { ApprovalView, CallResult } from '../runtime/runtime.js';
+import { principalNamed } from '../config/identity.js';
 import type { ApprovalStatus } from '../store/types.js';
+import { printApproval, printAudit, printError, printResult } from './call-output.js';
+import { remoteApprovals, remoteAudit, remoteCall, type ServerFlag } from './remote.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import type { Toolcap } from '../host.js';
@@ -17,7 +20,7 @@ import { openToolcap, readPlan, type OpenOptions } from './open.js';
 import type { LoadFlags } from './shared.js';
 import { errorMessage } from '../model/errors.js';
 
-export interface CallFlags extends LoadFlags {
+export interface CallFlags extends LoadFlags, ServerFlag {
   args?: string;
   persona?: string;
   caller?: string;
@@ -25,7 +28,7 @@ export interface CallFlags extends LoadFlags {
   json?: boolean;
 }
 
-export interface ApprovalsFlags extends LoadFlags {
+export interface ApprovalsFlags extends LoadFlags, ServerFlag {
   status?: string;
   by?: string;
   note?: string;
@@ -45,7 +48,8 @@ function whoami(): string {
   return `cli:${name}`;
 }
 
-const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
+/** Every approval status, for `--status`. */
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
 
 /** Open a toolcap for the command, run `body` on it, and close it whatever happens. */
 async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: Toolcap) => Promise<ExitCode>, options: OpenOptions = {}): Promise<ExitCode> {
@@ -60,34 +64,6 @@ async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (
   }
 }
 
-function printError(error: unknown, io: CliIO, json: boolean | undefined): ExitCode {
-  if (!(error instanceof CallError)) throw error;
-  if (json) io.stdout(`${JSON.stringify({ status: 'error', code: error.code, message: error.message, ...error.extra }, null, 2)}\n`);
-  io.stderr(`toolcap: ${error.code}: ${error.message}\n`);
-  for (const p of error.extra.problems ?? []) io.stderr(`  ${p.pointer || '/'}: ${p.message}\n`);
-  return EXIT.FINDINGS;
-}
-
-function printApproval(a: ApprovalView, io: CliIO): void {
-  io.stdout(`${a.id}  ${a.status.padEnd(8)}  ${a.tool}${a.persona ? ` (persona ${a.persona})` : ''}  asked ${a.createdAt}${a.requestedBy ? ` by ${a.requestedBy}` : ''}\n`);
-  io.stdout(`  arguments: ${JSON.stringify(a.arguments)}\n  why: ${a.reason}\n  manifest: ${a.manifestHash}\n`);
-  if (a.decidedAt) io.stdout(`  decided ${a.decidedAt}${a.decidedBy ? ` by ${a.decidedBy}` : ''}${a.note ? `: ${a.note}` : ''}\n`);
-}
-
-function printResult(r: CallResult, io: CliIO, json: boolean | undefined, configHint: string): void {
-  if (json) {
-    io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-    return;
-  }
-  if (r.status === 'pending_approval') {
-    io.stdout(`Waiting for approval ${r.approval.id}: ${r.approval.reason}.\n`);
-    io.stdout(`  approve (runs exactly this call): toolcap approvals approve ${r.approval.id}${configHint}\n  deny:                             toolcap approvals deny ${r.approval.id}${configHint}\n`);
-    return;
-  }
-  io.stdout(`${JSON.stringify(r.result, null, 2)}\n`);
-  io.stderr(`toolcap: ${r.tool} ran on provider ${r.provider} in ${r.durationMs} ms (${r.attempts} attempt${r.attempts === 1 ? '' : 's'})${r.skipped.length ? `; skipped ${r.skipped.join('; ')}` : ''}\n`);
-}
-
 export async function callCommand(tool: string, paths: string[], flags: CallFlags, io: CliIO): Promise<ExitCode> {
   let args: unknown = {};
   if (flags.args !== undefined) {
@@ -98,10 +74,12 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
       return EXIT.USAGE;
     }
   }
+  if (flags.server !== undefined) return remoteCall(tool, args, flags.server, flags, io);
   const hint = flags.config !== undefined ? ` --config ${flags.config}` : paths.length ? ` ${paths.join(' ')}` : '';
-  return withRuntime(paths, flags, io, async ({ runtime }) => {
+  return withRuntime(paths, flags, io, async ({ runtime, config }) => {
     try {
       const result = await runtime.call(tool, args, {
+        principal: principalNamed(config?.auth),
         ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
         caller: flags.caller ?? `${whoami()}`,
         ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
@@ -114,6 +92,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
   });
 }
 
+/** `toolcap approvals list|show|approve|deny`: in the store, as the local principal (channel `cli`), or on `--server`. */
 export async function approvalsCommand(action: string, id: string | undefined, paths: string[], flags: ApprovalsFlags, io: CliIO): Promise<ExitCode> {
   if (action !== 'list' && id === undefined) {
     io.stderr(`toolcap: approvals ${action} needs an approval id (see toolcap approvals list)\n`);
@@ -123,10 +102,12 @@ export async function approvalsCommand(action: string, id: string | undefined, p
     io.stderr(`toolcap: --status: "${flags.status}" is not one of ${APPROVAL_STATUSES.join(', ')}\n`);
     return EXIT.USAGE;
   }
+  if (flags.server !== undefined) return remoteApprovals(action, id, flags.server, flags, io);
   const by = flags.by ?? `${whoami()}`;
   // listing and denying run nothing: no need to start the MCP servers
   const runs = action === 'approve';
-  return withRuntime(paths, flags, io, async ({ runtime }) => {
+  return withRuntime(paths, flags, io, async ({ runtime, config }) => {
+    const decision = { principal: principalNamed(config?.auth), channel: 'cli' as const, by, ...(flags.note !== undefined ? { note: flags.note } : {}) };
     try {
       if (action === 'list') {
         const list = await runtime.listApprovals(flags.status !== undefined ? { status: flags.status as ApprovalStatus } : { status: 'pending' });
@@ -135,13 +116,19 @@ export async function approvalsCommand(action: string, id: string | undefined, p
         else for (const a of list) printApproval(a, io);
         return EXIT.OK;
       }
+      if (action === 'show') {
+        const a = await runtime.getApproval(id as string);
+        if (flags.json) io.stdout(`${JSON.stringify({ approval: a }, null, 2)}\n`);
+        else printApproval(a, io);
+        return EXIT.OK;
+      }
       if (action === 'deny') {
-        const a = await runtime.deny(id as string, { by, ...(flags.note !== undefined ? { note: flags.note } : {}) });
+        const a = await runtime.deny(id as string, decision);
         if (flags.json) io.stdout(`${JSON.stringify({ approval: a }, null, 2)}\n`);
         else io.stdout(`Denied ${a.id} (${a.tool}).\n`);
         return EXIT.OK;
       }
-      const outcome = await runtime.approve(id as string, { by, ...(flags.note !== undefined ? { note: flags.note } : {}) });
+      const outcome = await runtime.approve(id as string, decision);
       if (outcome.error) return printError(outcome.error, io, flags.json);
       if (flags.json) io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
       else {
@@ -155,7 +142,7 @@ export async function approvalsCommand(action: string, id: string | undefined, p
   }, { mcp: runs, traces: runs });
 }
 
-export interface AuditFlags extends LoadFlags {
+export interface AuditFlags extends LoadFlags, ServerFlag {
   tool?: string;
   callId?: string;
   after?: string;
@@ -169,11 +156,10 @@ export async function auditCommand(paths: string[], flags: AuditFlags, io: CliIO
   const after = whole(flags.after, '--after', 0);
   const limit = whole(flags.limit, '--limit', 100);
   if (Number.isNaN(after) || Number.isNaN(limit) || limit < 1) return EXIT.USAGE;
+  if (flags.server !== undefined) return remoteAudit({ after, limit, tool: flags.tool, callId: flags.callId }, flags.server, flags, io);
   return withRuntime(paths, flags, io, async ({ store }) => {
     const records = await store.listAudit({ afterSeq: after, limit, ...(flags.tool ? { tool: flags.tool } : {}), ...(flags.callId ? { callId: flags.callId } : {}) });
-    if (flags.json) io.stdout(`${JSON.stringify({ audit: records }, null, 2)}\n`);
-    else if (records.length === 0) io.stdout('No audit records.\n');
-    else for (const r of records) io.stdout(`${String(r.seq).padStart(5)}  ${r.at}  ${r.kind.padEnd(22)} ${r.tool ?? '-'}${r.actor ? `  by ${r.actor}` : ''}${r.callId ? `  call ${r.callId}` : ''}\n         ${JSON.stringify(r.detail)}\n`);
+    printAudit(records, io, flags.json);
     return EXIT.OK;
   }, { traces: false, mcp: false });
 }

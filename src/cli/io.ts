@@ -12,6 +12,8 @@ export interface CliIO {
   stderr(text: string): void;
   /** Stops a long-running command (serve). Without it, serve stops on SIGINT or SIGTERM. */
   signal?: AbortSignal;
+  /** Environment variables read (TOOLCAP_API_KEY). @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The process's own streams. */

@@ -1,7 +1,8 @@
 /**
- * `toolcap mcp serve [paths...] [--config F] [--persona P]`: the registry's
- * tools as an MCP server over stdio, each call through the runtime
- * (approvals, failover, audit). stdout carries the protocol only; every
+ * `toolcap mcp serve [paths...] [--config F] [--persona P] [--principal ID]`:
+ * the registry's tools as an MCP server over stdio, each call through the
+ * runtime (approvals, failover, audit) as the config's local principal (or
+ * `--principal`), with its persona grants and the same approval rules. stdout carries the protocol only; every
  * human message goes to stderr. Reloads when the manifests change and
  * tells the client (`notifications/tools/list_changed`). Stops when stdin
  * ends, on SIGINT or SIGTERM (or, in-process, when `io.signal` aborts),
@@ -10,6 +11,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { principalNamed } from '../config/identity.js';
 import { createGatewayServer, type Gateway } from '../mcp/server.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -22,8 +24,10 @@ import { errorMessage } from '../model/errors.js';
 export interface McpServeFlags extends LoadFlags {
   /** Serve this persona's tools; none: the shared tools only. */
   persona?: string;
-  /** Who calls, for the audit log. @default "mcp:<client name>" */
+  /** Who calls, shown beside the principal. @default "mcp:<client name>" */
   caller?: string;
+  /** The principal the client acts as. @default the config's local principal */
+  principal?: string;
   /** --no-watch sets false. @default true */
   watch?: boolean;
 }
@@ -49,10 +53,13 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   const setup = await openToolcap(plan, human, { watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
   const { registry, runtime } = setup;
+  const principal = principalNamed(plan.config?.auth, flags.principal);
 
   const gateway: Gateway = createGatewayServer({
     registry,
     runtime,
+    principal,
+    ...(plan.config ? { configPath: plan.config.file } : {}),
     ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
     ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
   });
@@ -80,9 +87,11 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   try {
     await gateway.server.connect(transport);
     const snap = registry.snapshot();
-    const count = snap.callableTools(flags.persona).length;
+    const persona = flags.persona ?? principal.defaultPersona;
+    const count = snap.callableTools(persona).length;
     human.stderr(
-      `toolcap mcp: serving ${count} tools${flags.persona !== undefined ? ` for persona "${flags.persona}"` : ' (shared tools; --persona for a persona)'} over stdio` +
+      `toolcap mcp: serving ${count} tools${persona !== undefined ? ` for persona "${persona}"` : ' (shared tools; --persona for a persona)'} over stdio as principal "${principal.id}"` +
+        `; ${setup.identity.selfApproval ? 'self-approval on' : 'four eyes: approve from another principal'}` +
         `; store: ${setup.store.kind} ${setup.store.location}${registry.status().watching ? '; watching the manifests' : ''}\n`,
     );
     if (io.signal?.aborted) stop.abort();

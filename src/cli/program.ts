@@ -10,6 +10,7 @@ import { convertCommand, type ConvertFlags } from './convert.js';
 import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { inspectCommand, type InspectFlags } from './inspect.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand, type KeysFlags } from './keys.js';
 import { processIO, type CliIO } from './io.js';
 import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
@@ -17,6 +18,8 @@ import { schemaCommand } from './schema-command.js';
 import { serveCommand, type ServeFlags } from './serve.js';
 import { toolcapVersion } from '../model/version.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
+import { existsSync } from 'node:fs';
+import { DEFAULT_CONFIG_FILE } from '../config/config.js';
 import { validateCommand, type ValidateFlags } from './validate.js';
 
 function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
@@ -29,6 +32,14 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
       done(resolved === undefined ? EXIT.USAGE : await command(paths, resolved, io));
     };
   const dialectOption = () => new Option('--dialect <dialect>', 'read every file as this format instead of detecting it').choices(dialectIds());
+  const serverOption = () => new Option('--server <url>', 'a running toolcap serve to talk to, as the principal of $TOOLCAP_API_KEY (default: this config\'s store, as its local principal)');
+  /** With --server no catalog is read: neither paths nor a config are needed. */
+  const withServer =
+    <F extends LoadFlags & { server?: string }>(command: (paths: string[], flags: F) => Promise<ExitCode>) =>
+    async (paths: string[], flags: F) => {
+      const resolved = flags.server !== undefined ? flags : resolveConfigFlag(paths, flags, io);
+      done(resolved === undefined ? EXIT.USAGE : await command(paths, resolved));
+    };
   const program = new Command('toolcap')
     .description('Capability-manifest registry for the tools AI agents call.')
     .version(toolcapVersion())
@@ -135,6 +146,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--port <n>', 'port to listen on (default: the config\'s server.port, else 4317; 0 picks a free one)')
     .option('--host <host>', 'address to listen on (default: the config\'s server.host, else 127.0.0.1)')
     .option('--no-watch', 'do not reload when files change')
+    .option('--insecure', 'listen beyond loopback although no credentials are configured (everyone reaching the port is the local principal)')
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withPaths<ServeFlags>((paths, flags) => serveCommand(paths, flags, io)));
@@ -149,12 +161,10 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--caller <id>', 'who is calling, for the audit log (default cli:$USER)')
     .option('--idempotency-key <key>', 'makes a guarded tool retryable')
     .option('--json', 'print the result (or the pending approval) as JSON')
+    .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(async (tool: string, paths: string[], flags: CallFlags) => {
-      const resolved = resolveConfigFlag(paths, flags, io);
-      done(resolved === undefined ? EXIT.USAGE : await callCommand(tool, paths, resolved, io));
-    });
+    .action((tool: string, paths: string[], flags: CallFlags) => withServer<CallFlags>((p, f) => callCommand(tool, p, f, io))(paths, flags));
 
   const approvals = program.command('approvals').description('list and decide approval requests (in the store the config names)');
   approvals
@@ -163,24 +173,24 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
     .option('--status <status>', 'pending, approved, denied, expired, void, executed or failed')
     .option('--json', 'print {"approvals": [...]} as JSON')
+    .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<ApprovalsFlags>((paths, flags) => approvalsCommand('list', undefined, paths, flags, io)));
-  for (const action of ['approve', 'deny'] as const) {
-    approvals
+    .action(withServer<ApprovalsFlags>((paths, flags) => approvalsCommand('list', undefined, paths, flags, io)));
+  const DESCRIPTIONS = { show: 'one approval, with the outcome of its run', approve: 'approve and run exactly the reviewed call (void if the manifest changed since); not your own request unless self-approval is configured', deny: 'deny the request' };
+  for (const action of ['show', 'approve', 'deny'] as const) {
+    const command = approvals
       .command(action)
-      .description(action === 'approve' ? 'approve and run exactly the reviewed call (void if the manifest changed since)' : 'deny the request')
+      .description(DESCRIPTIONS[action])
       .argument('<id>', 'the approval id')
-      .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-      .option('--by <id>', 'who decides, for the audit log (default cli:$USER)')
-      .option('--note <text>', 'a note for the audit log')
-      .option('--json', 'print the outcome as JSON')
+      .argument('[paths...]', 'files or folders, as layers in order (optional with --config)');
+    if (action !== 'show') command.option('--by <id>', 'a name for the audit log beside the principal (default cli:$USER)').option('--note <text>', 'a note for the audit log');
+    command
+      .option('--json', 'print it as JSON')
+      .addOption(serverOption())
       .addOption(dialectOption())
       .addOption(configOption())
-      .action(async (id: string, paths: string[], flags: ApprovalsFlags) => {
-        const resolved = resolveConfigFlag(paths, flags, io);
-        done(resolved === undefined ? EXIT.USAGE : await approvalsCommand(action, id, paths, resolved, io));
-      });
+      .action((id: string, paths: string[], flags: ApprovalsFlags) => withServer<ApprovalsFlags>((p, f) => approvalsCommand(action, id, p, f, io))(paths, flags));
   }
 
   const mcp = program.command('mcp').description('toolcap as an MCP server (the gated catalog for any MCP client)');
@@ -189,7 +199,8 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .description('serve the persona\'s tools over MCP on stdio: tools/list with capability metadata, tools/call through approvals and providers; reloads send list_changed')
     .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
     .option('--persona <persona>', 'serve this persona\'s tools (default: the shared tools only)')
-    .option('--caller <id>', 'who calls, for the audit log (default: mcp:<client name>)')
+    .option('--caller <id>', 'a name for the audit log beside the principal (default: mcp:<client name>)')
+    .option('--principal <id>', 'the principal the client acts as (default: the config\'s auth.local principal; grants from auth.principals when listed there)')
     .option('--no-watch', 'do not reload when files change')
     .addOption(dialectOption())
     .addOption(configOption())
@@ -204,9 +215,44 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--after <seq>', 'only records after this sequence number')
     .option('--limit <n>', 'at most this many (default 100)')
     .option('--json', 'print {"audit": [...]} as JSON')
+    .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<AuditFlags>((paths, flags) => auditCommand(paths, flags, io)));
+    .action(withServer<AuditFlags>((paths, flags) => auditCommand(paths, flags, io)));
+
+  const keys = program.command('keys').description('API keys in the config\'s store (accepted once auth.apiKeys.enabled is true)');
+  const keyStoreOption = () => new Option('--config <file>', 'the toolcap.config.yaml whose store keeps the keys (default: ./toolcap.config.yaml, else .toolcap/toolcap.db here)');
+  /** Keys need the store only: the default config when there is one, else the default store. */
+  const withStore = (command: (flags: KeysFlags) => Promise<ExitCode>) => async (flags: KeysFlags) =>
+    done(await command(flags.config === undefined && existsSync(DEFAULT_CONFIG_FILE) ? { ...flags, config: DEFAULT_CONFIG_FILE } : flags));
+  keys
+    .command('create')
+    .description('issue a key and print it once (the store keeps only its hash)')
+    .requiredOption('--principal <id>', 'the principal it authenticates as')
+    .option('--role <role>', 'caller, approver or admin (repeatable)', collect)
+    .option('--persona <persona>', 'a persona it may act as, * for all (repeatable)', collect)
+    .option('--default-persona <persona>', 'the persona of requests that name none')
+    .option('--approves-persona <persona>', 'approvers: a persona whose calls it may decide, * for all (repeatable)', collect)
+    .option('--approves-tool <tool>', 'approvers: a tool (or ns.*) it may decide (repeatable; default *)', collect)
+    .option('--expires <when>', 'a duration (90m, 12h, 30d) or an ISO date; default: never')
+    .option('--json', 'print {"key", "id", ...} as JSON')
+    .addOption(keyStoreOption())
+    .action(withStore((flags) => keysCreateCommand(flags, io)));
+  keys
+    .command('list')
+    .description('keys and their grants, never their secrets')
+    .option('--principal <id>', 'only this principal\'s keys')
+    .option('--all', 'include revoked keys')
+    .option('--json', 'print {"keys": [...]} as JSON')
+    .addOption(keyStoreOption())
+    .action(withStore((flags) => keysListCommand(flags, io)));
+  keys
+    .command('revoke')
+    .description('refuse a key from now on')
+    .argument('<keyId>', 'the key id (from keys list)')
+    .option('--json', 'print the revoked key as JSON')
+    .addOption(keyStoreOption())
+    .action((id: string, flags: KeysFlags) => withStore((f) => keysRevokeCommand(id, f, io))(flags));
 
   program
     .command('schema')

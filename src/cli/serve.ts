@@ -1,14 +1,19 @@
 /**
- * `toolcap serve [paths...] [--config F] [--port N] [--host H]`: the
- * registry as an HTTP service, reloading when its files change. Runs until
- * SIGINT or SIGTERM (or, in-process, until `io.signal` aborts), then stops
- * listening, waits for requests in flight and exits 0.
+ * `toolcap serve [paths...] [--config F] [--port N] [--host H] [--insecure]`:
+ * the registry as an HTTP(S) service, reloading when its files change. Runs
+ * until SIGINT or SIGTERM (or, in-process, until `io.signal` aborts), then
+ * stops listening, waits for requests in flight and exits 0.
+ *
+ * Without credentials configured (local mode) every request is the local
+ * principal, so a bind beyond loopback is refused unless `--insecure`.
  * @module
  */
 import type { ReloadEvent } from '../registry/registry.js';
 import { DEFAULT_SERVER } from '../config/config.js';
+import { bindNames, isLoopback } from '../config/identity.js';
 import { createApi } from '../server/app.js';
-import { listen, type RunningServer } from '../server/listen.js';
+import type { RunningServer } from '../server/listen.js';
+import { listenApi } from './serve-listen.js';
 import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -22,6 +27,8 @@ export interface ServeFlags extends LoadFlags {
   host?: string;
   /** --no-watch sets false. @default true */
   watch?: boolean;
+  /** Listen beyond loopback although nothing is authenticated. @default false */
+  insecure?: boolean;
 }
 
 /** A signal that aborts on the first SIGINT or SIGTERM; `release` removes the handlers. */
@@ -61,39 +68,62 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     return EXIT.USAGE;
   }
   const host = flags.host ?? plan.config?.server.host ?? DEFAULT_SERVER.host;
+  const authOn = plan.config?.auth.enabled === true;
+  if (!authOn && !isLoopback(host)) {
+    if (!flags.insecure) {
+      io.stderr(
+        `toolcap: refusing to listen on ${host}: no credentials are configured, so every request would act as the local principal.\n` +
+          '  Configure auth (auth: { apiKeys: { enabled: true } }, then toolcap keys create; or auth.oidc), listen on 127.0.0.1,\n' +
+          '  or pass --insecure to serve anyway (anyone who can reach the port can call, approve and read the audit log).\n',
+      );
+      return EXIT.USAGE;
+    }
+    io.stderr(
+      `\n!!! toolcap: INSECURE: listening on ${host} with no authentication (--insecure).\n` +
+        '!!! Anyone who can reach this port acts as the local principal: calls tools, approves, reads the audit log.\n\n',
+    );
+  }
 
   const setup = await openToolcap(plan, io, { seedHealth: true, watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
-  const { registry, runtime, store } = setup;
-  const gateway: McpHttpHandler = mcpHttpHandler({ registry, runtime, version: toolcapVersion() });
+  const { registry, runtime, store, identity } = setup;
+  const sessions = plan.config?.mcp.sessions;
+  const gateway: McpHttpHandler = mcpHttpHandler({ registry, runtime, version: toolcapVersion(), ...(sessions ? { sessions } : {}), ...(plan.config ? { configPath: plan.config.file } : {}) });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
   // MCP clients connected to /mcp hear of reloads from their own gateway (it subscribes to the registry)
   registry.subscribe((event) => describeReload(event, io));
 
   let server: RunningServer;
+  const serverConfig = plan.config?.server;
   try {
     const ranking = plan.config?.ranking ?? {};
-    const api = createApi(registry, {
-      runtime,
-      health: setup.health,
-      mcp: gateway,
-      version: toolcapVersion(),
-      ...(ranking.weights ? { weights: ranking.weights } : {}),
-      ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
-    });
-    server = await listen(api, { host, port });
+    server = await listenApi((bound) => {
+      const names = bindNames(host, bound);
+      return createApi(registry, {
+        runtime,
+        health: setup.health,
+        mcp: gateway,
+        version: toolcapVersion(),
+        auth: identity.api,
+        allowedHosts: serverConfig?.allowedHosts ?? names.allowedHosts,
+        allowedOrigins: serverConfig?.allowedOrigins ?? names.allowedOrigins,
+        ...(ranking.weights ? { weights: ranking.weights } : {}),
+        ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
+      });
+    }, { host, port, tls: serverConfig?.tls });
   } catch (error) {
     await gateway.close();
     await setup.close();
     const code = (error as NodeJS.ErrnoException).code;
-    const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : 'check --host';
+    const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : code === 'ENOENT' ? 'a server.tls file cannot be read' : serverConfig?.tls ? 'check --host and the server.tls certificate and key' : 'check --host';
     io.stderr(`toolcap: cannot listen on ${host}:${port}${code ? ` (${code})` : ''}: ${hint}\n`);
     return EXIT.USAGE;
   }
   const layers = setup.layers.length;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
+      `  ${identity.describe()}\n` +
       `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +
       `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +
       `  MCP gateway (Streamable HTTP): ${server.url}/mcp${setup.mcp ? `; MCP servers: ${setup.mcp.status().map((s) => `${s.server} ${s.state} (${s.tools} tools)`).join(', ')}` : ''}\n` +

@@ -31,7 +31,8 @@ describe('toolcap audit and the trace file', () => {
     expect(code).toBe(0);
     const { audit } = JSON.parse(stdout) as { audit: Array<{ kind: string; tool: string; actor: string; callId: string; detail: { provider: string } }> };
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ kind: 'call.ok', tool: 'text.reverse', actor: 'agent-7', callId, detail: { provider: 'local' } });
+        // the actor is the local principal the CLI acts as, never the --caller it names
+    expect(audit[0]).toMatchObject({ kind: 'call.ok', tool: 'text.reverse', actor: 'local', callId, detail: { provider: 'local' } });
     const traces = join(dir, '.toolcap', 'traces.jsonl');
     expect(existsSync(traces)).toBe(true);
     const spans = readFileSync(traces, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { name: string; attributes: Record<string, unknown> });

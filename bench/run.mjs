@@ -4,13 +4,14 @@ import * as http from './http.mjs';
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 import * as mcp from './mcp.mjs';
+import * as module from './module.mjs';
 import * as openapi from './openapi.mjs';
 import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 import * as router from './router.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -9,8 +9,11 @@
  * '…'`, `import '…'`, `export … from '…'`, `import('…')`, `require('…')`),
  * not a parser: a specifier built at run time is not followed, and a
  * commented-out import is followed needlessly (harmless: one more file in
- * the hash). Files are re-read only when their stat changes, so checking
- * the identity before every call costs a `stat` per file.
+ * the hash). Files are re-read only when their stat changes, and an
+ * identity is reused while the stat of every file it read is unchanged, so
+ * checking it before every call costs a `stat` per file. (A package
+ * installed later, nearer than the one read, goes unnoticed until a file
+ * of the graph changes.)
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -39,6 +42,8 @@ const IMPORT_PATTERNS: readonly RegExp[] = [
 const EXTENSIONS: readonly string[] = ['', '.js', '.mjs', '.cjs', '.json', '/index.js', '/index.mjs', '/index.cjs'];
 
 const factsCache = new Map<string, FileFacts>();
+/** The last identity of each entry and export, with the stat of every file it read: valid while none changed. */
+const identityCache = new Map<string, { stamps: Array<[path: string, stamp: string | undefined]>; identity: string }>();
 const versionCache = new Map<string, { stamp: string; version: string }>();
 
 /**
@@ -81,11 +86,12 @@ export function fileDigest(path: string): string | undefined {
 }
 
 /** The version in the nearest `node_modules/<name>/package.json` above `fromDir`, or `unresolved`. */
-function packageVersion(name: string, fromDir: string): string {
+function packageVersion(name: string, fromDir: string, read: Set<string>): string {
   for (let dir = fromDir; ; dir = dirname(dir)) {
     const file = join(dir, 'node_modules', name, 'package.json');
     const stamp = stampOf(file);
     if (stamp !== undefined) {
+      read.add(file);
       const cached = versionCache.get(file);
       if (cached?.stamp === stamp) return cached.version;
       let version = 'unknown';
@@ -118,7 +124,7 @@ function isLocal(spec: string): boolean {
  * (path relative to the entry's folder, so moving the folder keeps the
  * identity) with its digest, each package with its version, sorted.
  */
-function graphLines(entryPath: string): string[] {
+function graphLines(entryPath: string, read: Set<string>): string[] {
   const root = dirname(entryPath);
   const lines = new Set<string>();
   const seen = new Set<string>();
@@ -126,6 +132,7 @@ function graphLines(entryPath: string): string[] {
   for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
     if (seen.has(path)) continue;
     seen.add(path);
+    read.add(path);
     const facts = factsOf(path);
     const rel = relative(root, path);
     if (facts === undefined) {
@@ -137,7 +144,7 @@ function graphLines(entryPath: string): string[] {
       if (isLocal(spec)) queue.push(localFile(spec, dirname(path)));
       else if (!spec.startsWith('node:') && !isBuiltin(spec)) {
         const name = packageNameOf(spec);
-        lines.add(`package ${name}@${packageVersion(name, dirname(path))}`);
+        lines.add(`package ${name}@${packageVersion(name, dirname(path), read)}`);
       }
     }
   }
@@ -152,7 +159,13 @@ function graphLines(entryPath: string): string[] {
  * @example moduleCodeIdentity({ kind: 'file', path: '/srv/manifests/echo.mjs' }, 'default') // 'module:sha256:9f86d0…'
  */
 export function moduleCodeIdentity(entry: ModuleEntry, exportName: string): string {
+  const key = `${entry.path}\0${exportName}`;
+  const cached = identityCache.get(key);
+  if (cached?.stamps.every(([path, stamp]) => stampOf(path) === stamp)) return cached.identity;
+  const read = new Set<string>();
   const code =
-    entry.kind === 'file' ? graphLines(entry.path) : [`package ${entry.name}@${packageVersion(entry.name, dirname(entry.path))}`];
-  return codeIdentityOf('module', { export: exportName, code });
+    entry.kind === 'file' ? graphLines(entry.path, read) : [`package ${entry.name}@${packageVersion(entry.name, dirname(entry.path), read)}`];
+  const identity = codeIdentityOf('module', { export: exportName, code });
+  identityCache.set(key, { stamps: [...read].map((path) => [path, stampOf(path)]), identity });
+  return identity;
 }

@@ -21,6 +21,24 @@ import {
 } from './types.js';
 import { errorMessage } from '../../model/errors.js';
 import { raceAbort } from '../abort.js';
+import { codeIdentityOf } from './identity.js';
+
+/**
+ * Who an MCP server is, for approvals bound to code: how it is started or
+ * reached, and what it said it is.
+ */
+export interface McpServerIdentity {
+  /** A stdio server's program and arguments. */
+  command?: string;
+  args?: readonly string[];
+  /** A Streamable HTTP server's URL. */
+  url?: string;
+  /** `serverInfo` from the server's `initialize` answer, when connected. */
+  name?: string;
+  version?: string;
+  /** The tool's `inputSchema` as the server lists it, when known. */
+  inputSchema?: unknown;
+}
 
 /** What the MCP provider needs from an MCP client. */
 export interface McpConnector {
@@ -28,6 +46,15 @@ export interface McpConnector {
   callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /** Whether the server is connected/known. Absent: healthy. */
   ready?(server: string): HealthCheckResult;
+  /**
+   * The server's identity and the tool's listed schema (see
+   * {@link McpServerIdentity}); undefined for a server it does not know.
+   * The last known values, also while the server is down (from the
+   * discovery cache), so an identity does not change with the connection
+   * state and void approvals for nothing. Absent: the code identity rests
+   * on the server's name, the tool and the manifest's schema only.
+   */
+  identity?(server: string, tool: string): McpServerIdentity | undefined;
 }
 
 export interface McpProviderConfig {
@@ -67,8 +94,23 @@ class McpInstance implements ProviderInstance {
     readonly name: string,
     readonly config: McpProviderConfig,
     private readonly connector: McpConnector | undefined,
+    private readonly inputSchema: unknown,
   ) {
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
+  }
+
+  /**
+   * The server (its command and args or URL, its reported name and
+   * version, the tool's listed schema: whatever the connector knows), the
+   * tool, and the manifest's input schema.
+   */
+  async codeIdentity(): Promise<string> {
+    return codeIdentityOf('mcp', {
+      server: this.config.server,
+      tool: this.config.tool,
+      identity: this.connector?.identity?.(this.config.server, this.config.tool) ?? null,
+      inputSchema: this.inputSchema ?? null,
+    });
   }
 
   ready(): HealthCheckResult {
@@ -103,7 +145,7 @@ export function createMcpProviderType(connector?: McpConnector): ProviderType {
   return {
     type: 'mcp',
     create(entry: Provider, tool: Tool, _environment: ProviderEnvironment): ProviderInstance {
-      return new McpInstance(entry.name, readMcpConfig(entry, tool), connector);
+      return new McpInstance(entry.name, readMcpConfig(entry, tool), connector, tool.inputSchema);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/model/schema.js';
-import { createMcpProviderType, mcpProviderType, type McpConnector } from '../../../src/runtime/providers/mcp.js';
+import { createMcpProviderType, mcpProviderType, type McpConnector, type McpServerIdentity } from '../../../src/runtime/providers/mcp.js';
 import { ProviderConfigError, ProviderError, type ProviderEnvironment } from '../../../src/runtime/providers/types.js';
 import { contextFor, rejection, runProviderContract } from './contract.js';
 
@@ -84,5 +84,40 @@ describe('mcp provider', () => {
     ['a non-string tool', { server: 's', tool: 3 }],
   ])('create() throws ProviderConfigError for %s', (_label, config) => {
     expect(() => make(config)).toThrow(ProviderConfigError);
+  });
+});
+
+describe('mcp provider: code identity', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string' } } };
+  const server: McpServerIdentity = { command: 'npx', args: ['-y', 'browser-server@1.2.0'], name: 'browser-server', version: '1.2.0', inputSchema: schema };
+  const identityOf = (known: McpServerIdentity | undefined, tool: Tool = { ...TOOL, inputSchema: schema }, config: Record<string, unknown> = { server: 's', tool: 'find' }) =>
+    make(config, createMcpProviderType({ ...fakeConnector(), identity: () => known }), tool).codeIdentity?.() as Promise<string>;
+
+  it('is stable for the same server, tool and schema', async () => {
+    const a = await identityOf(server);
+    expect(a).toMatch(/^mcp:sha256:[0-9a-f]{64}$/);
+    expect(await identityOf({ ...server })).toBe(a);
+  });
+
+  it.each([
+    ["the server's command", { ...server, command: 'uvx' }],
+    ["the server's args (another package version)", { ...server, args: ['-y', 'browser-server@1.3.0'] }],
+    ['the URL of an HTTP server', { url: 'https://mcp.example.com/mcp' }],
+    ["the server's reported version", { ...server, version: '1.3.0' }],
+    ["the tool's listed schema", { ...server, inputSchema: { ...schema, required: ['q'] } }],
+  ])('changes with %s', async (_label, changed) => {
+    expect(await identityOf(changed)).not.toBe(await identityOf(server));
+  });
+
+  it("changes with the manifest's schema and the tool name", async () => {
+    const a = await identityOf(server);
+    expect(await identityOf(server, { ...TOOL, inputSchema: { type: 'object' } })).not.toBe(a);
+    expect(await identityOf(server, { ...TOOL, inputSchema: schema }, { server: 's', tool: 'other' })).not.toBe(a);
+  });
+
+  it('works without a connector identity (server name, tool and manifest schema)', async () => {
+    const plain = make({ server: 's', tool: 'find' }, withConnector, { ...TOOL, inputSchema: schema });
+    await expect(plain.codeIdentity?.()).resolves.toMatch(/^mcp:sha256:/);
+    await expect(make({ server: 's', tool: 'find' }, mcpProviderType).codeIdentity?.()).resolves.toMatch(/^mcp:sha256:/);
   });
 });

@@ -108,6 +108,15 @@ export function runProviderContract(name: string, setup: () => Promise<ContractI
       expect(err.code).toBe('PROVIDER_UNAVAILABLE');
     });
 
+    it('codeIdentity(), when implemented, is a stable string', async () => {
+      for (const instance of [p.succeed, p.fail, p.hang, p.unavailable]) {
+        if (!instance.codeIdentity) continue;
+        const first = await instance.codeIdentity();
+        expect(first).toMatch(new RegExp(`^${p.type}:`));
+        expect(await instance.codeIdentity()).toBe(first);
+      }
+    });
+
     it('ready() answers a HealthCheckResult when implemented', () => {
       for (const instance of [p.succeed, p.fail, p.hang]) {
         const r = instance.ready?.() ?? { healthy: true };

@@ -11,7 +11,8 @@
  * terminated, ending the other calls it was running with it. Calls that
  * arrive while an acknowledgement is awaited go to a new worker. The server's thread never waits on a tool.
  *
- * The worker is unref'd while idle (a CLI exits when its work is done) and
+ * The worker is unref'd while idle (a CLI exits when its work is done),
+ * ends after {@link WORKER_IDLE_MS} without calls, and
  * its stdout goes to the server's stderr (a tool's console.log must not
  * corrupt `mcp serve`'s stdout protocol). `execution.resources.memoryMb`
  * caps the worker's heap.
@@ -25,6 +26,14 @@ import { ProviderConfigError, ProviderError, type ProviderCallContext } from './
 
 /** How long a worker has to acknowledge an abort before it is terminated. @default 250 */
 export const ABORT_ACK_MS = 250;
+
+/**
+ * How long a worker with nothing to do lives on. Instances a reload drops,
+ * or a runtime closes without closing them, would otherwise keep a thread
+ * each; the next call pays a worker start (~30 ms) again.
+ * @default 2000
+ */
+export const WORKER_IDLE_MS = 2_000;
 
 /** Options of a {@link WorkerExecutor}. */
 export interface WorkerExecutorOptions {
@@ -49,6 +58,7 @@ export class WorkerExecutor implements ModuleExecutor {
   #ended: string | undefined;
   #retiring = false;
   #next = 0;
+  #idle: NodeJS.Timeout | undefined;
 
   constructor(target: ModuleTarget, options: WorkerExecutorOptions = {}) {
     this.#describe = describeTarget(target);
@@ -65,6 +75,7 @@ export class WorkerExecutor implements ModuleExecutor {
     this.#worker.on('message', (m: FromWorker) => this.#onMessage(m));
     this.#worker.on('error', (err) => this.#end(`the module's worker failed: ${errorMessage(err)}`));
     this.#worker.on('exit', (code) => this.#end(`the module's worker exited with code ${code}`));
+    this.#idleFromNow();
   }
 
   get loadFailure(): string | undefined {
@@ -116,6 +127,7 @@ export class WorkerExecutor implements ModuleExecutor {
       this.#pending.delete(id);
       return Promise.reject(new ProviderError('PROVIDER_ERROR', `${what}: the arguments cannot enter the worker: ${errorMessage(err)}`, true, { cause: err }));
     }
+    clearTimeout(this.#idle);
     this.#worker.ref();
     const onAbort = () => this.#abort(id);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -160,8 +172,15 @@ export class WorkerExecutor implements ModuleExecutor {
   #settled(id: number): void {
     this.#pending.delete(id);
     if (this.#pending.size > 0) return;
-    if (this.#retiring) this.#terminate('the code changed');
-    else this.#worker.unref();
+    if (this.#retiring) return this.#terminate('the code changed');
+    this.#worker.unref();
+    this.#idleFromNow();
+  }
+
+  #idleFromNow(): void {
+    clearTimeout(this.#idle);
+    this.#idle = setTimeout(() => this.#terminate(`idle for ${WORKER_IDLE_MS} ms`), WORKER_IDLE_MS);
+    this.#idle.unref();
   }
 
   #terminate(why: string): void {
@@ -173,6 +192,7 @@ export class WorkerExecutor implements ModuleExecutor {
   #end(why: string): void {
     if (this.#ended !== undefined) return;
     this.#ended = why;
+    clearTimeout(this.#idle);
     for (const timer of this.#ackTimers.values()) clearTimeout(timer);
     this.#ackTimers.clear();
     this.#settleLoad?.reject(this.#loadFailure ?? new ProviderError('PROVIDER_UNAVAILABLE', `${this.#describe}: ${why}`, true));

@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/model/schema.js';
 import { moduleProviderType } from '../../../src/runtime/providers/module.js';
+import { WORKER_IDLE_MS } from '../../../src/runtime/providers/module-worker.js';
 import { ProviderTypes } from '../../../src/runtime/providers/provider-types.js';
 import type { ProviderEnvironment, ProviderInstance } from '../../../src/runtime/providers/types.js';
 import { closeAll, expectCode, fakeTool, harness } from '../helpers.js';
@@ -107,6 +108,16 @@ describe('worker isolation (the default)', () => {
     const p = make({ export: 'where' }, ENV, { name: 'capped', execution: { resources: { memory_mb: 64 } } } as Tool);
     await expect(p.call({}, contextFor())).resolves.toEqual({ mainThread: false });
   });
+
+  it('an idle worker ends on its own (an instance dropped without close() leaves no thread), and the next call starts another', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
+    const before = ports();
+    const p = make({ export: 'where' });
+    await p.call({}, contextFor());
+    await new Promise((resolve) => setTimeout(resolve, WORKER_IDLE_MS + 300));
+    expect(ports()).toBe(before);
+    await expect(p.call({}, contextFor())).resolves.toEqual({ mainThread: false });
+  }, 10_000);
 
   it('close() ends the worker; calls after it start a new one', async () => {
     const p = make({ export: 'where' });

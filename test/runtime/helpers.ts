@@ -147,10 +147,14 @@ export class FlakyStore implements Store {
   get location() {
     return this.inner.location;
   }
-  #guard<T>(method: string, run: () => Promise<T>): Promise<T> {
-    if (this.failing.has(method) || this.failing.has('*')) return Promise.reject(new StoreUnavailableError(`fake outage: ${method} refused`));
+  #guard<T>(method: string, run: () => Promise<T>, alsoFailsWith: string[] = []): Promise<T> {
+    if ([method, ...alsoFailsWith, '*'].some((m) => this.failing.has(m))) return Promise.reject(new StoreUnavailableError(`fake outage: ${method} refused`));
     return run();
   }
+  // the batch methods fail with the single writes they stand for
+  recordStarts: NonNullable<Store['recordStarts']> = (r) => this.#guard('recordStarts', () => this.inner.recordStarts!(r), ['appendAudit']);
+  recordOutcomes: NonNullable<Store['recordOutcomes']> = (o) => this.#guard('recordOutcomes', () => this.inner.recordOutcomes!(o), ['recordCall', 'appendAudit']);
+  interruptCalls: NonNullable<Store['interruptCalls']> = (o) => this.#guard('interruptCalls', () => this.inner.interruptCalls!(o), ['appendAudit']);
   createApproval: Store['createApproval'] = (r) => this.#guard('createApproval', () => this.inner.createApproval(r));
   getApproval: Store['getApproval'] = (id) => this.#guard('getApproval', () => this.inner.getApproval(id));
   listApprovals: Store['listApprovals'] = (q) => this.#guard('listApprovals', () => this.inner.listApprovals(q));

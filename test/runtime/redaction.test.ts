@@ -151,9 +151,10 @@ describe('a secret planted in a failure path reaches no sink', () => {
 
   it('a store failure whose message carries the password is a redacted warning', async () => {
     const s = await sinks([fakeTool('read.it', { auth: { envs: { TOOLCAP_TEST_PASS: {} } } })], new FakeProviders());
-    (s.h.store as unknown as { recordCall: Store['recordCall'] }).recordCall = async () => {
+    const refuse = async () => {
       throw new Error(`connect postgres://app:${PASS}@db/toolcap failed`);
     };
+    Object.assign(s.h.store, { recordCall: refuse, recordOutcomes: refuse } satisfies Partial<Store>);
     await s.h.runtime.call('read.it', {});
     await s.h.flush();
     expect(s.h.warnings.join('\n')).toMatch(/could not record/);

@@ -134,3 +134,21 @@ export function bindNames(host: string, port: number): { allowedHosts: string[];
   const allowedHosts = [...new Set(names)].map((n) => `${n}:${port}`);
   return { allowedHosts, allowedOrigins: allowedHosts.flatMap((h) => [`http://${h}`, `https://${h}`]) };
 }
+
+/**
+ * The principal a local command acts as: the local principal, or (with an
+ * id, e.g. `toolcap mcp serve --principal ci-bot`) that id with its grants
+ * from `auth.principals` when it has some, else the local principal's grants.
+ */
+export function principalNamed(auth: AuthSection = LOCAL_MODE.auth, id?: string): Principal {
+  const grant = id === undefined ? undefined : auth.config.principals?.[id];
+  if (id === undefined || grant === undefined) return localPrincipal(auth.local, id);
+  return {
+    id,
+    roles: [...(grant.roles ?? [])],
+    personas: [...(grant.personas ?? [])],
+    ...(grant.defaultPersona !== undefined ? { defaultPersona: grant.defaultPersona } : {}),
+    ...(grant.approves ? { approves: grant.approves } : {}),
+    via: 'local',
+  };
+}

@@ -86,7 +86,7 @@ export class ProviderTypes {
    * entries that cannot be made carry `error`.
    */
   instantiate(tool: Tool, environment: Partial<ProviderEnvironment> = {}): ProviderSlot[] {
-    const env: ProviderEnvironment = { env: environment.env ?? process.env, baseDir: environment.baseDir ?? process.cwd() };
+    const env: ProviderEnvironment = { ...environment, env: environment.env ?? process.env, baseDir: environment.baseDir ?? process.cwd() };
     const entries = providerEntries(tool);
     const slots = entries.map((entry, index) => ({ entry, index, priority: priorityOf(entry) }));
     slots.sort((a, b) => a.priority - b.priority || a.index - b.index);

@@ -194,8 +194,13 @@ export class EgressGuard {
 
 /**
  * The default allow list: the hosts of the given base URLs (from the
- * manifests). Internal IP literals are left out on purpose: reaching them
- * takes an explicit `egress.allow` entry in the config.
+ * manifests, whose authors are trusted). A loopback or private IP literal a
+ * manifest names itself (`http://127.0.0.1:4317`, `http://10.0.0.5`) is
+ * allowed, as is `localhost` (as its loopback addresses): the author chose
+ * that target. Link-local, metadata, unspecified and reserved addresses are
+ * never allowed by default, and a host NAME still may not resolve to an
+ * internal address (DNS rebinding): both take an explicit `egress.allow`
+ * entry in the config.
  */
 export function defaultEgressAllow(baseUrls: Iterable<string>): string[] {
   const hosts = new Set<string>();
@@ -207,7 +212,11 @@ export function defaultEgressAllow(baseUrls: Iterable<string>): string[] {
       continue;
     }
     const kind = addressKind(host);
-    if (kind === undefined ? !METADATA_HOSTS.includes(host) : kind === 'public') hosts.add(host);
+    if (kind === undefined) {
+      if (METADATA_HOSTS.includes(host)) continue;
+      if (host === 'localhost') hosts.add('127.0.0.1').add('::1');
+      hosts.add(host);
+    } else if (kind === 'public' || kind === 'loopback' || kind === 'private') hosts.add(host);
   }
   return [...hosts].sort();
 }

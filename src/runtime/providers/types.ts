@@ -95,8 +95,9 @@ export interface ProviderEnvironment {
   baseDir: string;
   /**
    * Where `http` providers may connect. Absent: only the hosts of the
-   * provider's own `baseUrl` and `healthUrl` (`defaultEgressAllow()`), so
-   * loopback, private and metadata addresses need an explicit entry.
+   * provider's own `baseUrl` and `healthUrl` (`defaultEgressAllow()`: the
+   * loopback and private IPs a manifest names itself are allowed, link-local
+   * and metadata addresses need an explicit entry).
    */
   egress?: ProviderEgress;
   /** Largest HTTP response body read, in bytes. @default 10 MiB (DEFAULT_MAX_BODY_BYTES) */

@@ -122,7 +122,7 @@ describe('EgressGuard.resolve (by DNS answer)', () => {
 });
 
 describe('defaultEgressAllow', () => {
-  it('takes the hosts of base URLs, leaving out internal IPs and metadata names', () => {
+  it('takes the hosts of base URLs, with the loopback and private IPs they name, leaving out link-local, metadata and reserved ones', () => {
     expect(
       defaultEgressAllow([
         'https://api.github.com/v3',
@@ -133,8 +133,10 @@ describe('defaultEgressAllow', () => {
         'https://203.0.113.7/', // documentation range: reserved
         'https://8.8.8.8/',
         'http://[::1]/',
+        'http://10.0.0.5/',
+        'http://localhost:4317/',
         'nonsense',
       ]),
-    ).toEqual(['8.8.8.8', 'api.github.com']);
+    ).toEqual(['10.0.0.5', '127.0.0.1', '8.8.8.8', '::1', 'api.github.com', 'localhost'].sort());
   });
 });

@@ -158,7 +158,7 @@ describe('http provider: egress on every request, hop and DNS answer', () => {
   });
 
   it.each([
-    ['loopback, by default (only the public hosts of baseUrl are allowed)', () => origin.base, {}],
+    ['the unspecified address, by default', () => 'http://0.0.0.0:9', {}],
     ['link-local', () => 'http://169.254.10.10', {}],
     ['the metadata address, even inside a listed CIDR', () => 'http://169.254.169.254', { egress: { allow: ['169.254.0.0/16'] } }],
     ['the metadata host name', () => 'http://metadata.google.internal', {}],
@@ -170,6 +170,14 @@ describe('http provider: egress on every request, hop and DNS answer', () => {
     const err = await rejection(p.call({}, contextFor()));
     expect(err).toMatchObject({ code: 'EGRESS_DENIED', beforeEffect: true });
     expect(origin.hits.length).toBe(before);
+  });
+
+  it('a loopback address the manifest names itself is allowed by default (its author chose it)', async () => {
+    const before = origin.hits.length;
+    const p = make({ baseUrl: origin.base, path: '/inspect' });
+    expect(p.ready?.()).toMatchObject({ healthy: true });
+    await expect(p.call({}, contextFor())).resolves.toBeDefined();
+    expect(origin.hits.length).toBe(before + 1);
   });
 
   it('checks DNS answers: a listed host name resolving to loopback is refused', async () => {

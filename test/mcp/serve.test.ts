@@ -73,7 +73,8 @@ function project(mcpYaml: string, extra: Record<string, string> = {}): string {
     mkdirSync(join(dir, file, '..'), { recursive: true });
     writeFileSync(join(dir, file), text);
   }
-  writeFileSync(join(dir, 'toolcap.config.yaml'), `sources: [m/]\n${mcpYaml}`);
+  // local mode, as npm start runs: one local principal who may use ops and dev, approving its own calls (stated, as a single-user setup must)
+  writeFileSync(join(dir, 'toolcap.config.yaml'), `sources: [m/]\nauth:\n  local: { personas: [ops, dev] }\napprovals: { selfApproval: true }\n${mcpYaml}`);
   return dir;
 }
 
@@ -261,8 +262,9 @@ describe('toolcap serve with MCP servers', () => {
       const other = await allTools(url, 'persona=dev');
       expect(other.map((t) => t.name)).toContain('text.reverse');
       expect(other.some((t) => t.name.startsWith('mcp.'))).toBe(false);
-      // /tools without a persona filter lists every entry, keyed by persona
-      expect((await allTools(url, 'tag=mcp')).map((t) => t.key).sort()).toEqual(['mcp.everything.echo@ops', 'mcp.everything.get-sum@ops']);
+      // /tools without a persona: this principal has no default persona and no '*' grant, so shared tools only (persona-scoped ones are never listed without the persona)
+      expect(await allTools(url, 'tag=mcp')).toEqual([]);
+      expect((await allTools(url, 'tag=mcp&persona=ops')).map((t) => t.key).sort()).toEqual(['mcp.everything.echo@ops', 'mcp.everything.get-sum@ops']);
       // the MCP gateway: a session without a persona gets the shared tools only, an ops session the ops tools too
       expect(await gatewayToolNames(`${url}/mcp`)).not.toContain('mcp.everything.echo');
       const opsNames = await gatewayToolNames(`${url}/mcp?persona=ops`);

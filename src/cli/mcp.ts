@@ -20,6 +20,7 @@ import { renderDiagnostic } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
 import { errorMessage } from '../model/errors.js';
+import { CallError } from '../runtime/errors.js';
 
 export interface McpServeFlags extends LoadFlags {
   /** Serve this persona's tools; none: the shared tools only. */
@@ -55,14 +56,23 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   const { registry, runtime } = setup;
   const principal = principalNamed(plan.config?.auth, flags.principal);
 
-  const gateway: Gateway = createGatewayServer({
-    registry,
-    runtime,
-    principal,
-    ...(plan.config ? { configPath: plan.config.file } : {}),
-    ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
-    ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
-  });
+  let gateway: Gateway;
+  try {
+    gateway = createGatewayServer({
+      registry,
+      runtime,
+      principal,
+      ...(plan.config ? { configPath: plan.config.file } : {}),
+      ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
+      ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
+    });
+  } catch (error) {
+    // a persona this principal may not use, or one nobody knows: say which it may use
+    const allowed = error instanceof CallError ? error.extra.allowed : undefined;
+    human.stderr(`toolcap mcp: ${errorMessage(error)}${allowed ? ` (personas ${principal.id} may use: ${allowed.join(', ') || 'none'})` : ''}\n`);
+    await setup.close();
+    return EXIT.USAGE;
+  }
   // the gateway tells its client of reloads itself (it subscribes to the registry)
   registry.subscribe((event) => describeReload(event, human));
   const stdin = io.stdin ?? process.stdin;

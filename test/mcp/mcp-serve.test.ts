@@ -77,6 +77,15 @@ describe('toolcap mcp serve (stdio, in-process)', () => {
     expect(stderr.join('')).toContain('for persona "ops"');
     expect(written).toEqual([]);
 
+    // a persona nobody knows (or spelt otherwise) is refused at start, naming the ones this principal may use; nothing reaches stdout
+    for (const persona of ['Ops', 'ops ', 'nobody']) {
+      const refused: string[] = [];
+      const code = await mcpServeCommand([], { config, watch: false, persona }, { stdout: (t) => written.push(t), stderr: (t) => refused.push(t), stdin: new PassThrough(), stdoutStream: out });
+      expect(code, persona).toBe(2);
+      expect(refused.join(''), persona).toContain('may use: ops');
+    }
+    expect(written).toEqual([]);
+
     const broken = join(root, 'broken.yaml');
     writeFileSync(broken, 'sources: [: nope\n');
     const errs: string[] = [];

@@ -27,6 +27,9 @@
  */
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'void' | 'executed' | 'failed' | 'interrupted';
 
+/** Every {@link ApprovalStatus}, in lifecycle order: the one list for filters and schemas. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed', 'interrupted'] as const satisfies readonly ApprovalStatus[];
+
 /** A request for human approval of one exact call. */
 export interface ApprovalRecord {
   /** Unguessable id (e.g. `apr_` + 128 random bits, base32/hex). */

@@ -10,7 +10,7 @@
  */
 import { userInfo } from 'node:os';
 import { principalNamed } from '../config/identity.js';
-import type { ApprovalStatus } from '../store/types.js';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../store/types.js';
 import { printApproval, printAudit, printError, printResult } from './call-output.js';
 import { remoteApprovals, remoteAudit, remoteCall, type ServerFlag } from './remote.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -48,8 +48,6 @@ function whoami(): string {
   return `cli:${name}`;
 }
 
-/** Every approval status, for `--status`. */
-export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'];
 
 /** Open a toolcap for the command, run `body` on it, and close it whatever happens. */
 async function withRuntime(paths: string[], flags: LoadFlags, io: CliIO, body: (setup: Toolcap) => Promise<ExitCode>, options: OpenOptions = {}): Promise<ExitCode> {

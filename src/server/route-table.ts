@@ -7,6 +7,7 @@
  * @module
  */
 import { FILTER_PARAMETERS } from '../query/params.js';
+import { APPROVAL_STATUSES } from '../store/types.js';
 import type { Action } from '../runtime/identity/principal.js';
 import { filterParameters, json, param, pathParam, personaParam, ref, type Json } from './openapi-parts.js';
 import type { ProblemCode } from './problem.js';
@@ -135,7 +136,7 @@ export const ROUTES = {
   listApprovals: {
     method: 'GET', action: 'approvals.read.own', path: '/approvals', summary: 'Approval requests, newest first: the caller\'s own, or all with approvals.read.all',
     parameters: [
-      param('status', 'Only this status.', { type: 'string', enum: ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] }),
+      param('status', 'Only this status.', { type: 'string', enum: [...APPROVAL_STATUSES] }),
       param('tool', 'Only this tool.', { type: 'string' }),
       param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
     ],

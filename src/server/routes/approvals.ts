@@ -12,14 +12,13 @@ import { isMember } from '../../model/vocabulary.js';
 import type { ParameterProblem } from '../../query/params.js';
 import { can, type Principal } from '../../runtime/identity/principal.js';
 import type { Decision } from '../../runtime/approval-policy.js';
-import type { ApprovalStatus } from '../../store/types.js';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../../store/types.js';
 import { principalOf } from '../auth.js';
 import { routeModule, withRuntime, noStoreJson, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
 import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
 import { ApiProblem, badParameters, callProblem, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
 
-const APPROVAL_STATUSES = ['pending', 'approved', 'denied', 'expired', 'void', 'executed', 'failed'] as const satisfies readonly ApprovalStatus[];
 
 /** `?status&tool&limit`, every bad one reported. */
 function parseListParams(params: URLSearchParams): { status?: ApprovalStatus; tool?: string; limit: number } {

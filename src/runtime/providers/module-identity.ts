@@ -22,7 +22,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeIdentityOf } from './identity.js';
-import { packageNameOf, type ModuleEntry } from './module-paths.js';
+import { packageNameOf, type ModuleEntry } from '../../load/module-paths.js';
 
 /** What is known of one file at one stat. */
 interface FileFacts {

@@ -37,7 +37,7 @@ import { codeIdentityOf } from './identity.js';
 import { abortedError, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
 import { moduleCodeIdentity, fileDigest } from './module-identity.js';
 import { InlineExecutor } from './module-inline.js';
-import { moduleAllowed, type ModuleVerdict } from './module-paths.js';
+import { moduleAllowed, type ModuleVerdict } from '../../load/module-paths.js';
 import { WorkerExecutor } from './module-worker.js';
 import { readModuleConfig, type ModuleIsolation, type ModuleProviderConfig } from './module-config.js';
 import {

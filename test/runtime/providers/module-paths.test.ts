@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { moduleProviderType } from '../../../src/runtime/providers/module.js';
-import { moduleAllowed } from '../../../src/runtime/providers/module-paths.js';
+import { moduleAllowed } from '../../../src/load/module-paths.js';
 import type { ProviderEnvironment } from '../../../src/runtime/providers/types.js';
 import { contextFor, rejection } from './contract.js';
 

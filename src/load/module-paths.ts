@@ -5,9 +5,9 @@
  * the check, so a link inside the folder that leads outside is refused, and
  * Node built-ins (`node:os`, `fs`) and non-file URLs are refused outright.
  *
- * This file imports nothing from toolcap on purpose: the load-time
- * diagnostic (src/validate) needs the same rule, and the layer order lets a
- * copy in an earlier layer replace this one without changes.
+ * It lives in the load layer because two stages apply the one rule: the
+ * load-time diagnostic (validate/module-paths.ts, MODULE_PATH_REFUSED) and
+ * the module provider before every import (runtime/providers/module.ts).
  * @module
  */
 import { existsSync, realpathSync } from 'node:fs';
@@ -22,8 +22,15 @@ export type ModuleEntry =
   /** A package name, resolved from the manifest's folder to its entry file. */
   | { kind: 'package'; name: string; path: string };
 
+/**
+ * Why a module may not load: a Node built-in, a non-file URL, a package that
+ * cannot be resolved (not installed: readiness rather than containment), or
+ * a real path outside every allowed folder.
+ */
+export type ModuleRefusal = 'builtin' | 'url' | 'unresolved' | 'outside';
+
 /** The verdict of {@link moduleAllowed}: the entry to load (its real path), or why not. */
-export type ModuleVerdict = { ok: true; entry: ModuleEntry } | { ok: false; reason: string };
+export type ModuleVerdict = { ok: true; entry: ModuleEntry } | { ok: false; refusal: ModuleRefusal; reason: string };
 
 /** A path-like specifier (not a package name)? */
 function isPathSpecifier(spec: string): boolean {
@@ -53,20 +60,23 @@ function isInside(path: string, root: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+type Refused = { ok: false; refusal: ModuleRefusal; reason: string };
+const refused = (refusal: ModuleRefusal, reason: string): Refused => ({ ok: false, refusal, reason });
+
 /** Resolve `spec` from `baseDir` without judging it, or say why it names no file. */
-function entryOf(spec: string, baseDir: string): ModuleEntry | string {
-  if (spec.startsWith('node:') || isBuiltin(spec)) return `module "${spec}" is a Node built-in; a module tool runs a file of its own`;
+function entryOf(spec: string, baseDir: string): ModuleEntry | Refused {
+  if (spec.startsWith('node:') || isBuiltin(spec)) return refused('builtin', `module "${spec}" is a Node built-in; a module tool runs a file of its own`);
   if (spec.startsWith('file:')) return { kind: 'file', path: fileURLToPath(spec) };
   // Two letters or more before the colon: a scheme, not a Windows drive.
   if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(spec)) {
-    return `module "${spec}" is a URL; a module tool loads a file or a package`;
+    return refused('url', `module "${spec}" is a URL; a module tool loads a file or a package`);
   }
   if (isPathSpecifier(spec)) return { kind: 'file', path: resolve(baseDir, spec) };
   try {
     // Resolved as the manifest's folder would import it, so the package must be installed there.
     return { kind: 'package', name: packageNameOf(spec), path: createRequire(join(baseDir, 'noop.js')).resolve(spec) };
   } catch {
-    return `package "${spec}" cannot be resolved from ${baseDir}`;
+    return refused('unresolved', `package "${spec}" cannot be resolved from ${baseDir}`);
   }
 }
 
@@ -83,13 +93,10 @@ function entryOf(spec: string, baseDir: string): ModuleEntry | string {
  */
 export function moduleAllowed(spec: string, baseDir: string, trusted: readonly string[] = []): ModuleVerdict {
   const entry = entryOf(spec, baseDir);
-  if (typeof entry === 'string') return { ok: false, reason: entry };
+  if ('ok' in entry) return entry;
   const real = realPathOf(entry.path);
   const roots = [baseDir, ...trusted].map((dir) => realPathOf(resolve(dir)));
   if (roots.some((root) => isInside(real, root))) return { ok: true, entry: { ...entry, path: real } };
   const where = real === entry.path ? real : `${real} (through a symlink at ${entry.path})`;
-  return {
-    ok: false,
-    reason: `module "${spec}" resolves to ${where}, outside the manifest's folder ${baseDir} and the trusted module folders (runtime.trustedModuleDirs)`,
-  };
+  return refused('outside', `module "${spec}" resolves to ${where}, outside the manifest's folder ${baseDir} and the trusted module folders (runtime.trustedModuleDirs)`);
 }

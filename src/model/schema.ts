@@ -181,6 +181,9 @@ export const ImplementationSchema = Type.Object(
     module: Type.Optional(Type.String()),
     export: Type.Optional(Type.String({ description: 'Export or class name inside the module.' })),
     language: Type.Optional(Type.String({ description: 'Implementation language (Shinkai tool_type).' })),
+    isolation: Type.Optional(
+      StringEnum(['worker', 'inline'] as const, 'Where a JavaScript module runs: a worker thread (the default; a timeout ends even synchronous code) or, for trusted fast tools, the server\'s own thread.'),
+    ),
   },
   { description: 'Where the code lives.' },
 );

@@ -30,17 +30,19 @@
  * @module
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
-import type { McpConnector } from '../runtime/providers/mcp.js';
+import type { McpConnector, McpServerIdentity } from '../runtime/providers/mcp.js';
+import { contentHash } from '../model/hash.js';
 import { ProviderError, type HealthCheckResult } from '../runtime/providers/types.js';
 import type { McpConfig, McpServerConfig } from './config.js';
-import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpToolDefinition } from './discovery.js';
+import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpServerInfo, type McpToolDefinition } from './discovery.js';
 import { errorMessage } from '../model/errors.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
+import { envAllowList } from '../runtime/containment/child-env.js';
+import { ContainedStdioClientTransport } from './stdio-client.js';
 
 /** Most `tools/list` pages read from one server per discovery. */
 export const MAX_PAGES = 100;
@@ -68,6 +70,8 @@ export interface McpClientsOptions {
   clientInfo?: { name: string; version: string };
   /** Reconnect backoff: first delay and cap, milliseconds. @default { initialMs: 1000, maxMs: 60000 } */
   backoff?: { initialMs?: number; maxMs?: number };
+  /** SIGTERM -> SIGKILL delay when a stdio server's process group is ended. @default DEFAULT_KILL_GRACE_MS (2 s) */
+  killGraceMs?: number;
 }
 
 export type McpServerState = 'up' | 'connecting' | 'down';
@@ -108,8 +112,10 @@ interface Entry {
   retryTimer?: NodeJS.Timeout | undefined;
   refreshTimer?: NodeJS.Timeout | undefined;
   tools: Tool[];
-  /** The tools as last written (JSON), to tell whether a discovery changed anything; undefined: no cache file. */
+  /** The tools and serverInfo as last written (JSON), to tell whether a discovery changed anything; undefined: no cache file. */
   written?: string;
+  /** `serverInfo` of the last `initialize` answer (or the cache file): kept while down. */
+  serverInfo?: McpServerInfo;
   discoveredAt?: string;
   connecting?: Promise<void> | undefined;
   discovery: Promise<unknown>;
@@ -175,7 +181,8 @@ export class McpClients implements McpConnector {
       const cached = readDiscoveryCache(options.cacheDir, server.name);
       const entry: Entry = { config: server, state: 'down', stderr: '', failures: 0, tools: cached?.tools ?? [], discovery: Promise.resolve() };
       if (cached) {
-        entry.written = JSON.stringify(cached.tools);
+        entry.written = cacheSignature(cached.tools, cached.serverInfo);
+        if (cached.serverInfo !== undefined) entry.serverInfo = cached.serverInfo;
         if (cached.discoveredAt !== undefined) entry.discoveredAt = cached.discoveredAt;
       }
       this.#entries.set(server.name, entry);
@@ -227,6 +234,25 @@ export class McpClients implements McpConnector {
     }
     if (result.structuredContent !== undefined) return result.structuredContent;
     return 'content' in result ? { content: result.content } : { content: [], ...result };
+  }
+
+  /**
+   * Who `server` is, for approvals bound to code: its configured command and
+   * args (stdio) or URL, the name and version it reported at `initialize`,
+   * and the content hash of `tool`'s listed input schema. The last known
+   * values, kept while the server is down and across restarts (the cache
+   * file holds them), so a reconnect does not void approvals; a server that
+   * reports a new version or lists a changed schema does.
+   */
+  identity(server: string, tool: string): McpServerIdentity | undefined {
+    const e = this.#entries.get(server);
+    if (!e) return undefined;
+    const cfg = e.config;
+    const id: McpServerIdentity = cfg.transport === 'stdio' ? { ...(cfg.command !== undefined ? { command: cfg.command } : {}), args: [...cfg.args] } : { ...(cfg.url !== undefined ? { url: cfg.url } : {}) };
+    if (e.serverInfo !== undefined) Object.assign(id, e.serverInfo);
+    const listed = e.tools.find((t) => (t.id ?? t.name) === tool);
+    if (listed !== undefined) id.inputSchema = contentHash(listed.inputSchema ?? null);
+    return id;
   }
 
   ready(server: string): HealthCheckResult {
@@ -299,17 +325,19 @@ export class McpClients implements McpConnector {
     const cfg = e.config;
     const client = new Client(this.#options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
     try {
-      let transport: StdioClientTransport | StreamableHTTPClientTransport;
+      let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport;
       if (cfg.transport === 'stdio') {
         if (cfg.command === undefined || cfg.command === '') throw new Error('no command is configured');
-        const env: Record<string, string> = {};
-        for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-        Object.assign(env, cfg.env);
-        const stdio = new StdioClientTransport({ command: cfg.command, args: cfg.args, env, stderr: 'pipe', ...(cfg.cwd !== undefined ? { cwd: cfg.cwd } : {}) });
-        stdio.stderr?.on('data', (chunk: Buffer | string) => {
-          e.stderr = (e.stderr + chunk.toString()).slice(-STDERR_TAIL);
+        transport = new ContainedStdioClientTransport({
+          command: cfg.command,
+          args: cfg.args,
+          env: serverEnv(cfg),
+          ...(cfg.cwd !== undefined ? { cwd: cfg.cwd } : {}),
+          onStderr: (text) => {
+            e.stderr = (e.stderr + text).slice(-STDERR_TAIL);
+          },
+          ...(this.#options.killGraceMs !== undefined ? { killGraceMs: this.#options.killGraceMs } : {}),
         });
-        transport = stdio;
       } else {
         if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
         transport = new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } } });
@@ -325,6 +353,8 @@ export class McpClients implements McpConnector {
         await client.close().catch(() => {});
         return;
       }
+      const info = client.getServerVersion();
+      if (info !== undefined) e.serverInfo = { name: info.name, version: info.version };
       e.client = client;
       e.state = 'up';
       e.failures = 0;
@@ -397,12 +427,12 @@ export class McpClients implements McpConnector {
     }
     if (truncated !== undefined) this.#warn(`MCP server "${server}": ${truncated}`);
     const { tools, diagnostics } = translateTools(this.#config, e.config, listed);
-    const json = JSON.stringify(tools);
+    const json = cacheSignature(tools, e.serverInfo);
     const discoveredAt = new Date(this.#clock()).toISOString();
     let changed = false;
     if (json !== e.written) {
       try {
-        writeDiscoveryCache(this.#options.cacheDir, server, tools, discoveredAt);
+        writeDiscoveryCache(this.#options.cacheDir, server, tools, discoveredAt, e.serverInfo);
         e.written = json;
         changed = true;
       } catch (err) {
@@ -431,6 +461,21 @@ export class McpClients implements McpConnector {
     }, Math.max(1, e.config.healthCheckIntervalSec) * 1000);
     e.refreshTimer.unref();
   }
+}
+
+/**
+ * A stdio server's environment: an allow-list, never toolcap's whole
+ * environment (which holds the store's password, API tokens…): the base
+ * every program needs (PATH, HOME, LANG…) plus exactly the variables the
+ * server's config sets in `env`.
+ */
+export function serverEnv(config: Pick<McpServerConfig, 'env'>, base: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  return { ...envAllowList({ base, declared: [] }), ...config.env };
+}
+
+/** What a cache file says, to tell whether a discovery changed it. */
+function cacheSignature(tools: readonly Tool[], serverInfo: McpServerInfo | undefined): string {
+  return JSON.stringify({ tools, serverInfo: serverInfo ?? null });
 }
 
 /** The last few lines of a stderr tail, on one line. */

@@ -141,16 +141,27 @@ function applyServer(imported: Tool, name: string, original: string, server: Mcp
   return tool;
 }
 
+/** What a server said it is in its `initialize` answer (`serverInfo`). */
+export interface McpServerInfo {
+  name: string;
+  version: string;
+}
+
 /** The canonical document written as a server's cache file. */
 export interface DiscoveryDocument {
   toolcap: 1;
-  bundle: { name: string; metadata: { discoveredAt: string; server: string } };
+  bundle: { name: string; metadata: { discoveredAt: string; server: string; serverInfo?: McpServerInfo } };
   tools: Tool[];
 }
 
-/** A canonical toolcap document holding `server`'s discovered tools. */
-export function discoveryDocument(server: string, tools: readonly Tool[], discoveredAt: string = new Date().toISOString()): DiscoveryDocument {
-  return { toolcap: 1, bundle: { name: `mcp.${sanitizeNamePart(server)}`, metadata: { discoveredAt, server } }, tools: [...tools] };
+/**
+ * A canonical toolcap document holding `server`'s discovered tools, and the
+ * server's `serverInfo`: kept so that a server's identity (approvals are
+ * bound to it) is known from the cache while the server is down.
+ */
+export function discoveryDocument(server: string, tools: readonly Tool[], discoveredAt: string = new Date().toISOString(), serverInfo?: McpServerInfo): DiscoveryDocument {
+  const metadata = { discoveredAt, server, ...(serverInfo !== undefined ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}) };
+  return { toolcap: 1, bundle: { name: `mcp.${sanitizeNamePart(server)}`, metadata }, tools: [...tools] };
 }
 
 /** The cache file of `server` in `dir`: `mcp.<server>.json`. */
@@ -165,12 +176,12 @@ let tempCounter = 0;
  * the same folder (named `*.tmp`, which no folder walk reads), then a rename,
  * so a watcher never sees half a file. Returns the path written.
  */
-export function writeDiscoveryCache(dir: string, server: string, tools: readonly Tool[], discoveredAt?: string): string {
+export function writeDiscoveryCache(dir: string, server: string, tools: readonly Tool[], discoveredAt?: string, serverInfo?: McpServerInfo): string {
   mkdirSync(dir, { recursive: true });
   const target = discoveryCachePath(dir, server);
   const temp = `${target}.${process.pid}.${++tempCounter}.tmp`;
   try {
-    writeFileSync(temp, JSON.stringify(discoveryDocument(server, tools, discoveredAt), null, 2) + '\n', 'utf8');
+    writeFileSync(temp, JSON.stringify(discoveryDocument(server, tools, discoveredAt, serverInfo), null, 2) + '\n', 'utf8');
     renameSync(temp, target);
   } catch (err) {
     rmSync(temp, { force: true });
@@ -180,7 +191,7 @@ export function writeDiscoveryCache(dir: string, server: string, tools: readonly
 }
 
 /** What a cache file holds; undefined when there is none or it is unreadable. */
-export function readDiscoveryCache(dir: string, server: string): { tools: Tool[]; discoveredAt?: string } | undefined {
+export function readDiscoveryCache(dir: string, server: string): { tools: Tool[]; discoveredAt?: string; serverInfo?: McpServerInfo } | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(readFileSync(discoveryCachePath(dir, server), 'utf8'));
@@ -190,5 +201,12 @@ export function readDiscoveryCache(dir: string, server: string): { tools: Tool[]
   if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { tools?: unknown }).tools)) return undefined;
   const d = doc as Partial<DiscoveryDocument>;
   const discoveredAt = d.bundle?.metadata?.discoveredAt;
-  return { tools: d.tools as Tool[], ...(typeof discoveredAt === 'string' ? { discoveredAt } : {}) };
+  const info: unknown = d.bundle?.metadata?.serverInfo;
+  const serverInfo = isServerInfo(info) ? { name: info.name, version: info.version } : undefined;
+  return { tools: d.tools as Tool[], ...(typeof discoveredAt === 'string' ? { discoveredAt } : {}), ...(serverInfo ? { serverInfo } : {}) };
+}
+
+function isServerInfo(value: unknown): value is McpServerInfo {
+  const v = value as Partial<McpServerInfo> | null;
+  return typeof v === 'object' && v !== null && typeof v.name === 'string' && typeof v.version === 'string';
 }

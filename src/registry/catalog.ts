@@ -12,11 +12,18 @@ import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { entryLocator } from '../validate/locate.js';
+import { lintModulePaths } from '../validate/module-paths.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
   /** Compile every input/output/config schema (slower, stricter). @default false */
   compileSchemas?: boolean;
+  /**
+   * Absolute folders besides a manifest's own that `module` tools may load
+   * from (the config's `runtime.trustedModuleDirs`); a module elsewhere is
+   * MODULE_PATH_REFUSED. @default []
+   */
+  trustedModuleDirs?: readonly string[];
 }
 
 /** A loaded catalog, with everything found on the way. */
@@ -76,7 +83,12 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const references: Reference[] = [];
   for (const entry of catalog.tools) {
     const locate = entryLocator('tool', entry, merged.documents);
-    const found = [...lintTool(entry.value, locate, checkSchema), ...lintHonesty(entry.value, locate)];
+    const manifest = entry.origins[0]?.file;
+    const found = [
+      ...lintTool(entry.value, locate, checkSchema),
+      ...lintHonesty(entry.value, locate),
+      ...(manifest === undefined ? [] : lintModulePaths(entry.value, manifest, options.trustedModuleDirs ?? [], locate)),
+    ];
     if (found.length > 0) out.push(...found);
     if (entry.value.alternatives?.length)
       references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });

@@ -37,9 +37,10 @@ export interface LocatableEntry {
  * @example
  * const locate = entryLocator('agent', entry, documents);
  * locate('skills') // { file: 'config/registry/agents.json', pointer: '/agents/0/skillIds', line: 7, column: 7 }
+ * locate('providers', '/0/config/module') // { file: 'tools.yaml', pointer: '/tools/2/providers/0/config/module', line: 9, column: 48 }
  */
 export function entryLocator(kind: EntryKind, entry: LocatableEntry, documents: ReadonlyMap<string, LocatableDocument>): Locate {
-  return (path): Location => {
+  return (path, below): Location => {
     const group = path.split('.')[0] ?? path;
     const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
     const origin = entry.origins[index] ?? entry.origins[0];
@@ -47,6 +48,12 @@ export function entryLocator(kind: EntryKind, entry: LocatableEntry, documents: 
     const doc = documents.get(origin.file);
     const suffix = doc && fieldSuffix(doc.dialect, kind, path);
     if (doc && suffix !== undefined) {
+      // a place inside the field (a provider's config.module) when the source has it there, else the field
+      if (below !== undefined) {
+        const inner = origin.pointer + suffix + below;
+        const pos = doc.file.locate(inner);
+        if (pos) return { file: origin.file, pointer: inner, ...pos };
+      }
       const pointer = origin.pointer + suffix;
       const pos = doc.file.locate(pointer, true);
       if (pos) return { file: origin.file, pointer, ...pos };

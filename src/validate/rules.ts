@@ -9,8 +9,12 @@ import { diagnostic, type Diagnostic, type DiagnosticCode, type Location, type S
 import type { Tool } from '../model/schema.js';
 import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
 
-/** Where a canonical field of the entry being linted stands in its source. */
-export type Locate = (path: string) => Location;
+/**
+ * Where a canonical field of the entry being linted stands in its source;
+ * `below` is a JSON pointer inside the field (`/0/config/module`), used
+ * when the source has that place and ignored when it does not.
+ */
+export type Locate = (path: string, below?: string) => Location;
 
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 const CAPABILITY = new RegExp(CAPABILITY_PATTERN);

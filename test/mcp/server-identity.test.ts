@@ -39,7 +39,7 @@ describe('McpClients.identity', () => {
     const first = c.identity('family', 'probe');
     expect(first).toMatchObject({ command: process.execPath, args: [FAMILY], name: 'family', version: '3.1.4', inputSchema: expect.stringMatching(/^sha256:/) });
 
-    const provider = createMcpProviderType(c).create({ name: 'mcp', priority: 0, config: { server: 'family', tool: 'probe' } }, { name: 'mcp.family.probe' } as Tool, {});
+    const provider = createMcpProviderType(c).create({ name: 'mcp', priority: 0, config: { server: 'family', tool: 'probe' } }, { name: 'mcp.family.probe' } as Tool, { env: {}, baseDir: dir });
     const before = await provider.codeIdentity!();
 
     writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { a: { type: 'number' } } }));

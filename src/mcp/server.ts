@@ -4,8 +4,10 @@
  *
  * - `tools/list`: the persona's callable tools, paged (./tool-list.ts), each
  *   projected to an MCP tool (./projection.ts).
- * - `tools/call`: `runtime.call`, so persona scope, argument validation,
- *   approvals, provider failover, timeouts, retries and audit all apply. A
+ * - `tools/call`: arguments nested deeper than the HTTP API allows
+ *   (./nesting.ts) are a JSON-RPC InvalidParams error; then `runtime.call`,
+ *   so persona scope, argument validation, approvals, provider failover,
+ *   timeouts, retries and audit all apply. A
  *   call that needs approval is put to the user through elicitation when the
  *   client supports it and the runtime allows it (./elicitation.ts), else
  *   answered with a tool error naming the approval id (./call-results.ts).
@@ -31,6 +33,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { APPROVAL_STATUS_TOOL, approvalStatus, approvalStatusTool } from './approval-status.js';
 import { callErrorResult, errorResult, okResult, pendingApprovalResult } from './call-results.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from './nesting.js';
 import { listToolsPage } from './tool-list.js';
 
 /** What a gateway serves, and to whom. */
@@ -104,6 +107,10 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
     const args = request.params.arguments ?? {};
+    // refused before anything walks them recursively (validation, hashing, the store)
+    if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
+      throw new McpError(ErrorCode.InvalidParams, `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the most a call accepts.`, { code: 'ARGUMENTS_TOO_DEEP', tool: name, maxDepth: MAX_ARGUMENT_DEPTH });
+    }
     try {
       if (principal !== undefined && name === APPROVAL_STATUS_TOOL) return await approvalStatus(runtime, principal, args);
       const context = { ...(persona !== undefined ? { persona } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal: extra.signal };

@@ -1,11 +1,12 @@
 /**
  * The composition root: from a config to a running toolcap. It reads the
- * config once, hands each stage its own section (the registry its layers and
- * limits, the store its StoreConfig, the runtime its approvals and identity
- * settings, the MCP clients their McpConfig), builds who is asking (the
- * local principal, the Authenticator over the store's keys), wires them
- * together and returns them with one
- * `close()` that stops everything in order. The commands that run tools
+ * config once, hands each stage its own section (the registry its layers,
+ * limits and trusted module folders; the store its StoreConfig; the runtime
+ * its approvals, identity settings and provider environment: egress, module
+ * isolation, response size; the MCP clients their McpConfig), builds who is
+ * asking (the local principal, the Authenticator over the store's keys),
+ * wires them together and returns them with one `close()` that stops
+ * everything in order. The commands that run tools
  * start here, and so can a program that embeds toolcap.
  *
  * Nothing here prints or exits: messages go to the `warn` callback, and what
@@ -14,7 +15,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { configLayers, loadConfig, mcpCacheDir, type Config } from './config/config.js';
+import { configCatalogOptions, configLayers, loadConfig, mcpCacheDir, providerEnvironment, type Config } from './config/config.js';
 import { createIdentity, identityRuntimeOptions, LOCAL_MODE, type Identity } from './config/identity.js';
 import { sameMcpSettings } from './config/sections/mcp.js';
 import { defaultStoreConfig } from './config/sections/store.js';
@@ -159,7 +160,8 @@ export async function createToolcap(config: Config | string | undefined, options
     paths: layers,
     ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
     ...(options.compileSchemas ? { compileSchemas: true } : {}),
-    ...(cfg ? { limits: cfg.limits } : {}),
+    // the trusted module folders too: a module outside them fails the load (MODULE_PATH_REFUSED)
+    ...(cfg ? configCatalogOptions(cfg) : {}),
     watch: options.watch ?? false,
     ...(options.debounceMs !== undefined ? { debounceMs: options.debounceMs } : {}),
   });
@@ -193,7 +195,8 @@ export async function createToolcap(config: Config | string | undefined, options
     providers: new ProviderTypes({ mcpConnector: connector }),
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
-    environment: { baseDir: root },
+    // egress, response size, trusted module folders, module isolation: what the providers contain code with
+    environment: { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) },
     onWarning: warn,
   });
   if (options.seedHealth) {

@@ -3,11 +3,16 @@
  * examples' sources, it serves a snapshot, runs a call through the runtime,
  * and close() leaves nothing running; what keeps it from opening is one
  * typed error; a change to the config's mcp section reconnects after one
- * quiet period.
+ * quiet period; the config's egress and runtime sections reach the registry
+ * (trusted module folders) and the providers (egress, module isolation,
+ * response size).
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { createToolcap, ToolcapOpenError, type Toolcap } from '../src/host.js';
@@ -148,4 +153,82 @@ describe('createToolcap', () => {
     expect(toolcap.mcp).toBe(second);
     expect(warnings.filter((m) => m.startsWith('the MCP settings changed'))).toHaveLength(1);
   }, 60_000);
+});
+
+describe("the config's egress and runtime sections reach the registry and the providers", () => {
+  /** m/ holds the manifest and where.mjs; trusted/ a module outside it; an http tool reads `url`. */
+  function containment(config: string, url = 'http://127.0.0.1:9/big'): string {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'toolcap-host-containment-')));
+    folders.push(dir);
+    mkdirSync(join(dir, 'm'));
+    mkdirSync(join(dir, 'trusted'));
+    const where = "import { threadId } from 'node:worker_threads';\nexport default () => ({ threadId });\n";
+    writeFileSync(join(dir, 'm', 'where.mjs'), where);
+    writeFileSync(join(dir, 'trusted', 'shared.mjs'), where);
+    const read = '    effects: { mode: read, sideEffects: compute }\n    approval: { required: false }\n';
+    const { origin, pathname } = new URL(url);
+    writeFileSync(
+      join(dir, 'm', 'tools.yaml'),
+      'toolcap: 1\ntools:\n' +
+        `  - name: where.local\n    description: d\n${read}    providers:\n      - { name: local, config: { type: module, module: ./where.mjs } }\n` +
+        `  - name: where.shared\n    description: d\n${read}    providers:\n      - { name: shared, config: { type: module, module: ../trusted/shared.mjs } }\n` +
+        `  - name: fetch.big\n    description: d\n    effects: { mode: read, sideEffects: read_external_service }\n    approval: { required: false }\n    execution: { retryClass: never }\n` +
+        `    providers:\n      - { name: api, config: { type: http, baseUrl: ${JSON.stringify(origin)}, method: GET, path: ${pathname} } }\n`,
+    );
+    const file = join(dir, 'toolcap.config.yaml');
+    writeFileSync(file, `sources: [m/]\n${config}`);
+    return file;
+  }
+  const open = async (file: string) => {
+    const toolcap = await createToolcap(file, { traces: false });
+    opened.push(toolcap);
+    return toolcap;
+  };
+  const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+  it('a module outside the manifest folder fails the load unless runtime.trustedModuleDirs lists its folder; then it runs', async () => {
+    const error = await failure(createToolcap(containment(''), { traces: false }));
+    expect(error).toMatchObject({ reason: 'catalog', diagnostics: [expect.objectContaining({ code: 'MODULE_PATH_REFUSED', line: 14, pointer: '/tools/1/providers/0/config/module' })] });
+    const toolcap = await open(containment('runtime:\n  trustedModuleDirs: [trusted]\n'));
+    expect(await toolcap.runtime.call('where.shared', {})).toMatchObject({ status: 'ok' });
+  });
+
+  it.each([
+    ['worker (the default)', '', false],
+    ['inline', '  moduleIsolation: inline\n', true],
+  ])('module tools run %s', async (_label, isolation, inline) => {
+    const toolcap = await open(containment(`runtime:\n  trustedModuleDirs: [trusted]\n${isolation}`));
+    const result = await toolcap.runtime.call('where.local', {});
+    expect(result).toMatchObject({ status: 'ok' });
+    expect((result as { result: { threadId: number } }).result.threadId === threadId).toBe(inline);
+  });
+
+  /** The code of a failed call and what its provider said (the runtime's answer; the provider's own code is in the outcome). */
+  const outcome = async (toolcap: Toolcap, tool: string) => {
+    const error = (await failure(toolcap.runtime.call(tool, {}))) as { code: string; extra: { providers: Array<{ outcome: string }> } } | undefined;
+    return { code: error?.code, said: error?.extra.providers[0]?.outcome };
+  };
+
+  it("egress.allow replaces the default hosts: the manifest's own loopback baseUrl is refused before anything is sent", async () => {
+    const trusting = 'runtime: { trustedModuleDirs: [trusted] }\n';
+    // without the section the provider may reach its own host: nothing listens on port 9, so the failure is the connection's
+    expect(await outcome(await open(containment(trusting)), 'fetch.big')).not.toMatchObject({ code: 'NO_HEALTHY_PROVIDER' });
+    const toolcap = await open(containment(`${trusting}egress:\n  allow: [api.example.com]\n  crossOriginRedirects: refuse\n`));
+    expect(await outcome(toolcap, 'fetch.big')).toMatchObject({ code: 'NO_HEALTHY_PROVIDER', said: expect.stringMatching(/egress refused: 127\.0\.0\.1/) });
+  });
+
+  it('runtime.maxResponseBytes caps what an http provider reads', async () => {
+    const server = createServer((_req, res) => res.end('x'.repeat(4096)));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/big`;
+      const runtime = 'runtime:\n  trustedModuleDirs: [trusted]\n';
+      expect(await (await open(containment(runtime, url))).runtime.call('fetch.big', {})).toMatchObject({ status: 'ok' });
+      const capped = await open(containment(`${runtime}  maxResponseBytes: 1024\n`, url));
+      expect(await outcome(capped, 'fetch.big')).toMatchObject({ code: 'PROVIDER_ERROR', said: expect.stringMatching(/exceeds 1024 bytes/) });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * The project configuration file, `toolcap.config.yaml` (or `.json`): which
  * sources are layers, which folders belong to a persona, where the store and
- * the server live, the parse limits, ranking, approvals, MCP servers and
- * who may use a served toolcap (`auth`). It
+ * the server live, the parse limits, ranking, approvals, MCP servers,
+ * who may use a served toolcap (`auth`), and how the code of tools is
+ * contained (`egress`, `runtime`). It
  * is read like a manifest: through {@link parseSource} (so hostile input
  * meets the same limits), and every problem is a located diagnostic, never
  * an exception. Each section has its own reader and schema in `sections/`;
@@ -21,20 +22,23 @@ import { configReading } from './reading.js';
 import { CONFIG_FIELDS } from './schema.js';
 import { readApprovals, type ApprovalsConfig } from './sections/approvals.js';
 import { readAuth, type AuthSection, type LocalPrincipalConfig } from './sections/auth.js';
+import { readEgress, type EgressConfig } from './sections/egress.js';
 import { readLimits } from './sections/limits.js';
 import { readMcp, type McpSection, type McpSessionsConfig } from './sections/mcp.js';
 import { readPersonas, type PersonaFolder } from './sections/personas.js';
 import { readRanking, type RankingConfig } from './sections/ranking.js';
+import { readRuntime, type RuntimeSection } from './sections/runtime.js';
 import { readServer, type ServerConfig } from './sections/server.js';
 import { readSources, type ConfigSource } from './sections/sources.js';
 import { readStore, type StoreConfig } from './sections/store.js';
 
 // the names commands, tests and scripts have imported from here since before the split
 export { configJsonSchema, ConfigFileSchema } from './schema.js';
-export { configLayers, mcpCacheDir } from './layers.js';
+export { configCatalogOptions, configLayers, mcpCacheDir } from './layers.js';
+export { DEFAULT_RUNTIME, providerEnvironment } from './sections/runtime.js';
 export { DEFAULT_SERVER } from './sections/server.js';
 export { DEFAULT_STORE_PATH } from './sections/store.js';
-export type { ApprovalsConfig, AuthSection, ConfigSource, LocalPrincipalConfig, McpSection, McpSessionsConfig, PersonaFolder, RankingConfig, ServerConfig, StoreConfig };
+export type { ApprovalsConfig, AuthSection, ConfigSource, EgressConfig, LocalPrincipalConfig, McpSection, McpSessionsConfig, PersonaFolder, RankingConfig, RuntimeSection, ServerConfig, StoreConfig };
 
 /** The file name looked for in the current folder when no paths are given. */
 export const DEFAULT_CONFIG_FILE = 'toolcap.config.yaml';
@@ -66,6 +70,10 @@ export interface Config {
   mcp: McpSection;
   /** Who may use a served toolcap: credentials, grants, the call limit, the local principal. @default local mode */
   auth: AuthSection;
+  /** The http providers': the hosts they may reach and cross-origin redirects. @default absent: each provider's own baseUrl host */
+  egress?: EgressConfig;
+  /** The registry's and the providers': trusted module folders, module isolation, the response size limit. @default DEFAULT_RUNTIME */
+  runtime: RuntimeSection;
 }
 
 /** What reading a config file gave. */
@@ -142,7 +150,10 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     approvals: readApprovals(reading),
     mcp: readMcp(reading),
     auth: readAuth(reading),
+    runtime: readRuntime(reading),
   };
+  const egress = readEgress(reading);
+  if (egress) config.egress = egress;
   top.rest({ where: `the config (known fields: ${CONFIG_FIELDS.join(', ')})` });
   // unknown fields of a config are not extensions as they are in a manifest
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));

@@ -2,14 +2,18 @@
  * The layers a config stands for, in the order the registry loads them: what
  * MCP servers reported (the discovery cache), the sources, the persona
  * folders, then paths given besides the config. The one place the
- * discovered MCP layer is added.
+ * discovered MCP layer is added; and the options the registry builds its
+ * catalog with (the parse limits, the trusted module folders).
  * @module
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LayerSpec } from '../load/loader.js';
+import type { CatalogOptions } from '../registry/catalog.js';
+import type { ParseLimits } from '../source/source.js';
 import type { McpConfig } from './sections/mcp.js';
 import type { PersonaFolder } from './sections/personas.js';
+import type { RuntimeSection } from './sections/runtime.js';
 import type { ConfigSource } from './sections/sources.js';
 
 /** The sections of a config that name layers (a `Config` is one). */
@@ -42,4 +46,14 @@ export function configLayers(config: LayerSections, extra: readonly string[] = [
     ...config.personas.map((p): LayerSpec => ({ path: p.path, persona: p.persona })),
     ...extra.map((path): LayerSpec => ({ path })),
   ];
+}
+
+/**
+ * The catalog options a config sets: its parse limits and its trusted module
+ * folders (a module tool elsewhere is MODULE_PATH_REFUSED). Every catalog
+ * built from a config (the host's registry, `toolcap validate`) uses these.
+ * @example buildCatalog(configLayers(config), configCatalogOptions(config))
+ */
+export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs'> {
+  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs] };
 }

@@ -8,10 +8,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ApprovalsSchema } from './sections/approvals.js';
 import { AuthSchema } from './sections/auth.js';
+import { EgressSchema } from './sections/egress.js';
 import { LimitsSchema } from './sections/limits.js';
 import { McpSchema } from './sections/mcp.js';
 import { PersonasSchema } from './sections/personas.js';
 import { RankingSchema } from './sections/ranking.js';
+import { RuntimeSchema } from './sections/runtime.js';
 import { ServerSchema } from './sections/server.js';
 import { SourcesSchema } from './sections/sources.js';
 import { StoreSchema } from './sections/store.js';
@@ -27,6 +29,8 @@ export const ConfigFileSchema = Type.Object(
     approvals: Type.Optional(ApprovalsSchema),
     auth: Type.Optional(AuthSchema),
     mcp: Type.Optional(McpSchema),
+    egress: Type.Optional(EgressSchema),
+    runtime: Type.Optional(RuntimeSchema),
     limits: Type.Optional(LimitsSchema),
   },
   { additionalProperties: false, description: 'toolcap.config.yaml: see docs/config.md.' },

@@ -1,0 +1,89 @@
+/**
+ * The `runtime` section: how the code of tools is contained. Which folders
+ * besides a manifest's own `module` tools may load from, whether module
+ * tools run in worker threads (the default) or the server's thread, and the
+ * largest response body a provider reads. It goes to the registry (the
+ * trusted folders, for MODULE_PATH_REFUSED) and to the runtime's provider
+ * environment, which {@link providerEnvironment} builds together with the
+ * `egress` section.
+ * @module
+ */
+import { Type } from '@sinclair/typebox';
+import { joinPointer } from '../../model/diagnostics.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js';
+import type { ProviderEnvironment } from '../../runtime/providers/types.js';
+import { PathString, type ConfigReading } from '../reading.js';
+import type { EgressConfig } from './egress.js';
+
+/** Where module tools run unless a tool opts into `inline`. */
+export const MODULE_ISOLATIONS = ['worker', 'inline'] as const satisfies ReadonlyArray<NonNullable<ProviderEnvironment['moduleIsolation']>>;
+export type ModuleIsolation = (typeof MODULE_ISOLATIONS)[number];
+
+/** The `runtime` section, with defaults applied. */
+export interface RuntimeSection {
+  /** Absolute folders besides each manifest's own that `module` tools may load from. @default [] */
+  trustedModuleDirs: string[];
+  /** Where module tools run unless one opts into `inline`. @default 'worker' */
+  moduleIsolation: ModuleIsolation;
+  /** Largest response body a provider reads, in bytes. @default 10485760 (10 MiB) */
+  maxResponseBytes: number;
+}
+
+/** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
+export const DEFAULT_RUNTIME: Readonly<RuntimeSection> = Object.freeze({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: DEFAULT_MAX_BODY_BYTES });
+
+/** `runtime`: trusted module folders, module isolation, the response size limit. */
+export const RuntimeSchema = Type.Object(
+  {
+    trustedModuleDirs: Type.Optional(Type.Array(PathString('A folder module tools may load from besides their manifest\'s own, relative to the config file.'))),
+    moduleIsolation: Type.Optional(
+      Type.Unsafe<ModuleIsolation>({ type: 'string', enum: [...MODULE_ISOLATIONS], default: DEFAULT_RUNTIME.moduleIsolation, description: 'Where module tools run unless one opts into inline: a worker thread each, or the server\'s thread.' }),
+    ),
+    maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_RUNTIME.maxResponseBytes, description: 'Largest response body a provider reads, in bytes.' })),
+  },
+  { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
+);
+
+/** Read `runtime` (optional); fields not given keep {@link DEFAULT_RUNTIME}. Trusted folders must exist and be folders. */
+export function readRuntime(reading: ConfigReading): RuntimeSection {
+  const runtimeReader = reading.top.object('runtime');
+  if (!runtimeReader) return { ...DEFAULT_RUNTIME, trustedModuleDirs: [] };
+  const trustedModuleDirs: string[] = [];
+  runtimeReader.array('trustedModuleDirs')?.forEach((value, i) => {
+    const pointer = joinPointer(runtimeReader.at('trustedModuleDirs'), i);
+    const path = reading.pathString(value, pointer, 'trusted module folder');
+    const kind = path === undefined ? undefined : reading.exists(path, pointer, 'trusted module folder');
+    if (kind === 'file') reading.report('INVALID_VALUE', 'A trusted module folder must be a folder, not a file.', pointer, { hint: 'Name the folder that holds the modules.' });
+    if (path !== undefined && kind === 'folder') trustedModuleDirs.push(path);
+  });
+  const moduleIsolation = runtimeReader.enumValue('moduleIsolation', MODULE_ISOLATIONS);
+  const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes)' });
+  return {
+    trustedModuleDirs,
+    moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
+    maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
+  };
+}
+
+/** The config sections the provider environment comes from (a `Config` is one). */
+export interface ContainmentSections {
+  egress?: EgressConfig;
+  runtime: RuntimeSection;
+}
+
+/**
+ * What the runtime's providers get from the config: the egress policy (when
+ * the config has one; else each http provider's own hosts), the response
+ * size limit, the trusted module folders and the module isolation.
+ * @example new Runtime({ registry, store, environment: { baseDir: config.root, ...providerEnvironment(config) } })
+ */
+export function providerEnvironment(config: ContainmentSections): Omit<ProviderEnvironment, 'env' | 'baseDir'> {
+  const { egress, runtime } = config;
+  return {
+    ...(egress ? { egress: { allow: [...egress.allow], ...(egress.crossOriginRedirects ? { crossOriginRedirects: egress.crossOriginRedirects } : {}) } } : {}),
+    maxResponseBytes: runtime.maxResponseBytes,
+    trustedModuleDirs: [...runtime.trustedModuleDirs],
+    moduleIsolation: runtime.moduleIsolation,
+  };
+}

@@ -2,7 +2,9 @@
 // tool is called through `runtime.call` (resolve, validate, approval check,
 // provider selection, timeout signal, health, metrics, span, store record)
 // and, as the baseline, the same exported function is called directly, in
-// the same run. The store's share is split out by running the router over
+// the same run. The tool opts into `isolation: inline`, so what is measured
+// is the router, not a worker thread's message round trip (bench/module.mjs
+// measures that). The store's share is split out by running the router over
 // an in-memory store whose writes do nothing. Then throughput with
 // concurrency 16 (Promise.all batches) on SQLite and on PostgreSQL (skipped
 // with a note when the server is not reachable).
@@ -41,7 +43,7 @@ tools:
     approval: { required: false }
     execution: { timeoutSec: 5, retryClass: never, allowParallel: true, idempotent: true }
     providers:
-      - { name: local, priority: 0, config: { type: module, module: ./noop.mjs, export: noop } }
+      - { name: local, priority: 0, config: { type: module, module: ./noop.mjs, export: noop, isolation: inline } }
 `;
 
 /** A store whose writes do nothing and whose reads find nothing: the router without the store. */

@@ -5,7 +5,9 @@
  * session. The handler checks what the SDK transport does not: the session
  * header and its owner, the session caps (./sessions.ts), the body size
  * (chunked too, ./body.ts) and JSON, and that a session starts with
- * `initialize`. See docs/mcp.md for the answers it gives.
+ * `initialize`. A client that goes away mid-request is one quiet `warn`
+ * line (./client-abort.ts); any other failure is a 500 and goes to
+ * `onError`. See docs/mcp.md for the answers it gives.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -15,6 +17,7 @@ import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
 import type { Principal } from '../runtime/identity/principal.js';
 import { readBodyWithin } from './body.js';
+import { clientGone, clientGoneLine } from './client-abort.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
 import { SessionTable, type SessionLimits } from './sessions.js';
 
@@ -30,6 +33,12 @@ export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'princi
   maxBodyBytes?: number;
   /** Session caps and idle expiry. @default 16 per principal, 256 in all, closed after 900 s idle */
   sessions?: SessionLimits;
+  /**
+   * A request failed inside the handler: a toolcap bug, answered 500. A
+   * client that went away is not one: it goes to `warn` as one line.
+   * @default nothing
+   */
+  onError?: (error: unknown, request: Request) => void;
 }
 
 /** What the route knows about a request: who sent it, once authenticated. */
@@ -74,7 +83,7 @@ const TRANSPORT_ERROR = ErrorCode.ConnectionClosed;
  * app.all('/mcp', (c) => mcp(c.req.raw, { principal }));
  */
 export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
-  const { persona: defaultPersona, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, ...gatewayOptions } = options;
+  const { persona: defaultPersona, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, onError, ...gatewayOptions } = options;
   const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway }) => void gateway.close().catch(() => undefined));
   const maxBody = maxBodyBytes ?? 4 * 1024 * 1024;
   let closed = false;
@@ -157,6 +166,12 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         sessions.release(principal?.id);
       }
     } catch (error) {
+      if (clientGone(error, request)) {
+        // nobody reads this answer; the line says what happened without a stack
+        options.warn?.(clientGoneLine(`${request.method} /mcp`, error));
+        return jsonRpcError(400, TRANSPORT_ERROR, 'The client closed the request.');
+      }
+      onError?.(error, request);
       return jsonRpcError(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
     }
   };

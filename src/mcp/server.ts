@@ -32,6 +32,7 @@ import { can, type Principal } from '../runtime/identity/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { APPROVAL_STATUS_TOOL, approvalStatus, approvalStatusTool } from './approval-status.js';
 import { callErrorResult, errorResult, okResult, pendingApprovalResult } from './call-results.js';
+import { clientGone, clientGoneLine } from './client-abort.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from './nesting.js';
 import { listToolsPage } from './tool-list.js';
@@ -59,6 +60,12 @@ export interface GatewayOptions {
   version?: string;
   /** How long to wait for the user to answer an approval elicitation. @default 600000 (10 min) */
   elicitationTimeoutMs?: number;
+  /**
+   * Where the server's protocol errors go, one line each (an answer that
+   * could not be sent because its client went away, a malformed
+   * notification). @default nothing
+   */
+  warn?: (message: string) => void;
 }
 
 /** One gateway server and its controls. */
@@ -143,6 +150,9 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   const unsubscribe = registry.subscribe((event) => {
     if (event.kind === 'reloaded' && event.version !== told) notifyToolsChanged();
   });
+  const warn = options.warn;
+  if (warn) server.onerror = (error) => warn(clientGone(error) ? clientGoneLine('an answer', error) : `mcp: ${errorMessage(error)}`);
+
   // a transport that closes on its own (stdin ends, an HTTP session is deleted) ends the subscription too
   server.onclose = unsubscribe;
 

@@ -21,17 +21,13 @@
  * trusted for the server's `healthCheckIntervalSec` and asked again by an
  * unref'd timer; a `notifications/tools/list_changed` re-discovers at once.
  *
- * Call errors. A tool result with `isError: true` and a JSON-RPC error
- * answer are `PROVIDER_ERROR` (the tool ran). A server that is not connected
- * is `PROVIDER_UNAVAILABLE` with `beforeEffect` true. A connection that
- * closes while a call is pending is `PROVIDER_ERROR` "server exited during
- * the call", `beforeEffect` false: the call may have had effects. An aborted
- * signal is `ABORTED`.
+ * Call errors: see ./call-outcome.ts. Stdio servers run contained (their
+ * own process group, an allow-listed environment): see ./stdio-client.ts.
  * @module
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
 import type { McpConnector, McpServerIdentity } from '../runtime/providers/mcp.js';
@@ -41,19 +37,16 @@ import type { McpConfig, McpServerConfig } from './config.js';
 import { readDiscoveryCache, translateTools, writeDiscoveryCache, type McpServerInfo, type McpToolDefinition } from './discovery.js';
 import { errorMessage } from '../model/errors.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
-import { envAllowList } from '../runtime/containment/child-env.js';
-import { ContainedStdioClientTransport } from './stdio-client.js';
+import { callFailure, callValue, lastLines } from './call-outcome.js';
+import { ContainedStdioClientTransport, serverEnv } from './stdio-client.js';
+import { listAllTools } from './tool-pages.js';
 
-/** Most `tools/list` pages read from one server per discovery. */
-export const MAX_PAGES = 100;
-/** Most tools read from one server per discovery. */
-export const MAX_TOOLS = 10_000;
+export { listAllTools, MAX_PAGES, MAX_TOOLS } from './tool-pages.js';
+
 /** How much of a stdio server's stderr is kept for error messages, in characters. */
 export const STDERR_TAIL = 4096;
 /** Longest wait for a server's `initialize` answer. */
 const CONNECT_TIMEOUT_MS = 30_000;
-/** Longest wait for a `tools/list` page. */
-const LIST_TIMEOUT_MS = 30_000;
 /** The SDK's own request timeout for calls: the caller's signal is the real timeout. */
 const CALL_TIMEOUT_MS = 2_147_483_647;
 
@@ -122,33 +115,6 @@ interface Entry {
 }
 
 const message = (err: unknown): string => errorMessage(err);
-
-/** Text of a tool result's content, for error messages. */
-function contentText(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((c: unknown) => {
-      if (typeof c !== 'object' || c === null) return '';
-      const item = c as { type?: unknown; text?: unknown };
-      return item.type === 'text' && typeof item.text === 'string' ? item.text : `[${String(item.type)}]`;
-    })
-    .filter((s) => s !== '')
-    .join('\n');
-}
-
-/** Errors that say the request never left (nothing could have run). */
-function neverSent(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  if (err.message === 'Not connected') return true;
-  const codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e instanceof Error; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && codes.has(code)) return true;
-    e = e.cause;
-  }
-  return false;
-}
 
 /**
  * The reconnect policy: the wait for failure n is `initialMs * 2^(n-1)`,
@@ -219,21 +185,9 @@ export class McpClients implements McpConnector {
     try {
       result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
     } catch (err) {
-      if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        const tail = entry.stderr.trim() === '' ? '' : ` (stderr: ${lastLines(entry.stderr)})`;
-        throw new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });
-      }
-      if (neverSent(err)) throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${message(err)}`, true, { cause: err });
-      if (err instanceof McpError) throw new ProviderError('PROVIDER_ERROR', `${what}: ${err.message}`, false, { cause: err, status: err.code, detail: err.data });
-      throw new ProviderError('PROVIDER_ERROR', `${what}: ${message(err)}`, false, { cause: err });
+      throw callFailure(err, { what, signal, stderr: entry.stderr });
     }
-    if (result.isError === true) {
-      const text = contentText(result.content);
-      throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
-    }
-    if (result.structuredContent !== undefined) return result.structuredContent;
-    return 'content' in result ? { content: result.content } : { content: [], ...result };
+    return callValue(result, what);
   }
 
   /**
@@ -463,41 +417,7 @@ export class McpClients implements McpConnector {
   }
 }
 
-/**
- * A stdio server's environment: an allow-list, never toolcap's whole
- * environment (which holds the store's password, API tokens…): the base
- * every program needs (PATH, HOME, LANG…) plus exactly the variables the
- * server's config sets in `env`.
- */
-export function serverEnv(config: Pick<McpServerConfig, 'env'>, base: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
-  return { ...envAllowList({ base, declared: [] }), ...config.env };
-}
-
 /** What a cache file says, to tell whether a discovery changed it. */
 function cacheSignature(tools: readonly Tool[], serverInfo: McpServerInfo | undefined): string {
   return JSON.stringify({ tools, serverInfo: serverInfo ?? null });
-}
-
-/** The last few lines of a stderr tail, on one line. */
-function lastLines(text: string, lines = 5): string {
-  return text.trim().split(/\r?\n/).slice(-lines).join(' | ');
-}
-
-/** Every page of `tools/list`, within {@link MAX_PAGES} and {@link MAX_TOOLS}. */
-export async function listAllTools(client: Pick<Client, 'listTools'>): Promise<{ tools: McpToolDefinition[]; truncated?: string }> {
-  const tools: McpToolDefinition[] = [];
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: LIST_TIMEOUT_MS });
-    for (const t of result.tools) {
-      if (tools.length >= MAX_TOOLS) return { tools, truncated: `more than ${MAX_TOOLS} tools; the rest are left out` };
-      tools.push(t as McpToolDefinition);
-    }
-    cursor = result.nextCursor;
-    if (cursor === undefined || cursor === '') return { tools };
-    if (cursors.has(cursor)) return { tools, truncated: `tools/list repeated the cursor "${cursor}"; stopped there` };
-    cursors.add(cursor);
-  }
-  return { tools, truncated: `more than ${MAX_PAGES} pages of tools; the rest are left out` };
 }

@@ -18,10 +18,23 @@ import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { envAllowList } from '../runtime/containment/child-env.js';
 import { containedSpawn, DEFAULT_KILL_GRACE_MS, killGroup } from '../runtime/containment/process.js';
+import type { McpServerConfig } from './config.js';
 
 /** How long a closing server may take to exit by itself once its stdin ends, before its group is signalled. */
 export const STDIN_END_GRACE_MS = 2000;
+
+/**
+ * A stdio server's environment: an allow-list, never toolcap's whole
+ * environment (which holds the store's password, API tokens…): the base
+ * every program needs (PATH, HOME, LANG…) plus exactly the variables the
+ * server's config sets in `env`.
+ * @example serverEnv({ env: { A: '1' } }, { PATH: '/bin', PGPASSWORD: 'x' }) // { PATH: '/bin', A: '1' }
+ */
+export function serverEnv(config: Pick<McpServerConfig, 'env'>, base: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  return { ...envAllowList({ base, declared: [] }), ...config.env };
+}
 
 /** How to start one stdio MCP server. */
 export interface ContainedStdioOptions {

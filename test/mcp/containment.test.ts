@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpClients, serverEnv } from '../../src/mcp/clients.js';
+import { McpClients } from '../../src/mcp/clients.js';
+import { serverEnv } from '../../src/mcp/stdio-client.js';
 import type { McpServerConfig } from '../../src/mcp/config.js';
 import { mcpConfig, nodeServer, removeTemps, tempDir, waitFor } from './helpers.js';
 

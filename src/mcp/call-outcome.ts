@@ -1,0 +1,77 @@
+/**
+ * What an MCP `tools/call` came to, as the `mcp` provider reports it: the
+ * value of a result, or the ProviderError for a failure. A tool result with
+ * `isError: true` and a JSON-RPC error answer are `PROVIDER_ERROR` (the tool
+ * ran); a request that never left is `PROVIDER_UNAVAILABLE` before any
+ * effect; a connection that closed mid-call is "server exited during the
+ * call", which may have had effects; an aborted signal is `ABORTED`.
+ * @module
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../model/errors.js';
+import { ProviderError } from '../runtime/providers/types.js';
+
+type CallResult = Awaited<ReturnType<Client['callTool']>>;
+
+/** Text of a tool result's content, for error messages. */
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((c: unknown) => {
+      if (typeof c !== 'object' || c === null) return '';
+      const item = c as { type?: unknown; text?: unknown };
+      return item.type === 'text' && typeof item.text === 'string' ? item.text : `[${String(item.type)}]`;
+    })
+    .filter((s) => s !== '')
+    .join('\n');
+}
+
+/** Errors that say the request never left (nothing could have run). */
+function neverSent(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err.message === 'Not connected') return true;
+  const codes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e instanceof Error; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && codes.has(code)) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/** The last few lines of a stderr tail, on one line. */
+export function lastLines(text: string, lines = 5): string {
+  return text.trim().split(/\r?\n/).slice(-lines).join(' | ');
+}
+
+/**
+ * The value of a tool result: `structuredContent` when there is one, else
+ * `{ content }`; a result with `isError: true` throws PROVIDER_ERROR.
+ * @param what names the tool and server in messages
+ */
+export function callValue(result: CallResult, what: string): unknown {
+  if (result.isError === true) {
+    const text = contentText(result.content);
+    throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
+  }
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  return 'content' in result ? { content: result.content } : { content: [], ...result };
+}
+
+/**
+ * The ProviderError for a `tools/call` that failed with `err`.
+ * @param context what was called, the call's signal, and the server's stderr tail
+ */
+export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string }): ProviderError {
+  const { what, signal, stderr } = context;
+  if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+    const tail = stderr.trim() === '' ? '' : ` (stderr: ${lastLines(stderr)})`;
+    return new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });
+  }
+  if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });
+  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${err.message}`, false, { cause: err, status: err.code, detail: err.data });
+  return new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
+}

@@ -58,6 +58,9 @@ function resources(): Map<string, number> {
 describe('createToolcap', () => {
   it('opens on a config, serves a snapshot, runs a call, and close() leaves nothing running', async () => {
     const { dir, file } = project('sources: [manifests/, overrides/]\n');
+    // the process's own stdout and stderr are made on first use (a module worker's output is forwarded to them) and live as long as it does
+    void process.stdout;
+    void process.stderr;
     const before = resources();
     const warnings: string[] = [];
     const toolcap = await createToolcap(file, { watch: true, warn: (m) => warnings.push(m) });

@@ -10,9 +10,9 @@
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { principalNamed } from '../config/identity.js';
 import { createGatewayServer, type Gateway } from '../mcp/server.js';
+import { BoundedStdioServerTransport } from '../mcp/stdio-server.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -62,6 +62,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       registry,
       runtime,
       principal,
+      warn: (line: string) => human.stderr(`toolcap mcp: ${line}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
       ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
@@ -77,7 +78,8 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   registry.subscribe((event) => describeReload(event, human));
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdoutStream ?? process.stdout;
-  const transport = new StdioServerTransport(stdin, stdout);
+  // over-long or broken lines are answered with JSON-RPC errors; the server keeps serving
+  const transport = new BoundedStdioServerTransport(stdin, stdout);
 
   // stop on: stdin end, transport close, io.signal, or (without io.signal) SIGINT / SIGTERM
   const stop = new AbortController();

@@ -88,7 +88,16 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   if (typeof setup === 'number') return setup;
   const { registry, runtime, store, identity } = setup;
   const sessions = plan.config?.mcp.sessions;
-  const gateway: McpHttpHandler = mcpHttpHandler({ registry, runtime, version: toolcapVersion(), ...(sessions ? { sessions } : {}), ...(plan.config ? { configPath: plan.config.file } : {}) });
+  const quiet = (line: string) => io.stderr(`toolcap: ${line}\n`);
+  const gateway: McpHttpHandler = mcpHttpHandler({
+    registry,
+    runtime,
+    version: toolcapVersion(),
+    warn: quiet,
+    onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    ...(sessions ? { sessions } : {}),
+    ...(plan.config ? { configPath: plan.config.file } : {}),
+  });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
   // MCP clients connected to /mcp hear of reloads from their own gateway (it subscribes to the registry)
@@ -106,6 +115,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         mcp: gateway,
         version: toolcapVersion(),
         auth: identity.api,
+        warn: quiet,
         allowedHosts: serverConfig?.allowedHosts ?? names.allowedHosts,
         allowedOrigins: serverConfig?.allowedOrigins ?? names.allowedOrigins,
         ...(ranking.weights ? { weights: ranking.weights } : {}),

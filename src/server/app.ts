@@ -12,6 +12,7 @@
  * @module
  */
 import { Hono } from 'hono';
+import { clientGone, clientGoneLine } from '../mcp/client-abort.js';
 import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
 import { BodyCache } from './body-cache.js';
@@ -72,6 +73,11 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     if (error instanceof ApiProblem) return error.getResponse();
     if (error instanceof CallError) return callProblem(error).getResponse();
     if (error instanceof RegistryNotReadyError) return problemResponse(problem('NOT_READY', `${error.message} See /health.`), { 'retry-after': '1' });
+    if (clientGone(error, c.req.raw)) {
+      // the client hung up (mid-body, mid-call): nobody reads the answer, and it is no toolcap bug
+      options.warn?.(clientGoneLine(`${c.req.method} ${new URL(c.req.url).pathname}`, error).replace(/^mcp: /, 'http: '));
+      return new Response(null, { status: 499 });
+    }
     try {
       onError(error, c.req.raw);
     } catch {

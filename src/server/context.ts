@@ -47,6 +47,8 @@ export interface ApiOptions {
   version?: string;
   /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
   onError?: (error: unknown, request: Request) => void;
+  /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */
+  warn?: (message: string) => void;
 }
 
 /** The options as route modules read them: defaults applied once. */

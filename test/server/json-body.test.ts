@@ -87,3 +87,38 @@ describe('/mcp is behind the same limit', () => {
     expect((await app.fetch(new Request(`${BASE}/mcp`))).status).toBe(200);
   });
 });
+
+describe('a client that goes away mid-body', () => {
+  let registry: Registry;
+  beforeAll(async () => {
+    registry = new Registry({ paths: ['examples/manifests'] });
+    await registry.start();
+  });
+  afterAll(async () => {
+    await registry.close();
+  });
+
+  it('is one quiet line, not an error with a stack', async () => {
+    const errors: unknown[] = [];
+    const lines: string[] = [];
+    const app = createApi(registry, { mcp: async (request) => new Response(await request.text()), onError: (e) => errors.push(e), warn: (l) => lines.push(l) });
+    const hangUp = new AbortController();
+    // the body stream fails the way the node adapter fails it when the socket closes
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0",'));
+        setImmediate(() => {
+          hangUp.abort();
+          const gone = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+          controller.error(gone);
+        });
+      },
+    });
+    const res = await app.fetch(new Request(`${BASE}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half', signal: hangUp.signal } as RequestInit));
+    expect(res.status).toBe(499);
+    expect(errors).toEqual([]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^http: the client went away during POST \/mcp/);
+    expect(lines[0]).not.toContain('\n');
+  });
+});

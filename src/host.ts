@@ -35,6 +35,7 @@ import type { McpConnector } from './runtime/providers/mcp.js';
 import { ProviderError } from './runtime/providers/types.js';
 import { Runtime } from './runtime/runtime.js';
 import { fileTracer } from './runtime/trace-file.js';
+import type { Redactor } from './runtime/containment/redact.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import type { KeyStore, Store } from './store/types.js';
 
@@ -184,7 +185,13 @@ export async function createToolcap(config: Config | string | undefined, options
   }
 
   const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
-  const traces = traceFile === undefined ? undefined : fileTracer(traceFile);
+  // spans are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
+  let redactorOf: () => Redactor | undefined = () => undefined;
+  const liveRedactor: Redactor = {
+    redact: (value) => redactorOf()?.redact(value) ?? value,
+    redactText: (text) => redactorOf()?.redactText(text) ?? text,
+  };
+  const traces = traceFile === undefined ? undefined : fileTracer(traceFile, liveRedactor);
   const approvals = cfg?.approvals;
   const identitySections = cfg ?? LOCAL_MODE;
   const runtime = new Runtime({
@@ -197,8 +204,17 @@ export async function createToolcap(config: Config | string | undefined, options
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     // egress, response size, trusted module folders, module isolation: what the providers contain code with
     environment: { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) },
-    onWarning: warn,
+    onWarning: (message) => warn(runtime.redactor.redactText(message)),
   });
+  redactorOf = () => runtime.redactor;
+  // what a crash left behind: calls started without an outcome, approvals approved but never run, marked interrupted (never re-run)
+  try {
+    const recovered = await runtime.recoverInterrupted();
+    const n = recovered.calls.length + recovered.approvals.length;
+    if (n > 0) warn(`marked ${recovered.calls.length} call(s) and ${recovered.approvals.length} approval(s) interrupted by an earlier stop; see /audit and /approvals?status=interrupted`);
+  } catch (error) {
+    warn(`could not check the store for interrupted calls: ${errorMessage(error)}`);
+  }
   if (options.seedHealth) {
     try {
       await runtime.loadHealth();

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { DialectId } from '../dialects/types.js';
-import { configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../config/config.js';
+import { configCatalogOptions, configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../config/config.js';
 import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -55,7 +55,7 @@ export function loadCatalog(paths: readonly string[], flags: LoadFlags): Catalog
  */
 export function catalogFromConfig(config: Config, paths: readonly string[], flags: LoadFlags, withSources: boolean): CatalogResult {
   const layers = withSources ? configLayers(config, paths) : [...paths];
-  return buildCatalog(layers, { ...catalogOptions(flags), limits: config.limits });
+  return buildCatalog(layers, { ...catalogOptions(flags), ...configCatalogOptions(config) });
 }
 
 /** An empty catalog carrying the config's findings. */

@@ -52,8 +52,7 @@ export function readModuleConfig(entry: Provider, tool: Tool): ModuleProviderCon
     module,
     export: str('export') ?? (fromConfig === undefined ? tool.implementation?.export : undefined) ?? 'default',
   };
-  // `implementation.isolation` is not in the manifest schema yet: read it as the extra key it is.
-  const isolation = config['isolation'] ?? (tool.implementation as Record<string, unknown> | undefined)?.['isolation'];
+  const isolation = config['isolation'] ?? tool.implementation?.isolation;
   if (isolation !== undefined) {
     if (!ISOLATIONS.includes(isolation)) throw new ProviderConfigError(`${where}: isolation must be "worker" or "inline"`);
     out.isolation = isolation as ModuleIsolation;

@@ -89,13 +89,16 @@ export async function keysCreateCommand(flags: KeysFlags, io: CliIO): Promise<Ex
     io.stderr(`toolcap: keys create: ${problem ?? `--expires: "${flags.expires}" is not a duration (90m, 12h, 30d) or a future ISO date`}\n`);
     return EXIT.USAGE;
   }
+  const granted = [...new Set(flags.persona ?? [])];
+  const defaultPersona = flags.defaultPersona ?? (granted.length === 1 && granted[0] !== ALL ? granted[0] : undefined);
   return withKeyStore(flags, io, async (store) => {
     const approving = (flags.approvesPersona ?? []).length + (flags.approvesTool ?? []).length > 0;
     const { token, record } = await issueApiKey(store, {
       principal: flags.principal!,
       roles: [...new Set(flags.role as Role[])],
-      personas: [...new Set(flags.persona ?? [])],
-      ...(flags.defaultPersona !== undefined ? { defaultPersona: flags.defaultPersona } : {}),
+      personas: granted,
+      // one persona granted: it is the default too (a request without a persona means it); several: only when named
+      ...(defaultPersona !== undefined ? { defaultPersona } : {}),
       ...(approving ? { approves: { personas: flags.approvesPersona ?? [], tools: flags.approvesTool ?? [ALL] } } : {}),
       ...(expiresAt !== undefined ? { expiresAt } : {}),
     }, { now });

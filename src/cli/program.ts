@@ -231,7 +231,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .requiredOption('--principal <id>', 'the principal it authenticates as')
     .option('--role <role>', 'caller, approver or admin (repeatable)', collect)
     .option('--persona <persona>', 'a persona it may act as, * for all (repeatable)', collect)
-    .option('--default-persona <persona>', 'the persona of requests that name none')
+    .option('--default-persona <persona>', 'the persona of requests that name none (default: the --persona, when only one is given)')
     .option('--approves-persona <persona>', 'approvers: a persona whose calls it may decide, * for all (repeatable)', collect)
     .option('--approves-tool <tool>', 'approvers: a tool (or ns.*) it may decide (repeatable; default *)', collect)
     .option('--expires <when>', 'a duration (90m, 12h, 30d) or an ISO date; default: never')

@@ -7,7 +7,7 @@
  * @module
  */
 export { createApi, etagMatches, MAX_QUERY_LENGTH, MAX_SEARCH_LIMIT } from '../server/app.js';
-export type { ApiOptions } from '../server/app.js';
+export type { ApiOptions, ApiAuth } from '../server/app.js';
 export { listen } from '../server/listen.js';
 export type { ListenOptions, RunningServer } from '../server/listen.js';
 export { openApiDocument } from '../server/openapi.js';

@@ -36,10 +36,10 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
   'toolcap/runtime': {
     module: runtime,
     names: [
-      'ACTIONS', 'Authenticator', 'CALL_ERROR_STATUS', 'CallError', 'CallRateLimiter', 'DEFAULT_BACKOFF', 'HealthBook', 'JsonLinesSpanExporter',
-      'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason', 'backoffDelay',
-      'builtinProviderTypes', 'callErrorWire', 'can', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey', 'raceAbort', 'resolveAuthConfig',
-      'resolvePersona',
+      'ACTIONS', 'Authenticator', 'CALL_ERROR_STATUS', 'CallError', 'CallRateLimiter', 'DEFAULT_BACKOFF', 'EgressError', 'EgressGuard', 'HealthBook',
+      'JsonLinesSpanExporter', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
+      'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
+      'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona',
     ],
   },
   'toolcap/store': { module: store, names: ['StoreUnavailableError', 'StoreVersionError', 'openPostgresStore', 'openSqliteStore', 'openStore'] },
@@ -47,7 +47,13 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
     module: server,
     names: ['ApiProblem', 'MAX_QUERY_LENGTH', 'MAX_SEARCH_LIMIT', 'PROBLEM_CODES', 'createApi', 'etagMatches', 'listen', 'openApiDocument', 'problem'],
   },
-  'toolcap/mcp': { module: mcp, names: ['CAPABILITY_META_KEY', 'McpClients', 'createGatewayServer', 'mcpHttpHandler', 'mcpToolOf', 'translateTools'] },
+  'toolcap/mcp': {
+    module: mcp,
+    names: [
+      'BoundedStdioServerTransport', 'CAPABILITY_META_KEY', 'ContainedStdioClientTransport', 'MAX_STDIO_LINE_BYTES', 'McpClients', 'createGatewayServer',
+      'mcpHttpHandler', 'mcpToolOf', 'translateTools',
+    ],
+  },
   'toolcap/host': { module: host, names: ['ToolcapOpenError', 'createToolcap'] },
 };
 

@@ -87,6 +87,8 @@ describe('toolcap keys', () => {
     expect(listed.stdout).not.toContain(token.slice(22));
     const { keys } = JSON.parse(listed.stdout) as { keys: Array<Record<string, unknown>> };
     expect(keys).toEqual([expect.objectContaining({ id: keyId, principal: 'ci-bot', roles: ['caller'], personas: ['Atlas'], revokedAt: null })]);
+    // one persona granted is the default persona too: a request that names none means it
+    expect(keys[0]).toMatchObject({ defaultPersona: 'Atlas' });
     expect(keys[0]).not.toHaveProperty('hash');
     expect(keys[0]).not.toHaveProperty('salt');
     expect(Date.parse(keys[0]!['expiresAt'] as string) - Date.now()).toBeGreaterThan(29 * 86_400_000);
@@ -94,7 +96,7 @@ describe('toolcap keys', () => {
     const store = await openStore({ kind: 'sqlite', path: join(project, '.toolcap', 'keys.db') });
     try {
       const auth = new Authenticator({ config: { apiKeys: { enabled: true } }, keys: store });
-      expect(await auth.authenticate(`Bearer ${token}`)).toMatchObject({ ok: true, principal: { id: 'ci-bot', roles: ['caller'], personas: ['Atlas'], via: 'api-key' } });
+      expect(await auth.authenticate(`Bearer ${token}`)).toMatchObject({ ok: true, principal: { id: 'ci-bot', roles: ['caller'], personas: ['Atlas'], defaultPersona: 'Atlas', via: 'api-key' } });
       const revoked = await cli({}, 'keys', 'revoke', keyId, '--config', file);
       expect(revoked.code).toBe(0);
       expect(await new Authenticator({ config: { apiKeys: { enabled: true } }, keys: store }).authenticate(`Bearer ${token}`)).toMatchObject({ ok: false, code: 'REVOKED' });

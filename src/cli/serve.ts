@@ -12,8 +12,7 @@ import type { ReloadEvent } from '../registry/registry.js';
 import { DEFAULT_SERVER } from '../config/config.js';
 import { bindNames, isLoopback } from '../config/identity.js';
 import { createApi } from '../server/app.js';
-import type { RunningServer } from '../server/listen.js';
-import { listenApi } from './serve-listen.js';
+import { listen, type RunningServer } from '../server/listen.js';
 import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
@@ -107,7 +106,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const serverConfig = plan.config?.server;
   try {
     const ranking = plan.config?.ranking ?? {};
-    server = await listenApi((bound) => {
+    server = await listen((bound) => {
       const names = bindNames(host, bound);
       return createApi(registry, {
         runtime,

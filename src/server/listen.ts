@@ -1,10 +1,12 @@
 /**
- * Put the API on a socket: `node:http` with Hono's Node adapter. Closing
- * stops accepting, ends idle keep-alive connections at once and waits for
- * requests in flight.
+ * Put the API on a socket: `node:http` (or `node:https` with `tls`) through
+ * Hono's Node adapter. Closing stops accepting, ends idle keep-alive
+ * connections at once and waits for requests in flight.
  * @module
  */
-import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -15,6 +17,8 @@ export interface ListenOptions {
   host?: string;
   /** 0 picks a free port. @default 4317 */
   port?: number;
+  /** PEM files of a certificate and its key: serve HTTPS. */
+  tls?: { cert: string; key: string } | undefined;
 }
 
 export interface RunningServer {
@@ -26,34 +30,47 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+// the adapter's last resort, when a response could not be produced at all (or the app is not built yet)
+const failed = () => new Response(JSON.stringify(problem('INTERNAL', 'The server failed to answer.')), { status: 500, headers: { 'content-type': 'application/problem+json' } });
+
 /**
  * Listen; resolves once the port is bound, rejects with the system error
- * (EADDRINUSE, EACCES, ENOTFOUND) when it cannot be.
+ * (EADDRINUSE, EACCES, ENOTFOUND), or the file error when a `tls` file
+ * cannot be read. `app` may be a function of the bound port: an app whose
+ * allowed Host names carry the port is built once `port: 0` has learnt it.
+ * @example const server = await listen(createApi(registry), { port: 0 }); await server.close();
  */
-export function listen(app: Hono, options: ListenOptions = {}): Promise<RunningServer> {
+export async function listen(app: Hono | ((port: number) => Hono), options: ListenOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const listener = getRequestListener(app.fetch, {
-    // the adapter's last resort, if a response could not be produced at all
-    errorHandler: () => new Response(JSON.stringify(problem('INTERNAL', 'The server failed to answer.')), { status: 500, headers: { 'content-type': 'application/problem+json' } }),
-  });
-  const server = createServer((req, res) => void listener(req, res));
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error) => reject(error);
-    server.once('error', fail);
+  let built: Hono | undefined = typeof app === 'function' ? undefined : app;
+  const listener = getRequestListener((request, env) => (built ? built.fetch(request, env) : failed()), { errorHandler: failed });
+  const handle = (req: Parameters<typeof listener>[0], res: Parameters<typeof listener>[1]) => void listener(req, res);
+  const server: Server = options.tls ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handle) : createHttpServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
     server.listen(options.port ?? 4317, host, () => {
-      server.off('error', fail);
-      const port = (server.address() as AddressInfo).port;
-      const shown = host.includes(':') ? `[${host}]` : host;
-      resolve({
-        url: `http://${shown}:${port}`,
-        port,
-        server,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeIdleConnections();
-          }),
-      });
+      server.off('error', reject);
+      resolve();
     });
   });
+  const port = (server.address() as AddressInfo).port;
+  if (!built) {
+    try {
+      built = (app as (port: number) => Hono)(port);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `${options.tls ? 'https' : 'http'}://${shown}:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      }),
+  };
 }

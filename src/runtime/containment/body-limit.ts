@@ -1,5 +1,5 @@
 /**
- * Read a response body up to a size limit. The stream is read chunk by
+ * Read a body (a response's, or a request's) up to a size limit. The stream is read chunk by
  * chunk and cancelled as soon as the limit is passed, so memory never holds
  * more than the limit plus one chunk; a `Content-Length` above the limit
  * fails before anything is read.
@@ -27,7 +27,7 @@ export class BodyTooLargeError extends Error {
  * @param maxBytes @default DEFAULT_MAX_BODY_BYTES
  * @throws BodyTooLargeError past the limit (the body stream is cancelled)
  */
-export async function readBodyLimited(response: Response, maxBytes: number = DEFAULT_MAX_BODY_BYTES): Promise<Uint8Array> {
+export async function readBodyLimited(response: Pick<Response, 'headers' | 'body'>, maxBytes: number = DEFAULT_MAX_BODY_BYTES): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel().catch(() => {});
@@ -58,6 +58,6 @@ export async function readBodyLimited(response: Response, maxBytes: number = DEF
 }
 
 /** {@link readBodyLimited}, decoded as UTF-8 (as `Response.text()` does). */
-export async function readTextLimited(response: Response, maxBytes: number = DEFAULT_MAX_BODY_BYTES): Promise<string> {
+export async function readTextLimited(response: Pick<Response, 'headers' | 'body'>, maxBytes: number = DEFAULT_MAX_BODY_BYTES): Promise<string> {
   return new TextDecoder().decode(await readBodyLimited(response, maxBytes));
 }

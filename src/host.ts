@@ -35,7 +35,7 @@ import type { McpConnector } from './runtime/providers/mcp.js';
 import { ProviderError } from './runtime/providers/types.js';
 import { Runtime } from './runtime/runtime.js';
 import { fileTracer } from './runtime/trace-file.js';
-import type { Redactor } from './runtime/containment/redact.js';
+import { createRedactor, type Redactor } from './runtime/containment/redact.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import type { KeyStore, Store } from './store/types.js';
 
@@ -142,13 +142,22 @@ export async function createToolcap(config: Config | string | undefined, options
   // the cache folder must exist before the layers are listed: configLayers names it only then
   if (connect) mkdirSync(cacheDir, { recursive: true });
   const layers: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
+  // spans, warnings and MCP servers' errors are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
+  // until the runtime exists (MCP servers start first): token shapes and the MCP servers' own env values
+  const early = createRedactor({ secrets: (cfg?.mcp.servers ?? []).flatMap((server) => Object.values(server.env ?? {})) });
+  let redactorOf: () => Redactor = () => early;
+  const liveRedactor: Redactor = {
+    redact: (value) => redactorOf().redact(value),
+    redactText: (text) => redactorOf().redactText(text),
+  };
   const connector = new SwitchableConnector();
   let registry: Registry | undefined;
   const makeClients = (mcp: McpConfig, dir: string) =>
     new McpClients(mcp, {
       cacheDir: dir,
       clientInfo: { name: 'toolcap', version: toolcapVersion() },
-      warn: (m) => warn(`mcp: ${m}`),
+      // a server's stderr tail may carry secrets: warnings go through the runtime's redactor
+      warn: (m) => warn(`mcp: ${liveRedactor.redactText(m)}`),
       // a changed tool list rewrites the cache file; reload now rather than wait for the watcher
       onToolsChanged: () => void registry?.refresh(),
     });
@@ -185,12 +194,6 @@ export async function createToolcap(config: Config | string | undefined, options
   }
 
   const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
-  // spans are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
-  let redactorOf: () => Redactor | undefined = () => undefined;
-  const liveRedactor: Redactor = {
-    redact: (value) => redactorOf()?.redact(value) ?? value,
-    redactText: (text) => redactorOf()?.redactText(text) ?? text,
-  };
   const traces = traceFile === undefined ? undefined : fileTracer(traceFile, liveRedactor);
   const approvals = cfg?.approvals;
   const identitySections = cfg ?? LOCAL_MODE;
@@ -263,7 +266,8 @@ export async function createToolcap(config: Config | string | undefined, options
     get mcp() {
       return connector.current;
     },
-    health: connect ? withServerState(runtime.health, connector) : runtime.health,
+    // a server's last error may quote its stderr: it is shown through the runtime's redactor
+    health: connect ? withServerState(runtime.health, connector, liveRedactor) : runtime.health,
     layers,
     traceFile,
     configWatcher,
@@ -303,10 +307,14 @@ class SwitchableConnector implements McpConnector {
   ready(server: string) {
     return this.current?.ready(server) ?? { healthy: false, reason: `no MCP client for server "${server}"` };
   }
+  // the server's identity and the tool's listed schema: what an approval of an MCP tool is bound to
+  identity(server: string, tool: string) {
+    return this.current?.identity(server, tool);
+  }
 }
 
 /** Observed health, with the tools of an MCP server that is not up shown as down (and why). */
-function withServerState(observed: HealthSource, connector: SwitchableConnector): HealthSource {
+function withServerState(observed: HealthSource, connector: SwitchableConnector, redactor: Redactor): HealthSource {
   return {
     // a server going down or coming back changes answers too (cached bodies are keyed by this)
     version: () => {
@@ -319,7 +327,7 @@ function withServerState(observed: HealthSource, connector: SwitchableConnector)
       const server = /^mcp\.([a-z0-9_-]+)\./.exec(name)?.[1];
       const status = server === undefined ? undefined : connector.current?.status().find((s) => s.server === server);
       if (!status || status.state === 'up') return seen;
-      return { ...(seen ?? {}), status: 'down', server: { state: status.state, ...(status.lastError !== undefined ? { lastError: status.lastError } : {}) } } as HealthSummary;
+      return { ...(seen ?? {}), status: 'down', server: { state: status.state, ...(status.lastError !== undefined ? { lastError: redactor.redactText(status.lastError) } : {}) } } as HealthSummary;
     },
   };
 }

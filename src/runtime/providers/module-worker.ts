@@ -39,6 +39,8 @@ export const WORKER_IDLE_MS = 2_000;
 export interface WorkerExecutorOptions {
   /** Heap cap of the worker (`maxOldGenerationSizeMb`), from `execution.resources.memoryMb`. */
   memoryMb?: number;
+  /** The worker's own `process.env`: the allow-list a command tool gets too (absent: a copy of the server's). */
+  env?: Record<string, string>;
 }
 
 interface Pending {
@@ -68,6 +70,7 @@ export class WorkerExecutor implements ModuleExecutor {
       eval: true,
       workerData: target,
       stdout: true,
+      ...(options.env !== undefined ? { env: options.env } : {}),
       ...(options.memoryMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } } : {}),
     });
     this.#worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));

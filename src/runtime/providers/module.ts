@@ -32,7 +32,9 @@ import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Provider, Tool } from '../../model/schema.js';
 import { errorMessage } from '../../model/errors.js';
+import { envAllowList } from '../containment/child-env.js';
 import { readResourceLimits } from '../containment/resource-limits.js';
+import { declaredEnvNames } from './declared-env.js';
 import { codeIdentityOf } from './identity.js';
 import { abortedError, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
 import { moduleCodeIdentity, fileDigest } from './module-identity.js';
@@ -66,6 +68,8 @@ class ModuleInstance implements ProviderInstance {
   readonly #trusted: readonly string[];
   readonly #isolation: ModuleIsolation;
   readonly #memoryMb: number | undefined;
+  /** What a worker's code sees as process.env: a small base plus the variables the manifest declares. */
+  readonly #env: Record<string, string>;
   readonly #verdict: ModuleVerdict;
   readonly #describe: string;
   #current: Current | undefined;
@@ -81,6 +85,7 @@ class ModuleInstance implements ProviderInstance {
     this.#trusted = environment.trustedModuleDirs ?? [];
     this.#isolation = config.isolation ?? environment.moduleIsolation ?? 'worker';
     this.#memoryMb = readResourceLimits(tool.execution?.resources).limits.memoryMb;
+    this.#env = envAllowList({ base: environment.env, declared: declaredEnvNames(tool) });
     this.#verdict = moduleAllowed(config.module, this.#baseDir, this.#trusted);
     this.#describe = `export "${config.export}" of module "${config.module}"`;
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
@@ -112,7 +117,7 @@ class ModuleInstance implements ProviderInstance {
       url.searchParams.set('code', fileDigest(verdict.entry.path) ?? 'missing');
       executor = new InlineExecutor({ ...target, url: url.href });
     } else {
-      executor = new WorkerExecutor(target, this.#memoryMb !== undefined ? { memoryMb: this.#memoryMb } : {});
+      executor = new WorkerExecutor(target, { env: this.#env, ...(this.#memoryMb !== undefined ? { memoryMb: this.#memoryMb } : {}) });
     }
     this.#current = { identity: now.identity, executor };
     return executor;

@@ -126,3 +126,13 @@ describe('worker isolation (the default)', () => {
     await expect(p.call({}, contextFor())).resolves.toEqual({ mainThread: false });
   });
 });
+
+describe('a worker sees only the environment its manifest declares', () => {
+  it('declared variables and the base are there; the server\'s other secrets are not', async () => {
+    const env = { PATH: '/usr/bin', PGPASSWORD: 'hunter2-db', AWS_SECRET_ACCESS_KEY: 'aws-secret-value', NOTES_TOKEN: 'declared-token' };
+    const tool: Tool = { name: 'env.probe', auth: { required: true, type: 'api_key', envs: { NOTES_TOKEN: {} } } } as Tool;
+    const p = make({ export: 'envOf' }, { env, baseDir: FIXTURES }, tool);
+    const seen = await p.call({ names: ['PATH', 'PGPASSWORD', 'AWS_SECRET_ACCESS_KEY', 'NOTES_TOKEN'] }, contextFor(undefined, tool));
+    expect(seen).toEqual({ PATH: '/usr/bin', PGPASSWORD: null, AWS_SECRET_ACCESS_KEY: null, NOTES_TOKEN: 'declared-token' });
+  });
+});

@@ -33,23 +33,37 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 /**
  * The `WWW-Authenticate` challenge of a 401: `Bearer realm="toolcap"`, with
  * `error="invalid_token"` when a token was sent and refused, and where the
- * resource metadata is when it is configured (at the resource's origin, which
- * stays right behind a reverse proxy where the request's own URL may not).
+ * resource metadata is when it is configured: at the resource's origin when
+ * the resource identifier is an http(s) URL (that stays right behind a
+ * reverse proxy, where the request's own URL may not), else at the origin
+ * the request was sent to (an audience such as `toolcap` or `api://toolcap`
+ * names no place).
  * @example challenge(undefined, 'UNAUTHENTICATED') // 'Bearer realm="toolcap"'
  */
-export function challenge(auth: ApiAuth | undefined, code: string): string {
+export function challenge(auth: ApiAuth | undefined, code: string, requestUrl?: string): string {
   const parts = ['Bearer realm="toolcap"'];
   if (code !== 'UNAUTHENTICATED') parts.push('error="invalid_token"');
   const resource = auth?.resourceMetadata?.resource;
-  if (resource !== undefined) parts.push(`resource_metadata="${new URL(resource).origin}${RESOURCE_METADATA_PATH}"`);
+  const origin = resource === undefined ? undefined : (httpOrigin(resource) ?? (requestUrl === undefined ? undefined : httpOrigin(requestUrl)));
+  if (origin !== undefined) parts.push(`resource_metadata="${origin}${RESOURCE_METADATA_PATH}"`);
   return parts.join(', ');
 }
 
+/** The origin of an http(s) URL, or undefined for anything else (never throws). */
+function httpOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The problem for a failed authentication: 503 when credentials could not be checked, else 401 with the challenge. */
-export function authFailure(auth: ApiAuth, outcome: AuthOutcome & { ok: false }): ApiProblem {
+export function authFailure(auth: ApiAuth, outcome: AuthOutcome & { ok: false }, requestUrl?: string): ApiProblem {
   if (outcome.code === 'UNAVAILABLE') return new ApiProblem(problem('AUTH_UNAVAILABLE', `Credentials cannot be checked now: ${outcome.message}`), { 'retry-after': '5' });
   const detail = `${outcome.message} Send Authorization: Bearer <API key or access token>.`;
-  return new ApiProblem(problem('UNAUTHENTICATED', detail, { reason: outcome.code }), { 'www-authenticate': challenge(auth, outcome.code) });
+  return new ApiProblem(problem('UNAUTHENTICATED', detail, { reason: outcome.code }), { 'www-authenticate': challenge(auth, outcome.code, requestUrl) });
 }
 
 /**
@@ -65,7 +79,7 @@ export function authorize<E extends PrincipalEnv>(auth: ApiAuth | undefined, act
       const outcome = await auth.authenticate(c.req.raw);
       if (outcome.ok) c.set('principal', outcome.principal);
       if (action !== 'public') {
-        if (!outcome.ok) throw authFailure(auth, outcome);
+        if (!outcome.ok) throw authFailure(auth, outcome, c.req.url);
         const { principal } = outcome;
         if (!can(principal, action)) {
           throw new ApiProblem(problem('FORBIDDEN', `"${principal.id}" (roles: ${principal.roles.join(', ') || 'none'}) may not ${action}.`, { action }));

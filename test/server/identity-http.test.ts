@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from '../../src/registry/registry.js';
 import { createApi } from '../../src/server/app.js';
+import { challenge } from '../../src/server/auth.js';
 import { hostAllowed } from '../../src/server/host-guard.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { ROUTE_LIST } from '../../src/server/route-table.js';
@@ -168,5 +169,16 @@ describe('hostAllowed', () => {
     } finally {
       await registry.close();
     }
+  });
+});
+
+describe('the 401 challenge with an audience that is not a URL', () => {
+  it.each([
+    ['toolcap', 'http://toolcap.test'],
+    ['api://toolcap', 'http://toolcap.test'],
+    ['https://resource.example/api', 'https://resource.example'],
+  ])('audience %s: resource_metadata at %s, never a 500', (resource, origin) => {
+    const auth = { authenticate: async () => ({ ok: false as const, code: 'UNAUTHENTICATED' as const, message: 'no credentials' }), resourceMetadata: { resource, authorizationServers: ['https://issuer.example'] } };
+    expect(challenge(auth, 'UNAUTHENTICATED', 'http://toolcap.test/tools?x=1')).toBe(`Bearer realm="toolcap", resource_metadata="${origin}/.well-known/oauth-protected-resource"`);
   });
 });

@@ -128,7 +128,7 @@ export class Router {
         const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
         const message = timedOut
           ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
-          : `Provider ${chosen.name} of "${tool.name}" failed: ${errorMessage(error)}`;
+          : `Provider ${chosen.name} of "${tool.name}" failed${error instanceof ProviderError ? ` (${error.code})` : ''}: ${errorMessage(error)}`;
         health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
         if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);

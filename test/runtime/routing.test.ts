@@ -305,3 +305,12 @@ describe('HealthBook.backoffMs', () => {
     expect(book.admit('t', 'p', 10_000)).toMatchObject({ ok: false, until: 11_000 });
   });
 });
+
+describe('what a provider said reaches the caller', () => {
+  it.each(['RESPONSE_TOO_LARGE', 'BAD_RESPONSE', 'PROVIDER_ERROR'] as const)('a %s failure names its code in the call error', async (code) => {
+    const h = await harness([fakeTool('one', { execution: execution('never'), providers: fakeProviders(['p1', 0]) })]);
+    h.fakes.on('p1', fail(code, 'what the provider said', false));
+    const e = await expectCode(h.runtime.call('one', {}), 'PROVIDER_ERROR');
+    expect(e.message).toContain(`failed (${code}): what the provider said`);
+  });
+});

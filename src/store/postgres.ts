@@ -12,26 +12,21 @@
  * - Every connection or query failure becomes a {@link StoreUnavailableError}
  *   (with the driver's error as `cause`); callers fail closed.
  * See docs/store.md.
+ *
+ * This module opens and migrates the database and wraps every query and
+ * transaction; the queries live per concern in postgres-approvals.ts,
+ * postgres-audit.ts, postgres-calls.ts and postgres-keys.ts, the shared
+ * statements in postgres-statements.ts.
  * @module
  */
 import pg from 'pg';
+import type { ApprovalMethods, AuditMethods, CallMethods } from './methods.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
+import { postgresApprovals } from './postgres-approvals.js';
+import { postgresAudit } from './postgres-audit.js';
+import { postgresCalls } from './postgres-calls.js';
 import { hostPort, unavailable } from './postgres-errors.js';
-import { PG_IN_FLIGHT_STATEMENTS, insertStarts, interruptStarted } from './postgres-in-flight.js';
 import { postgresKeys } from './postgres-keys.js';
-import {
-  APPROVAL_COLUMNS,
-  AUDIT_COLUMNS,
-  CALL_COLUMNS,
-  approvalValues,
-  auditValues,
-  callValues,
-  queryLimit,
-  rowToApproval,
-  rowToAudit,
-  rowToCall,
-  updateParams,
-} from './rows.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -52,6 +47,8 @@ import {
   type Store,
 } from './types.js';
 
+export { PG_STATEMENTS } from './postgres-statements.js';
+
 export interface PostgresStoreOptions {
   /** A schema to keep the tables in (created if missing); a plain lower-case identifier. @default the server's search_path (usually public) */
   schema?: string;
@@ -61,59 +58,10 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
 }
 
-/** First keys of the two-key advisory locks (the second is a hash of the schema). */
+/** First key of the migration advisory lock (the second is a hash of the schema). */
 const MIGRATION_LOCK = 74_020_001;
-const AUDIT_LOCK = 74_020_002;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-const placeholders = (n: number, from = 1): string => Array.from({ length: n }, (_, i) => `$${i + from}::text`).join(', ');
-
-/** Rows per multi-row insert of call outcomes (9 or 8 parameters a row, far below PostgreSQL's 65,535). */
-const OUTCOME_CHUNK = 500;
-
-/** INSERT of n call records in one statement. */
-function insertCallsSql(n: number): string {
-  const rows = Array.from({ length: n }, (_, r) => {
-    const b = r * CALL_COLUMNS.length;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}::double precision, $${b + 8}, $${b + 9})`;
-  });
-  return `INSERT INTO calls (${CALL_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`;
-}
-
-/** INSERT of n audit lines in one statement, in the given order, under the audit lock (seq order is commit order). */
-function insertAuditsSql(n: number): string {
-  const width = AUDIT_COLUMNS.length + 1;
-  const rows = Array.from({ length: n }, (_, r) => `($${r * width + 1}::int, ${placeholders(AUDIT_COLUMNS.length, r * width + 2)})`);
-  return `INSERT INTO audit (${AUDIT_COLUMNS.join(', ')})
-    SELECT ${AUDIT_COLUMNS.map((c) => `v.${c}`).join(', ')}
-    FROM (VALUES ${rows.join(', ')}) AS v(ord, ${AUDIT_COLUMNS.join(', ')}),
-         (SELECT pg_advisory_xact_lock(${AUDIT_LOCK}, hashtext(current_schema()))) AS serialise
-    ORDER BY v.ord`;
-}
-
-/** The statements, exported so the crash test's child writes exactly as the store does. */
-export const PG_STATEMENTS = {
-  insertApproval: `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${placeholders(APPROVAL_COLUMNS.length)})`,
-  /** Takes the audit lock first, so seq order is commit order. */
-  insertAudit: `INSERT INTO audit (${AUDIT_COLUMNS.join(', ')})
-    SELECT ${placeholders(AUDIT_COLUMNS.length)}
-    FROM (SELECT pg_advisory_xact_lock(${AUDIT_LOCK}, hashtext(current_schema()))) AS serialise
-    RETURNING seq`,
-  insertCall: `INSERT INTO calls (${CALL_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7::double precision, $8, $9)`,
-  updateApproval: `UPDATE approvals SET
-      status = $3,
-      decided_by = CASE WHEN $4::boolean THEN $5::text ELSE decided_by END,
-      decided_at = CASE WHEN $6::boolean THEN $7::text ELSE decided_at END,
-      note = CASE WHEN $8::boolean THEN $9::text ELSE note END,
-      result = CASE WHEN $10::boolean THEN $11::text ELSE result END,
-      decided_by_principal = CASE WHEN $12::boolean THEN $13::text ELSE decided_by_principal END,
-      decided_via = CASE WHEN $14::boolean THEN $15::text ELSE decided_via END,
-      outcome = CASE WHEN $16::boolean THEN $17::text ELSE outcome END
-    WHERE id = $1 AND status = $2
-    RETURNING *`,
-  getApproval: 'SELECT * FROM approvals WHERE id = $1',
-} as const;
 
 /** The URL without its password, for messages and `location`. */
 export function redactUrl(url: string): string {
@@ -188,13 +136,20 @@ class PostgresStore implements Store, KeyStore {
   #pool: pg.Pool;
   #fail: (what: string, err: unknown) => Error;
   #closed = false;
+  #approvals: ApprovalMethods;
+  #audit: AuditMethods;
+  #calls: CallMethods;
   #keys: KeyStore;
 
   constructor(pool: pg.Pool, location: string, fail: (what: string, err: unknown) => Error) {
     this.#pool = pool;
     this.location = location;
     this.#fail = fail;
-    this.#keys = postgresKeys((what, sql, params) => this.#query(what, sql, params));
+    const query = (what: string, sql: string, params?: unknown[]): Promise<Row[]> => this.#query(what, sql, params);
+    this.#approvals = postgresApprovals(query);
+    this.#audit = postgresAudit(query);
+    this.#calls = postgresCalls(query, (what, work) => this.#transaction(what, work));
+    this.#keys = postgresKeys(query);
   }
 
   async #query(what: string, sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -205,83 +160,6 @@ class PostgresStore implements Store, KeyStore {
     } catch (err) {
       throw this.#fail(what, err);
     }
-  }
-
-  async createApproval(record: ApprovalRecord): Promise<void> {
-    await this.#query(`creating approval ${record.id}`, PG_STATEMENTS.insertApproval, approvalValues(record));
-  }
-
-  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    const rows = await this.#query(`reading approval ${id}`, PG_STATEMENTS.getApproval, [id]);
-    return rows[0] ? rowToApproval(rows[0]) : undefined;
-  }
-
-  async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.status !== undefined) (params.push(query.status), where.push(`status = $${params.length}`));
-    if (query.tool !== undefined) (params.push(query.tool), where.push(`tool = $${params.length}`));
-    if (query.requestedByPrincipal !== undefined) (params.push(query.requestedByPrincipal), where.push(`requested_by_principal = $${params.length}`));
-    params.push(queryLimit(query.limit, 100));
-    const sql = `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, ord DESC LIMIT $${params.length}`;
-    return (await this.#query('listing approvals', sql, params)).map(rowToApproval);
-  }
-
-  async updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
-    const p = updateParams(update);
-    const rows = await this.#query(`updating approval ${id}`, PG_STATEMENTS.updateApproval, [
-      id, from, update.status,
-      p.setDecidedBy === 1, p.decidedBy,
-      p.setDecidedAt === 1, p.decidedAt,
-      p.setNote === 1, p.note,
-      p.setResult === 1, p.result,
-      p.setDecidedByPrincipal === 1, p.decidedByPrincipal,
-      p.setDecidedVia === 1, p.decidedVia,
-      p.setOutcome === 1, p.outcome,
-    ]);
-    return rows[0] ? rowToApproval(rows[0]) : undefined;
-  }
-
-  async appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
-    const values = auditValues(record);
-    const rows = await this.#query('appending to the audit log', PG_STATEMENTS.insertAudit, values);
-    // the record as stored: detail is a copy read back from its JSON text
-    return rowToAudit({ seq: rows[0]?.seq, ...Object.fromEntries(AUDIT_COLUMNS.map((c, i) => [c, values[i]])) });
-  }
-
-  async listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.afterSeq !== undefined) (params.push(query.afterSeq), where.push(`seq > $${params.length}`));
-    if (query.tool !== undefined) (params.push(query.tool), where.push(`tool = $${params.length}`));
-    if (query.callId !== undefined) (params.push(query.callId), where.push(`call_id = $${params.length}`));
-    params.push(queryLimit(query.limit, 100));
-    const sql = `SELECT * FROM audit${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ASC LIMIT $${params.length}`;
-    return (await this.#query('reading the audit log', sql, params)).map(rowToAudit);
-  }
-
-  async recordCall(record: CallRecord): Promise<void> {
-    await this.#query(`recording call ${record.callId}`, PG_STATEMENTS.insertCall, callValues(record));
-  }
-
-  async recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
-    await this.#transaction(`recording ${outcomes.length} call outcomes`, async (client) => {
-      // multi-row statements, in chunks: three round trips per chunk instead of three per call
-      for (let i = 0; i < outcomes.length; i += OUTCOME_CHUNK) {
-        const chunk = outcomes.slice(i, i + OUTCOME_CHUNK);
-        await client.query(insertCallsSql(chunk.length), chunk.flatMap((o) => callValues(o.call)));
-        await client.query(insertAuditsSql(chunk.length), chunk.flatMap((o, k) => [k, ...auditValues(o.audit)]));
-        await client.query(PG_IN_FLIGHT_STATEMENTS.remove, [chunk.map((o) => o.call.callId)]);
-      }
-    });
-  }
-
-  async recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
-    await this.#transaction(`recording ${records.length} call starts`, (client) => insertStarts(client, PG_STATEMENTS.insertAudit, records));
-  }
-
-  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
-    return this.#transaction('marking interrupted calls', (client) => interruptStarted(client, PG_STATEMENTS.insertAudit, options.at, options.before));
   }
 
   /** Run `work` in one transaction on one pooled connection; any failure rolls back and becomes a StoreUnavailableError. */
@@ -306,14 +184,48 @@ class PostgresStore implements Store, KeyStore {
     }
   }
 
-  async listCalls(query: CallQuery = {}): Promise<CallRecord[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (query.since !== undefined) (params.push(query.since), where.push(`started_at >= $${params.length}`));
-    if (query.tool !== undefined) (params.push(query.tool), where.push(`tool = $${params.length}`));
-    params.push(queryLimit(query.limit, 1000));
-    const sql = `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT $${params.length}`;
-    return (await this.#query('listing calls', sql, params)).map(rowToCall);
+  createApproval(record: ApprovalRecord): Promise<void> {
+    return this.#approvals.createApproval(record);
+  }
+
+  getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#approvals.getApproval(id);
+  }
+
+  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]> {
+    return this.#approvals.listApprovals(query);
+  }
+
+  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
+    return this.#approvals.updateApproval(id, from, update);
+  }
+
+  appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
+    return this.#audit.appendAudit(record);
+  }
+
+  listAudit(query?: AuditQuery): Promise<AuditRecord[]> {
+    return this.#audit.listAudit(query);
+  }
+
+  recordCall(record: CallRecord): Promise<void> {
+    return this.#calls.recordCall(record);
+  }
+
+  recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
+    return this.#calls.recordOutcomes(outcomes);
+  }
+
+  recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
+    return this.#calls.recordStarts(records);
+  }
+
+  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
+    return this.#calls.interruptCalls(options);
+  }
+
+  listCalls(query?: CallQuery): Promise<CallRecord[]> {
+    return this.#calls.listCalls(query);
   }
 
   createKey(record: KeyRecord): Promise<void> {

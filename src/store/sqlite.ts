@@ -8,27 +8,22 @@
  * interface, and every database error becomes a rejected
  * {@link StoreUnavailableError} (with the driver's error as `cause`), never a
  * crash. See docs/store.md.
+ *
+ * This module opens and migrates the file and wraps every query; the
+ * queries live per concern in sqlite-approvals.ts, sqlite-audit.ts,
+ * sqlite-calls.ts and sqlite-keys.ts, the shared statements in
+ * sqlite-statements.ts.
  * @module
  */
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type { ApprovalMethods, AuditMethods, CallMethods } from './methods.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
-import {
-  APPROVAL_COLUMNS,
-  AUDIT_COLUMNS,
-  CALL_COLUMNS,
-  approvalValues,
-  auditValues,
-  callValues,
-  queryLimit,
-  rowToApproval,
-  rowToAudit,
-  rowToCall,
-  updateParams,
-} from './rows.js';
+import { sqliteApprovals } from './sqlite-approvals.js';
+import { sqliteAudit } from './sqlite-audit.js';
+import { sqliteCalls } from './sqlite-calls.js';
 import { unavailable } from './sqlite-errors.js';
-import { SQLITE_IN_FLIGHT_STATEMENTS, insertStarts, interruptStarted } from './sqlite-in-flight.js';
 import { sqliteKeys } from './sqlite-keys.js';
 import {
   StoreUnavailableError,
@@ -49,6 +44,8 @@ import {
   type NewAuditRecord,
   type Store,
 } from './types.js';
+
+export { SQLITE_STATEMENTS } from './sqlite-statements.js';
 
 export interface SqliteStoreOptions {
   /** How long a write waits for another process holding the write lock, in ms. @default 5000 */
@@ -73,27 +70,6 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, synchronous: SqliteSynchronous = 'full'): string[] {
   return ['journal_mode = WAL', `synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`, `busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`, 'foreign_keys = ON'];
 }
-
-const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
-
-/** The write statements, exported so the crash test's child writes exactly as the store does. */
-export const SQLITE_STATEMENTS = {
-  insertApproval: `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${placeholders(APPROVAL_COLUMNS.length)})`,
-  insertAudit: `INSERT INTO audit (${AUDIT_COLUMNS.join(', ')}) VALUES (${placeholders(AUDIT_COLUMNS.length)}) RETURNING seq`,
-  insertCall: `INSERT INTO calls (${CALL_COLUMNS.join(', ')}) VALUES (${placeholders(CALL_COLUMNS.length)})`,
-  updateApproval: `UPDATE approvals SET
-      status = @status,
-      decided_by = CASE WHEN @setDecidedBy THEN @decidedBy ELSE decided_by END,
-      decided_at = CASE WHEN @setDecidedAt THEN @decidedAt ELSE decided_at END,
-      note = CASE WHEN @setNote THEN @note ELSE note END,
-      result = CASE WHEN @setResult THEN @result ELSE result END,
-      decided_by_principal = CASE WHEN @setDecidedByPrincipal THEN @decidedByPrincipal ELSE decided_by_principal END,
-      decided_via = CASE WHEN @setDecidedVia THEN @decidedVia ELSE decided_via END,
-      outcome = CASE WHEN @setOutcome THEN @outcome ELSE outcome END
-    WHERE id = @id AND status = @from
-    RETURNING *`,
-  getApproval: 'SELECT * FROM approvals WHERE id = ?',
-} as const;
 
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore> {
@@ -159,20 +135,26 @@ function migrate(db: Database.Database, file: string): void {
   }
 }
 
-type Row = Record<string, unknown>;
-
 class SqliteStore implements Store, KeyStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   #db: Database.Database;
   #closed = false;
   #statements = new Map<string, Database.Statement>();
+  #approvals: ApprovalMethods;
+  #audit: AuditMethods;
+  #calls: CallMethods;
   #keys: KeyStore;
 
   constructor(db: Database.Database, file: string) {
     this.#db = db;
     this.location = file;
-    this.#keys = sqliteKeys((what, fn) => this.#run(what, fn), (sql) => this.#stmt(sql));
+    const run = <T>(what: string, fn: () => T): Promise<T> => this.#run(what, fn);
+    const stmt = (sql: string): Database.Statement => this.#stmt(sql);
+    this.#approvals = sqliteApprovals(run, stmt);
+    this.#audit = sqliteAudit(run, stmt);
+    this.#calls = sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)());
+    this.#keys = sqliteKeys(run, stmt);
   }
 
   #stmt(sql: string): Database.Statement {
@@ -195,103 +177,47 @@ class SqliteStore implements Store, KeyStore {
   }
 
   createApproval(record: ApprovalRecord): Promise<void> {
-    return this.#run(`creating approval ${record.id}`, () => {
-      this.#stmt(SQLITE_STATEMENTS.insertApproval).run(...approvalValues(record));
-    });
+    return this.#approvals.createApproval(record);
   }
 
   getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    return this.#run(`reading approval ${id}`, () => {
-      const row = this.#stmt(SQLITE_STATEMENTS.getApproval).get(id) as Row | undefined;
-      return row ? rowToApproval(row) : undefined;
-    });
+    return this.#approvals.getApproval(id);
   }
 
-  listApprovals(query: ApprovalQuery = {}): Promise<ApprovalRecord[]> {
-    return this.#run('listing approvals', () => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (query.status !== undefined) (where.push('status = ?'), params.push(query.status));
-      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
-      if (query.requestedByPrincipal !== undefined) (where.push('requested_by_principal = ?'), params.push(query.requestedByPrincipal));
-      params.push(queryLimit(query.limit, 100));
-      const sql = `SELECT * FROM approvals${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, rowid DESC LIMIT ?`;
-      return (this.#stmt(sql).all(...params) as Row[]).map(rowToApproval);
-    });
+  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]> {
+    return this.#approvals.listApprovals(query);
   }
 
   updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
-    return this.#run(`updating approval ${id}`, () => {
-      const row = this.#stmt(SQLITE_STATEMENTS.updateApproval).get({ id, from, status: update.status, ...updateParams(update) }) as Row | undefined;
-      return row ? rowToApproval(row) : undefined;
-    });
+    return this.#approvals.updateApproval(id, from, update);
   }
 
   appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
-    return this.#run('appending to the audit log', () => {
-      const values = auditValues(record);
-      const row = this.#stmt(SQLITE_STATEMENTS.insertAudit).get(...values) as { seq: number };
-      // the record as stored: detail is a copy read back from its JSON text
-      return rowToAudit({ seq: row.seq, ...Object.fromEntries(AUDIT_COLUMNS.map((c, i) => [c, values[i]])) });
-    });
+    return this.#audit.appendAudit(record);
   }
 
-  listAudit(query: AuditQuery = {}): Promise<AuditRecord[]> {
-    return this.#run('reading the audit log', () => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (query.afterSeq !== undefined) (where.push('seq > ?'), params.push(query.afterSeq));
-      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
-      if (query.callId !== undefined) (where.push('call_id = ?'), params.push(query.callId));
-      params.push(queryLimit(query.limit, 100));
-      const sql = `SELECT * FROM audit${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ASC LIMIT ?`;
-      return (this.#stmt(sql).all(...params) as Row[]).map(rowToAudit);
-    });
+  listAudit(query?: AuditQuery): Promise<AuditRecord[]> {
+    return this.#audit.listAudit(query);
   }
 
   recordCall(record: CallRecord): Promise<void> {
-    return this.#run(`recording call ${record.callId}`, () => {
-      this.#stmt(SQLITE_STATEMENTS.insertCall).run(...callValues(record));
-    });
+    return this.#calls.recordCall(record);
   }
 
   recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
-    return this.#run(`recording ${outcomes.length} call outcome${outcomes.length === 1 ? '' : 's'}`, () => {
-      const insertCall = this.#stmt(SQLITE_STATEMENTS.insertCall);
-      const insertAudit = this.#stmt(SQLITE_STATEMENTS.insertAudit);
-      const landed = this.#stmt(SQLITE_IN_FLIGHT_STATEMENTS.remove);
-      this.#db.transaction(() => {
-        for (const o of outcomes) {
-          insertCall.run(...callValues(o.call));
-          insertAudit.get(...auditValues(o.audit));
-          landed.run(o.call.callId);
-        }
-      })();
-    });
+    return this.#calls.recordOutcomes(outcomes);
   }
 
   recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
-    return this.#run(`recording ${records.length} call start${records.length === 1 ? '' : 's'}`, () => {
-      this.#db.transaction(() => insertStarts((sql) => this.#stmt(sql), SQLITE_STATEMENTS.insertAudit, records))();
-    });
+    return this.#calls.recordStarts(records);
   }
 
   interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
-    return this.#run('marking interrupted calls', () =>
-      this.#db.transaction(() => interruptStarted((sql) => this.#stmt(sql), SQLITE_STATEMENTS.insertAudit, options.at, options.before))(),
-    );
+    return this.#calls.interruptCalls(options);
   }
 
-  listCalls(query: CallQuery = {}): Promise<CallRecord[]> {
-    return this.#run('listing calls', () => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (query.since !== undefined) (where.push('started_at >= ?'), params.push(query.since));
-      if (query.tool !== undefined) (where.push('tool = ?'), params.push(query.tool));
-      params.push(queryLimit(query.limit, 1000));
-      const sql = `SELECT * FROM calls${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC, id DESC LIMIT ?`;
-      return (this.#stmt(sql).all(...params) as Row[]).map(rowToCall);
-    });
+  listCalls(query?: CallQuery): Promise<CallRecord[]> {
+    return this.#calls.listCalls(query);
   }
 
   createKey(record: KeyRecord): Promise<void> {

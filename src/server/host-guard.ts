@@ -21,17 +21,22 @@ function splitHost(value: string): { name: string; port: string | undefined } {
 
 /**
  * Whether a Host value is allowed: an entry with a port must match exactly,
- * an entry without one matches the name on any port. Names are compared
- * without case, as DNS does.
+ * an entry without one matches the name on any port (a port is digits, or
+ * nothing). Names are compared without case, as DNS does.
  * @example hostAllowed('localhost:4317', ['localhost']) // true
  */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   const got = splitHost(host);
+  // `localhost:4317@evil.example` is no port: it must not pass an entry that allows every port
+  if (got.port !== undefined && !/^\d{0,5}$/.test(got.port)) return false;
   return allowed.some((entry) => {
     const want = splitHost(entry);
     return want.name === got.name && (want.port === undefined || want.port === got.port);
   });
 }
+
+/** A URL's `host:port`, the scheme's default port written out (the URL parser drops it; an allowed entry may name it). */
+const authority = (url: URL): string => `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
 
 /** Origins compare as serialised (scheme, host, port), without case or a trailing slash. */
 const normalOrigin = (o: string) => o.trim().toLowerCase().replace(/\/$/, '');
@@ -45,10 +50,13 @@ export function hostGuard(allowedHosts: readonly string[] | undefined, allowedOr
   const origins = allowedOrigins?.map(normalOrigin);
   return async (c, next) => {
     if (allowedHosts) {
-      // the Node adapter builds the URL from Host; an in-process Request may carry both
-      const host = c.req.header('host') ?? new URL(c.req.url).host;
-      if (!hostAllowed(host, allowedHosts)) {
-        throw new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
+      // the Node adapter builds the URL from Host, except for an absolute-form target (`GET http://evil.example/x`),
+      // whose authority RFC 9112 puts above Host: both must be served here (an in-process Request may carry both too)
+      const urlHost = authority(new URL(c.req.url));
+      for (const host of new Set([c.req.header('host') ?? urlHost, urlHost])) {
+        if (!hostAllowed(host, allowedHosts)) {
+          throw new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
+        }
       }
     }
     const origin = c.req.header('origin');

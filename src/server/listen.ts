@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { problem } from './problem.js';
+import { problem, problemResponse } from './problem.js';
 
 export interface ListenOptions {
   /** @default '127.0.0.1' */
@@ -31,7 +31,20 @@ export interface RunningServer {
 }
 
 // the adapter's last resort, when a response could not be produced at all (or the app is not built yet)
-const failed = () => new Response(JSON.stringify(problem('INTERNAL', 'The server failed to answer.')), { status: 500, headers: { 'content-type': 'application/problem+json' } });
+const failed = () => problemResponse(problem('INTERNAL', 'The server failed to answer.'));
+
+/**
+ * What the adapter answers when it cannot even make a Request: a Host it
+ * cannot build a URL from (`localhost:4317@evil`, `a/b`, none on HTTP/1.0),
+ * an absolute-form target it cannot parse, or a request target that is not a
+ * path (`*`, a backslash). The client's fault, never a toolcap bug: 421 for
+ * the host, 404 for the path.
+ */
+function unreadable(error: unknown): Response {
+  if (!(error instanceof RequestError)) return failed();
+  if (/host|absolute/i.test(error.message)) return problemResponse(problem('MISDIRECTED_REQUEST', 'The request names no host this server can answer for.'));
+  return problemResponse(problem('NOT_FOUND', 'The request target is not a path this server has. See /openapi.json.'));
+}
 
 /**
  * Listen; resolves once the port is bound, rejects with the system error
@@ -43,7 +56,7 @@ const failed = () => new Response(JSON.stringify(problem('INTERNAL', 'The server
 export async function listen(app: Hono | ((port: number) => Hono), options: ListenOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   let built: Hono | undefined = typeof app === 'function' ? undefined : app;
-  const listener = getRequestListener((request, env) => (built ? built.fetch(request, env) : failed()), { errorHandler: failed });
+  const listener = getRequestListener((request, env) => (built ? built.fetch(request, env) : failed()), { errorHandler: unreadable });
   const handle = (req: Parameters<typeof listener>[0], res: Parameters<typeof listener>[1]) => void listener(req, res);
   const server: Server = options.tls ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handle) : createHttpServer(handle);
   await new Promise<void>((resolve, reject) => {

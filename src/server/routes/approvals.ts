@@ -1,8 +1,9 @@
 /**
  * `/approvals`: list and read approval requests, approve (which runs exactly
  * the reviewed call) or deny them. With a principal, a caller sees only the
- * approvals it asked for (another's answers 404, as an unknown id does)
- * unless it may `approvals.read.all`, and a decision is the principal's over
+ * approvals it asked for (another's answers 404, as an unknown id does), an
+ * approver those and the ones within its grants, an admin every one; a
+ * decision is the principal's over
  * the `http` channel: the body's `by` is ignored, and the runtime refuses a
  * principal deciding its own request (four eyes) or one outside its grants.
  * @module
@@ -10,7 +11,7 @@
 import type { Context } from 'hono';
 import { isMember } from '../../model/vocabulary.js';
 import type { ParameterProblem } from '../../query/params.js';
-import { can, type Principal } from '../../runtime/identity/principal.js';
+import { can, mayDecide, type ApprovalSubject, type Principal } from '../../runtime/identity/principal.js';
 import type { Decision } from '../../runtime/approval-policy.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../store/types.js';
 import { principalOf } from '../auth.js';
@@ -34,8 +35,19 @@ function parseListParams(params: URLSearchParams): { status?: ApprovalStatus; to
   return { ...(status ? { status: status as ApprovalStatus } : {}), ...(tool ? { tool } : {}), limit: n };
 }
 
-/** Whether the principal sees only its own approvals (no principal: a trusted caller sees all). */
-const ownOnly = (principal: Principal | undefined): principal is Principal => principal !== undefined && !can(principal, 'approvals.read.all');
+/**
+ * Whether a principal may see an approval: its own; or, reading all, one it
+ * could decide. An approver granted one persona's approvals must not read
+ * another persona's tools and arguments through them (persona-scoped tools
+ * are shown only to their personas). No principal: a trusted caller.
+ */
+function visible(principal: Principal | undefined, approval: ApprovalSubject): boolean {
+  if (principal === undefined || approval.requestedByPrincipal === principal.id) return true;
+  return can(principal, 'approvals.read.all') && mayDecide(principal, approval).ok;
+}
+
+/** Approvals a reviewer with narrower grants sees are filtered from this many, newest first. */
+const SCAN_LIMIT = 1000;
 
 /** The decision a request makes: the principal's over HTTP, else (library use) the `by` it names. */
 async function decisionOf(c: Context<ApiEnv>): Promise<Decision> {
@@ -56,7 +68,10 @@ export function approvalRoutes(ctx: ApiContext): RouteModule {
   on(ROUTES.listApprovals, runtime, async (c) => {
     const query = parseListParams(new URL(c.req.url).searchParams);
     const principal = principalOf(c);
-    return noStoreJson({ approvals: await c.var.runtime.listApprovals(ownOnly(principal) ? { ...query, requestedBy: principal.id } : query) });
+    if (principal === undefined || principal.roles.includes('admin')) return noStoreJson({ approvals: await c.var.runtime.listApprovals(query) });
+    if (!can(principal, 'approvals.read.all')) return noStoreJson({ approvals: await c.var.runtime.listApprovals({ ...query, requestedBy: principal.id }) });
+    const scanned = await c.var.runtime.listApprovals({ ...query, limit: SCAN_LIMIT });
+    return noStoreJson({ approvals: scanned.filter((a) => visible(principal, a)).slice(0, query.limit) });
   });
 
   on(ROUTES.getApproval, runtime, async (c) => {
@@ -64,7 +79,7 @@ export function approvalRoutes(ctx: ApiContext): RouteModule {
     const approval = await c.var.runtime.getApproval(id);
     const principal = principalOf(c);
     // another's approval answers as a missing one: its existence is not the caller's business
-    if (ownOnly(principal) && approval.requestedByPrincipal !== principal.id) throw new ApiProblem(problem('APPROVAL_NOT_FOUND', `No approval "${id}".`));
+    if (!visible(principal, approval)) throw new ApiProblem(problem('APPROVAL_NOT_FOUND', `No approval "${id}".`));
     return noStoreJson(approval);
   });
 

@@ -9,7 +9,7 @@
  */
 import type { ApprovalView } from '../../runtime/approvals.js';
 import type { CallResult } from '../../runtime/runtime.js';
-import { principalOf } from '../auth.js';
+import { authFailure, principalOf, type ApiAuth } from '../auth.js';
 import { routeModule, withRuntime, noStoreJson, type ApiContext, type RouteModule } from '../context.js';
 import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
 import { ApiProblem, PROBLEM_CODES, problem, type ProblemCode } from '../problem.js';
@@ -53,6 +53,17 @@ function pendingAnswer(pending: CallResult & { status: 'pending_approval' }, app
   return noStoreJson({ ...pending, approval, approve: `POST /approvals/${id}/approve`, deny: `POST /approvals/${id}/deny` }, 202, { location: `/approvals/${id}`, ...headers });
 }
 
+/**
+ * A wait may outlast the credential it began with (a key revoked, a token
+ * expired meanwhile): the outcome goes only to one still valid, as if asked
+ * for anew (`GET /approvals/{id}` would be), else the request's 401.
+ */
+async function stillAuthenticated(auth: ApiAuth | undefined, request: Request): Promise<void> {
+  if (!auth) return;
+  const outcome = await auth.authenticate(request);
+  if (!outcome.ok) throw authFailure(auth, outcome, request.url);
+}
+
 /** The call route, mounted at `/tools`. */
 export function callRoutes(ctx: ApiContext): RouteModule {
   const { on, ...module } = routeModule('/tools', ctx);
@@ -82,6 +93,7 @@ export function callRoutes(ctx: ApiContext): RouteModule {
     if (result.status !== 'pending_approval') return noStoreJson(result);
     if (wait === undefined || wait === 0) return pendingAnswer(result, result.approval);
     const view = await runtime.waitForApproval(result.approval.id, wait * 1000, c.req.raw.signal);
+    await stillAuthenticated(ctx.options.auth, c.req.raw);
     return settled(result, view, { 'preference-applied': `wait=${wait}` });
   });
 

@@ -15,7 +15,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
-import type { Principal } from '../runtime/identity/principal.js';
+import { grantsKey, type Principal } from '../runtime/identity/principal.js';
 import { readBodyWithin } from './body.js';
 import { clientGone, clientGoneLine } from './client-abort.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
@@ -104,7 +104,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       // server-initiated messages (list_changed, elicitation) use the session's GET stream
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, principal?.id, { transport, gateway });
+        sessions.add(id, principal?.id, { transport, gateway }, principal ? grantsKey(principal) : undefined);
       },
       ...(allowedHosts || allowedOrigins
         ? { enableDnsRebindingProtection: true, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) }
@@ -116,7 +116,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     await gateway.server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: body });
     // initialize failed (bad params): no session was made, drop the server
-    if (transport.sessionId === undefined || sessions.get(transport.sessionId, principal?.id) === undefined) await gateway.close().catch(() => undefined);
+    if (transport.sessionId === undefined || sessions.get(transport.sessionId, principal?.id, principal ? grantsKey(principal) : undefined) === undefined) await gateway.close().catch(() => undefined);
     return response;
   };
 
@@ -137,8 +137,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (closed) return jsonRpcError(503, ErrorCode.ConnectionClosed, 'The MCP endpoint is shutting down.');
       const sessionId = request.headers.get('mcp-session-id');
       if (sessionId) {
-        // another principal's session is answered as an unknown one: ids are not probed
-        const session = sessions.get(sessionId, principal?.id);
+        // another principal's session, or this principal's under other grants, is answered as an unknown one
+        const session = sessions.get(sessionId, principal?.id, principal ? grantsKey(principal) : undefined);
         if (!session) return jsonRpcError(404, -32001, 'Session not found: it was closed, expired or never existed. Initialize a new one.');
         if (request.method !== 'POST') return await sessions.use(sessionId, () => session.transport.handleRequest(request));
         const read = await readJson(request);

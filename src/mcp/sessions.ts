@@ -27,6 +27,8 @@ interface Entry<S> {
   session: S;
   /** The owning principal's id; undefined: opened without a principal (a trusted in-process caller). */
   owner: string | undefined;
+  /** What the owner was granted when it opened the session (identity's grantsKey): a use under other grants is refused. */
+  grants: string | undefined;
   lastUsed: number;
   /** Requests being answered now: a session answering one is not idle. */
   busy: number;
@@ -88,14 +90,18 @@ export class SessionTable<S> {
     else this.#reserved.delete(key);
   }
 
-  add(id: string, owner: string | undefined, session: S): void {
-    this.#entries.set(id, { session, owner, lastUsed: this.#clock(), busy: 0 });
+  add(id: string, owner: string | undefined, session: S, grants?: string): void {
+    this.#entries.set(id, { session, owner, grants, lastUsed: this.#clock(), busy: 0 });
   }
 
-  /** The session `id` if `owner` opened it; undefined for an unknown id and for another principal's session alike. */
-  get(id: string, owner: string | undefined): S | undefined {
+  /**
+   * The session `id` if `owner` opened it with these `grants`; undefined for
+   * an unknown id, another principal's session and the same principal under
+   * other grants alike (ids are not probed, and grants are not carried over).
+   */
+  get(id: string, owner: string | undefined, grants?: string): S | undefined {
     const entry = this.#entries.get(id);
-    return entry !== undefined && entry.owner === owner ? entry.session : undefined;
+    return entry !== undefined && entry.owner === owner && entry.grants === grants ? entry.session : undefined;
   }
 
   /** Run `work` for session `id`: it counts as used from start to end, and is not swept meanwhile. */

@@ -1,6 +1,7 @@
 /** The session table on fake timers: caps with reservations, owners, and the idle sweep sparing busy sessions. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SESSION_DEFAULTS, SessionTable } from '../../src/mcp/sessions.js';
+import { grantsKey, type Principal } from '../../src/runtime/identity/principal.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -45,5 +46,21 @@ describe('SessionTable', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(expired).toEqual(['idle', 'busy']);
     table.clear();
+  });
+});
+
+describe('a session and the grants it was opened with', () => {
+  const alice = (personas: string[]): Principal => ({ id: 'alice', roles: ['caller'], personas, via: 'api-key' });
+  it.each([
+    ['the same grants', alice(['dev', 'ops']), true],
+    ['the same grants, listed in another order', { ...alice(['dev', 'ops']), personas: ['ops', 'dev'] }, true],
+    ['fewer personas (a second key, or a token that lost a claim)', alice(['dev']), false],
+    ['more roles', { ...alice(['dev', 'ops']), roles: ['caller', 'approver'] } as Principal, false],
+    ['the same id by another way in', { ...alice(['dev', 'ops']), via: 'oidc' } as Principal, false],
+  ])('%s: %s', (_label, asking, allowed) => {
+    const table = new SessionTable<string>({}, () => undefined);
+    const opener = alice(['dev', 'ops']);
+    table.add('s1', opener.id, 'one', grantsKey(opener));
+    expect(table.get('s1', asking.id, grantsKey(asking)) === 'one').toBe(allowed);
   });
 });

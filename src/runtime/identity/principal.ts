@@ -159,3 +159,22 @@ export function toolGranted(grants: readonly string[], tool: string): boolean {
 function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * What a principal is granted, as one comparable string (the order of grants
+ * aside): two requests under the same id but different grants (a second key
+ * of that principal, an OIDC token whose claims lost a persona) differ here.
+ * @example grantsKey(a) === grantsKey(b) // same id, same roles, personas and approver grants
+ */
+export function grantsKey(principal: Principal): string {
+  const sorted = (list: readonly string[] | undefined) => (list === undefined ? null : [...list].sort());
+  return JSON.stringify([
+    principal.id,
+    principal.via,
+    sorted(principal.roles),
+    sorted(principal.personas),
+    principal.defaultPersona ?? null,
+    sorted(principal.approves?.personas),
+    sorted(principal.approves?.tools),
+  ]);
+}

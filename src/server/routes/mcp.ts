@@ -5,33 +5,23 @@
  * stream, DELETE to end a session), so this path is not in the route table
  * and never answers 405 from it. Every request is authenticated (any role
  * may speak MCP; the gateway checks each method) and the handler is told
- * the principal, which it binds its sessions to; a session is used only by
- * a principal granted what its opener was (`mcp-session-grants.ts`).
+ * the principal, which it binds its sessions to: a session is used only by
+ * the principal that opened it, under the grants it opened it with.
  * @module
  */
 import { authorize, principalOf } from '../auth.js';
 import { routeModule, type ApiContext, type RouteModule } from '../context.js';
 import { limitBody } from '../json-body.js';
-import { SessionGrants, unknownSession } from '../mcp-session-grants.js';
 
 /** The MCP mount point at `/mcp`, or nothing when the API was made without a handler (then `/mcp` is 404). */
 export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
   const handler = ctx.options.mcp;
   if (!handler) return undefined;
   const module = routeModule('/mcp', ctx);
-  const grants = new SessionGrants();
   // 401 with its WWW-Authenticate before the body is read, as the MCP authorization specification expects
   module.app.all('/', authorize(ctx.options.auth, 'list'), limitBody(ctx.maxBodyBytes), async (c) => {
     const principal = principalOf(c);
-    if (!principal) return handler(c.req.raw, {});
-    // the gateway's own test: an empty id is no id
-    const sessionId = c.req.header('mcp-session-id') || undefined;
-    if (sessionId !== undefined && !grants.matches(sessionId, principal)) return unknownSession();
-    const response = await handler(c.req.raw, { principal });
-    const opened = response.headers.get('mcp-session-id');
-    if (sessionId === undefined && opened !== null && response.ok) grants.opened(opened, principal);
-    if (sessionId !== undefined && c.req.method === 'DELETE' && response.ok) grants.closed(sessionId);
-    return response;
+    return handler(c.req.raw, principal ? { principal } : {});
   });
   return module;
 }

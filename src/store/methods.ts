@@ -5,7 +5,23 @@
  * store classes only open, wrap errors and forward.
  * @module
  */
-import type { Store } from './types.js';
+import type {
+  ApprovalQuery,
+  ApprovalRecord,
+  ApprovalStatus,
+  ApprovalUpdate,
+  AuditQuery,
+  AuditRecord,
+  CallOutcomeRecord,
+  CallQuery,
+  CallRecord,
+  InterruptedCall,
+  KeyQuery,
+  KeyRecord,
+  KeyStore,
+  NewAuditRecord,
+  Store,
+} from './types.js';
 
 /** Approvals: create, read, list, compare-and-set update. */
 export type ApprovalMethods = Pick<Store, 'createApproval' | 'getApproval' | 'listApprovals' | 'updateApproval'>;
@@ -15,3 +31,94 @@ export type AuditMethods = Pick<Store, 'appendAudit' | 'listAudit'>;
 
 /** Call history and calls in flight; both back ends have the optional group-commit methods. */
 export type CallMethods = Required<Pick<Store, 'recordCall' | 'recordOutcomes' | 'recordStarts' | 'interruptCalls' | 'listCalls'>>;
+
+/** Every method group of a back end. */
+export interface MethodGroups {
+  approvals: ApprovalMethods;
+  audit: AuditMethods;
+  calls: CallMethods;
+  keys: KeyStore;
+}
+
+/**
+ * The forwarding both back ends share: each store method goes to its group.
+ * A back end extends this, hands its groups to the constructor, and keeps
+ * only opening, error wrapping and closing.
+ */
+export abstract class GroupedStore implements KeyStore {
+  #groups: MethodGroups | undefined;
+
+  /** Called once at the end of the back end's constructor, when what the groups use exists. */
+  protected useGroups(groups: MethodGroups): void {
+    this.#groups = groups;
+  }
+
+  get #g(): MethodGroups {
+    if (!this.#groups) throw new Error('a store back end must call useGroups() in its constructor');
+    return this.#groups;
+  }
+
+  createApproval(record: ApprovalRecord): Promise<void> {
+    return this.#g.approvals.createApproval(record);
+  }
+
+  getApproval(id: string): Promise<ApprovalRecord | undefined> {
+    return this.#g.approvals.getApproval(id);
+  }
+
+  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]> {
+    return this.#g.approvals.listApprovals(query);
+  }
+
+  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
+    return this.#g.approvals.updateApproval(id, from, update);
+  }
+
+  appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
+    return this.#g.audit.appendAudit(record);
+  }
+
+  listAudit(query?: AuditQuery): Promise<AuditRecord[]> {
+    return this.#g.audit.listAudit(query);
+  }
+
+  recordCall(record: CallRecord): Promise<void> {
+    return this.#g.calls.recordCall(record);
+  }
+
+  recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
+    return this.#g.calls.recordOutcomes(outcomes);
+  }
+
+  recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
+    return this.#g.calls.recordStarts(records);
+  }
+
+  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
+    return this.#g.calls.interruptCalls(options);
+  }
+
+  listCalls(query?: CallQuery): Promise<CallRecord[]> {
+    return this.#g.calls.listCalls(query);
+  }
+
+  createKey(record: KeyRecord): Promise<void> {
+    return this.#g.keys.createKey(record);
+  }
+
+  getKey(id: string): Promise<KeyRecord | undefined> {
+    return this.#g.keys.getKey(id);
+  }
+
+  listKeys(query?: KeyQuery): Promise<KeyRecord[]> {
+    return this.#g.keys.listKeys(query);
+  }
+
+  revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
+    return this.#g.keys.revokeKey(id, at);
+  }
+
+  touchKey(id: string, at: string): Promise<void> {
+    return this.#g.keys.touchKey(id, at);
+  }
+}

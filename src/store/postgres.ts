@@ -20,7 +20,7 @@
  * @module
  */
 import pg from 'pg';
-import type { ApprovalMethods, AuditMethods, CallMethods } from './methods.js';
+import { GroupedStore } from './methods.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
 import { postgresApprovals } from './postgres-approvals.js';
 import { postgresAudit } from './postgres-audit.js';
@@ -30,20 +30,7 @@ import { postgresKeys } from './postgres-keys.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
-  type ApprovalQuery,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type ApprovalUpdate,
-  type AuditQuery,
-  type AuditRecord,
-  type CallQuery,
-  type CallRecord,
-  type CallOutcomeRecord,
-  type InterruptedCall,
-  type KeyQuery,
-  type KeyRecord,
   type KeyStore,
-  type NewAuditRecord,
   type Store,
 } from './types.js';
 
@@ -130,26 +117,25 @@ async function migrate(pool: pg.Pool, schema: string | undefined, location: stri
 
 type Row = Record<string, unknown>;
 
-class PostgresStore implements Store, KeyStore {
+class PostgresStore extends GroupedStore implements Store, KeyStore {
   readonly kind = 'postgres' as const;
   readonly location: string;
   #pool: pg.Pool;
   #fail: (what: string, err: unknown) => Error;
   #closed = false;
-  #approvals: ApprovalMethods;
-  #audit: AuditMethods;
-  #calls: CallMethods;
-  #keys: KeyStore;
 
   constructor(pool: pg.Pool, location: string, fail: (what: string, err: unknown) => Error) {
+    super();
     this.#pool = pool;
     this.location = location;
     this.#fail = fail;
     const query = (what: string, sql: string, params?: unknown[]): Promise<Row[]> => this.#query(what, sql, params);
-    this.#approvals = postgresApprovals(query);
-    this.#audit = postgresAudit(query);
-    this.#calls = postgresCalls(query, (what, work) => this.#transaction(what, work));
-    this.#keys = postgresKeys(query);
+    this.useGroups({
+      approvals: postgresApprovals(query),
+      audit: postgresAudit(query),
+      calls: postgresCalls(query, (what, work) => this.#transaction(what, work)),
+      keys: postgresKeys(query),
+    });
   }
 
   async #query(what: string, sql: string, params: unknown[] = []): Promise<Row[]> {
@@ -184,69 +170,21 @@ class PostgresStore implements Store, KeyStore {
     }
   }
 
-  createApproval(record: ApprovalRecord): Promise<void> {
-    return this.#approvals.createApproval(record);
-  }
 
-  getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    return this.#approvals.getApproval(id);
-  }
 
-  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]> {
-    return this.#approvals.listApprovals(query);
-  }
 
-  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
-    return this.#approvals.updateApproval(id, from, update);
-  }
 
-  appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
-    return this.#audit.appendAudit(record);
-  }
 
-  listAudit(query?: AuditQuery): Promise<AuditRecord[]> {
-    return this.#audit.listAudit(query);
-  }
 
-  recordCall(record: CallRecord): Promise<void> {
-    return this.#calls.recordCall(record);
-  }
 
-  recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
-    return this.#calls.recordOutcomes(outcomes);
-  }
 
-  recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
-    return this.#calls.recordStarts(records);
-  }
 
-  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
-    return this.#calls.interruptCalls(options);
-  }
 
-  listCalls(query?: CallQuery): Promise<CallRecord[]> {
-    return this.#calls.listCalls(query);
-  }
 
-  createKey(record: KeyRecord): Promise<void> {
-    return this.#keys.createKey(record);
-  }
 
-  getKey(id: string): Promise<KeyRecord | undefined> {
-    return this.#keys.getKey(id);
-  }
 
-  listKeys(query?: KeyQuery): Promise<KeyRecord[]> {
-    return this.#keys.listKeys(query);
-  }
 
-  revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
-    return this.#keys.revokeKey(id, at);
-  }
 
-  touchKey(id: string, at: string): Promise<void> {
-    return this.#keys.touchKey(id, at);
-  }
 
   async ping(): Promise<void> {
     await this.#query('ping', 'SELECT 1 FROM toolcap_migrations LIMIT 1');

@@ -18,7 +18,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { ApprovalMethods, AuditMethods, CallMethods } from './methods.js';
+import { GroupedStore } from './methods.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
 import { sqliteApprovals } from './sqlite-approvals.js';
 import { sqliteAudit } from './sqlite-audit.js';
@@ -28,20 +28,7 @@ import { sqliteKeys } from './sqlite-keys.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
-  type ApprovalQuery,
-  type ApprovalRecord,
-  type ApprovalStatus,
-  type ApprovalUpdate,
-  type AuditQuery,
-  type AuditRecord,
-  type CallQuery,
-  type CallRecord,
-  type CallOutcomeRecord,
-  type InterruptedCall,
-  type KeyQuery,
-  type KeyRecord,
   type KeyStore,
-  type NewAuditRecord,
   type Store,
 } from './types.js';
 
@@ -135,26 +122,25 @@ function migrate(db: Database.Database, file: string): void {
   }
 }
 
-class SqliteStore implements Store, KeyStore {
+class SqliteStore extends GroupedStore implements Store, KeyStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   #db: Database.Database;
   #closed = false;
   #statements = new Map<string, Database.Statement>();
-  #approvals: ApprovalMethods;
-  #audit: AuditMethods;
-  #calls: CallMethods;
-  #keys: KeyStore;
 
   constructor(db: Database.Database, file: string) {
+    super();
     this.#db = db;
     this.location = file;
     const run = <T>(what: string, fn: () => T): Promise<T> => this.#run(what, fn);
     const stmt = (sql: string): Database.Statement => this.#stmt(sql);
-    this.#approvals = sqliteApprovals(run, stmt);
-    this.#audit = sqliteAudit(run, stmt);
-    this.#calls = sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)());
-    this.#keys = sqliteKeys(run, stmt);
+    this.useGroups({
+      approvals: sqliteApprovals(run, stmt),
+      audit: sqliteAudit(run, stmt),
+      calls: sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)()),
+      keys: sqliteKeys(run, stmt),
+    });
   }
 
   #stmt(sql: string): Database.Statement {
@@ -176,69 +162,21 @@ class SqliteStore implements Store, KeyStore {
     }
   }
 
-  createApproval(record: ApprovalRecord): Promise<void> {
-    return this.#approvals.createApproval(record);
-  }
 
-  getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    return this.#approvals.getApproval(id);
-  }
 
-  listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]> {
-    return this.#approvals.listApprovals(query);
-  }
 
-  updateApproval(id: string, from: ApprovalStatus, update: ApprovalUpdate): Promise<ApprovalRecord | undefined> {
-    return this.#approvals.updateApproval(id, from, update);
-  }
 
-  appendAudit(record: NewAuditRecord): Promise<AuditRecord> {
-    return this.#audit.appendAudit(record);
-  }
 
-  listAudit(query?: AuditQuery): Promise<AuditRecord[]> {
-    return this.#audit.listAudit(query);
-  }
 
-  recordCall(record: CallRecord): Promise<void> {
-    return this.#calls.recordCall(record);
-  }
 
-  recordOutcomes(outcomes: readonly CallOutcomeRecord[]): Promise<void> {
-    return this.#calls.recordOutcomes(outcomes);
-  }
 
-  recordStarts(records: readonly NewAuditRecord[]): Promise<void> {
-    return this.#calls.recordStarts(records);
-  }
 
-  interruptCalls(options: { at: string; before: string }): Promise<InterruptedCall[]> {
-    return this.#calls.interruptCalls(options);
-  }
 
-  listCalls(query?: CallQuery): Promise<CallRecord[]> {
-    return this.#calls.listCalls(query);
-  }
 
-  createKey(record: KeyRecord): Promise<void> {
-    return this.#keys.createKey(record);
-  }
 
-  getKey(id: string): Promise<KeyRecord | undefined> {
-    return this.#keys.getKey(id);
-  }
 
-  listKeys(query?: KeyQuery): Promise<KeyRecord[]> {
-    return this.#keys.listKeys(query);
-  }
 
-  revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
-    return this.#keys.revokeKey(id, at);
-  }
 
-  touchKey(id: string, at: string): Promise<void> {
-    return this.#keys.touchKey(id, at);
-  }
 
   ping(): Promise<void> {
     return this.#run('ping', () => {

@@ -62,7 +62,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       registry,
       runtime,
       principal,
-      warn: (line: string) => human.stderr(`toolcap mcp: ${line}\n`),
+      warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
       ...(flags.caller !== undefined ? { caller: flags.caller } : {}),

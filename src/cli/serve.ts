@@ -87,13 +87,14 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   if (typeof setup === 'number') return setup;
   const { registry, runtime, store, identity } = setup;
   const sessions = plan.config?.mcp.sessions;
-  const quiet = (line: string) => io.stderr(`toolcap: ${line}\n`);
+  // what goes to the log passes the runtime's redactor, as every other sink does
+  const quiet = (line: string) => io.stderr(`toolcap: ${runtime.redactor.redactText(line)}\n`);
   const gateway: McpHttpHandler = mcpHttpHandler({
     registry,
     runtime,
     version: toolcapVersion(),
     warn: quiet,
-    onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
     ...(sessions ? { sessions } : {}),
     ...(plan.config ? { configPath: plan.config.file } : {}),
   });
@@ -115,6 +116,8 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         version: toolcapVersion(),
         auth: identity.api,
         warn: quiet,
+        onError: (error, request) =>
+          io.stderr(`toolcap: ${request.method} ${new URL(request.url).pathname} failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
         allowedHosts: serverConfig?.allowedHosts ?? names.allowedHosts,
         allowedOrigins: serverConfig?.allowedOrigins ?? names.allowedOrigins,
         ...(ranking.weights ? { weights: ranking.weights } : {}),

@@ -91,25 +91,35 @@ export const JSON_CASES: Array<[string, unknown]> = [
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
+/**
+ * A fresh database of `harness` and a store on it; `open` opens more stores
+ * on the same database. Every store is closed and the database dropped by a
+ * function pushed onto `cleanups` (run them after each test).
+ */
+export async function freshStore(
+  harness: StoreHarness,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ db: TestDatabase; store: Store & KeyStore; open: () => Promise<Store & KeyStore> }> {
+  const db = await harness.fresh();
+  const stores: Array<Store & KeyStore> = [];
+  const open = async (): Promise<Store & KeyStore> => {
+    const s = await db.open();
+    stores.push(s);
+    return s;
+  };
+  cleanups.push(async () => {
+    for (const s of stores) await s.close();
+    await db.drop();
+  });
+  return { db, store: await open(), open };
+}
+
 export function runStoreContract(name: string, harness: StoreHarness): void {
   describe(`store contract: ${name}`, () => {
     const cleanups: Array<() => Promise<void>> = [];
 
     /** A fresh database and a store on it, both cleaned up after the test. */
-    async function setup(): Promise<{ db: TestDatabase; store: Store; open: () => Promise<Store> }> {
-      const db = await harness.fresh();
-      const stores: Store[] = [];
-      const open = async (): Promise<Store> => {
-        const s = await db.open();
-        stores.push(s);
-        return s;
-      };
-      cleanups.push(async () => {
-        for (const s of stores) await s.close();
-        await db.drop();
-      });
-      return { db, store: await open(), open };
-    }
+    const setup = () => freshStore(harness, cleanups);
 
     afterEach(async () => {
       while (cleanups.length) await cleanups.pop()?.();

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewAuditRecord, Store } from '../../src/store/types.js';
-import { approval, audit, call, type StoreHarness } from './contract.js';
+import { approval, audit, call, freshStore, type StoreHarness } from './contract.js';
 
 const started = (callId: string, at: string, over: Partial<NewAuditRecord> = {}): NewAuditRecord =>
   audit({ kind: 'call.started', callId, at, tool: 'files.write', detail: { arguments: {} }, ...over });
@@ -18,18 +18,8 @@ export function runDurabilityContract(name: string, harness: StoreHarness): void
       while (cleanups.length) await cleanups.pop()?.();
     });
     async function open(): Promise<{ store: Store; reopen: () => Promise<Store> }> {
-      const db = await harness.fresh();
-      const stores: Store[] = [];
-      const reopen = async () => {
-        const s = await db.open();
-        stores.push(s);
-        return s;
-      };
-      cleanups.push(async () => {
-        for (const s of stores) await s.close();
-        await db.drop();
-      });
-      return { store: await reopen(), reopen };
+      const { store, open: reopen } = await freshStore(harness, cleanups);
+      return { store, reopen };
     }
 
     it('keeps the code hash an approval is bound to, and the interrupted status', async () => {

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LATEST_VERSION } from '../../src/store/migrations.js';
-import { StoreUnavailableError, type KeyRecord, type KeyStore, type Store } from '../../src/store/types.js';
-import { approval, type StoreHarness, type TestDatabase } from './contract.js';
+import { StoreUnavailableError, type KeyRecord } from '../../src/store/types.js';
+import { approval, freshStore, type StoreHarness } from './contract.js';
 
 let counter = 0;
 
@@ -30,7 +30,6 @@ export function key(over: Partial<KeyRecord> = {}): KeyRecord {
   };
 }
 
-type Opened = Store & KeyStore;
 
 export function runIdentityContract(name: string, harness: StoreHarness): void {
   describe(`store identity contract: ${name}`, () => {
@@ -39,20 +38,7 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       while (cleanups.length) await cleanups.pop()?.();
     });
 
-    async function setup(): Promise<{ db: TestDatabase; store: Opened; open: () => Promise<Opened> }> {
-      const db = await harness.fresh();
-      const stores: Opened[] = [];
-      const open = async (): Promise<Opened> => {
-        const s = await db.open();
-        stores.push(s);
-        return s;
-      };
-      cleanups.push(async () => {
-        for (const s of stores) await s.close();
-        await db.drop();
-      });
-      return { db, store: await open(), open };
-    }
+    const setup = () => freshStore(harness, cleanups);
 
     describe('keys', () => {
       it.each([

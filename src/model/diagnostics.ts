@@ -49,6 +49,7 @@ export const DIAGNOSTIC_CODES = {
   WRITE_WITHOUT_ROLLBACK: 'warning',
   INVALID_JSON_SCHEMA: 'error',
   EVIDENCE_CONTRADICTS_CLAIM: 'warning',
+  EFFECTS_TIGHTENED: 'info',
   // containment
   MODULE_PATH_REFUSED: 'error',
 } as const satisfies Record<string, Severity>;

@@ -55,7 +55,8 @@ export function words(text: string): string[] {
     .filter((w) => w.length > 0);
 }
 
-function verdictOf(word: string): Verdict | undefined {
+/** What a single verb says, if it is one the evidence reader knows: `verdictOf('revoke') // 'destructive'`. */
+export function verdictOf(word: string): Verdict | undefined {
   if (DESTRUCTIVE.has(word)) return 'destructive';
   if (WRITES.has(word)) return 'write';
   if (READS.has(word)) return 'read';
@@ -77,6 +78,24 @@ function nameEvidence(name: string): Evidence[] {
     if (out.length === 0 || (says === 'destructive' && !out.some((e) => e.says === 'destructive'))) out.push({ source: 'name', says, detail: `"${w}"` });
   }
   return out;
+}
+
+/**
+ * Name evidence strong enough to tighten a label derived from a read
+ * method: a destructive verb anywhere in the name's last segment
+ * (`auth.revoke`, `apps_uninstall`), or a write verb in a name with no read
+ * verb (`views.publish`; not `rate-limit/get`, where "rate" is a noun, nor
+ * `inviteRequests.list`). Words only ever tighten.
+ * @example tighteningEvidence('auth_revoke') // { source: 'name', says: 'destructive', detail: '"revoke"' }
+ */
+export function tighteningEvidence(name: string): Evidence | undefined {
+  const last = name.slice(name.lastIndexOf('.') + 1) || name;
+  const verdicts = words(last).map((w) => ({ w, says: verdictOf(w) }));
+  const destroys = verdicts.find((v) => v.says === 'destructive');
+  if (destroys) return { source: 'name', says: 'destructive', detail: `"${destroys.w}"` };
+  if (verdicts.some((v) => v.says === 'read')) return undefined;
+  const write = verdicts.find((v) => v.says === 'write');
+  return write ? { source: 'name', says: 'write', detail: `"${write.w}"` } : undefined;
 }
 
 /** Word evidence from a description: its first verb-like word (the rest is often about other things). */

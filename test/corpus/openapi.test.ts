@@ -65,9 +65,14 @@ describe.each(SPECS)('corpus %s', (file, count, methods) => {
   });
 
   it('infers reads from GET and irreversible, high-risk writes from DELETE', () => {
-    for (const tool of load(file).tools) {
+    const { tools, diagnostics } = load(file);
+    const tightened = new Set(diagnostics.filter((d) => d.code === 'EFFECTS_TIGHTENED').map((d) => d.message.split(' ')[1]));
+    for (const tool of tools) {
       const method = methodOf(tool);
-      if (method === 'DELETE') {
+      if (method === 'GET' && tightened.has(String(tool.providers?.[0]?.config?.['path']))) {
+        expect(tool.effects?.mode).toBe('write');
+        expect(tool.derived).toContain('effects.mode');
+      } else if (method === 'DELETE') {
         expect(tool.effects).toMatchObject({ mode: 'write', sideEffects: 'write', reversible: 'none', risk: 'high' });
         expect(tool.derived).toEqual(expect.arrayContaining(['effects.mode', 'effects.reversible', 'effects.risk']));
       } else if (method === 'GET') {
@@ -86,6 +91,38 @@ describe.each(SPECS)('corpus %s', (file, count, methods) => {
       expect(cyclic(tool.inputSchema, acyclic)).toBe(false);
       expect(cyclic(tool.outputSchema, acyclic)).toBe(false);
     }
+  });
+});
+
+describe('word evidence tightens a GET named after a write, never loosens', () => {
+  // openapi/SOURCE.md lists Slack's GETs that write; dialog.open opens a dialog in the user's client (a write too)
+  const SLACK_GET_WRITES = ['/auth.revoke', '/apps.uninstall', '/apps.permissions.request', '/files.remote.share', '/views.open', '/views.publish', '/views.push', '/views.update', '/workflows.updateStep', '/workflows.stepCompleted', '/workflows.stepFailed', '/dialog.open', '/apps.permissions.users.request'];
+  const tightenedPaths = (file: string) => load(file).diagnostics.filter((d) => d.code === 'EFFECTS_TIGHTENED').map((d) => d.message.split(' ')[1]!);
+
+  it('Slack: every GET read as a write is a known write, and most known writes are caught', () => {
+    const paths = tightenedPaths('slack.web-api.swagger2.json');
+    for (const p of paths) expect(SLACK_GET_WRITES).toContain(p);
+    expect(paths.length).toBeGreaterThanOrEqual(9);
+    const revoke = load('slack.web-api.swagger2.json').tools.find((t) => t.providers?.[0]?.config?.['path'] === '/auth.revoke');
+    expect(revoke?.effects).toMatchObject({ mode: 'write', sideEffects: 'write', reversible: 'none', risk: 'high' });
+    expect(revoke?.execution?.idempotent).toBeUndefined();
+  });
+
+  it.each(['github.api.github.com.json', 'stripe.spec3.json'])('%s: no GET is tightened (resource-first names such as rate-limit/get keep their read)', (file) => {
+    expect(tightenedPaths(file)).toEqual([]);
+  });
+
+  it('a declared mode is never overridden by words', () => {
+    const path = join(CORPUS, 'slack.web-api.swagger2.json');
+    const spec = JSON.parse(readFileSync(path, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+    spec.paths['/auth.revoke']!['get']!['x-toolcap-effects'] = { mode: 'read' };
+    const parsed = parseSource(path, JSON.stringify(spec));
+    const context = createImportContext(parsed.file!);
+    const tool = openapiDialect.import(context).tools.map((t) => t.value).find((t) => t.providers?.[0]?.config?.['path'] === '/auth.revoke');
+    expect(tool?.effects?.mode).toBe('read');
+    const tightened = context.diagnostics.filter((d) => d.code === 'EFFECTS_TIGHTENED').map((d) => d.message.split(' ')[1]);
+    expect(tightened).not.toContain('/auth.revoke');
+    expect(tightened).toContain('/apps.uninstall');
   });
 });
 

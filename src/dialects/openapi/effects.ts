@@ -16,8 +16,15 @@
  * sends notifications to people, which a repeat sends again and nobody can
  * take back: sideEffects becomes `write`, a read becomes `mixed`, and
  * idempotency is not inferred.
+ *
+ * Words may tighten, never loosen: a GET whose operation is named after a
+ * write or destructive verb (Slack's `auth.revoke`, `apps.uninstall`,
+ * `users.setPresence`) is read as a write (destructive: not reversible, risk
+ * high), and the verb that decided it is returned so the import can say why.
+ * A POST named `search` stays a write: only the declaration can loosen.
  * @module
  */
+import type { Evidence } from '../../model/evidence.js';
 import type { Effects, Execution } from '../../model/schema.js';
 import type { Mode } from '../../model/vocabulary.js';
 import { isPlainObject } from '../../source/reader.js';
@@ -30,16 +37,26 @@ export interface InferredEffects {
   effects: Effects;
   execution: Execution;
   derived: string[];
+  /** The name evidence that made a read method a write, when it did. */
+  tightenedBy?: Evidence;
 }
 
 /**
  * Fill what the declarations leave open.
  * @example inferEffects('delete', {}, {}, {}).effects // { mode: 'write', sideEffects: 'write', reversible: 'none', risk: 'high' }
  */
-export function inferEffects(method: Method, op: Record<string, unknown>, declaredEffects: Effects, declaredExecution: Execution): InferredEffects {
+export function inferEffects(
+  method: Method,
+  op: Record<string, unknown>,
+  declaredEffects: Effects,
+  declaredExecution: Execution,
+  nameEvidence?: Evidence,
+): InferredEffects {
   const notifies = triggersNotification(op);
   const methodMode: Mode = READ_METHODS.has(method) ? 'read' : 'write';
-  const mode: Mode = declaredEffects.mode ?? (notifies && methodMode === 'read' ? 'mixed' : methodMode);
+  // the name may make a read method a write (model/evidence.ts: tighteningEvidence)
+  const tightenedBy = methodMode === 'read' && declaredEffects.mode === undefined ? nameEvidence : undefined;
+  const mode: Mode = declaredEffects.mode ?? (tightenedBy ? 'write' : notifies && methodMode === 'read' ? 'mixed' : methodMode);
   const reads = mode === 'read';
   const effects: Effects = { ...declaredEffects };
   const execution: Execution = { ...declaredExecution };
@@ -51,7 +68,7 @@ export function inferEffects(method: Method, op: Record<string, unknown>, declar
   };
   infer('mode', mode);
   infer('sideEffects', reads && !notifies ? 'read_external_service' : 'write');
-  if (method === 'delete' && !reads) {
+  if ((method === 'delete' || tightenedBy?.says === 'destructive') && !reads) {
     infer('reversible', 'none');
     infer('risk', 'high');
   }
@@ -59,7 +76,7 @@ export function inferEffects(method: Method, op: Record<string, unknown>, declar
     execution.idempotent = true;
     derived.push('execution.idempotent');
   }
-  return { effects, execution, derived };
+  return { effects, execution, derived, ...(tightenedBy && derived.includes('effects.mode') ? { tightenedBy } : {}) };
 }
 
 /** GitHub's marker for operations that notify people. */

@@ -3,6 +3,7 @@
  * See docs/dialects/openapi.md for the whole mapping.
  * @module
  */
+import { tighteningEvidence } from '../../model/evidence.js';
 import { compact, compactRequired } from '../../model/objects.js';
 import type { BundleInfo, Provider, Tool } from '../../model/schema.js';
 import { isPlainObject, jsonType } from '../../source/reader.js';
@@ -127,11 +128,19 @@ function readOperation(session: Session, op: Operation): Located<Tool> {
   const summary = text('summary');
   const input = buildInput(doc, session.params, op);
   const reading = session.security.of(op);
-  const inferred = inferEffects(op.method, op.value, declared.effects ?? {}, declared.execution ?? {});
+  const name = nameOf(session, op, operationId, declaredName);
+  const inferred = inferEffects(op.method, op.value, declared.effects ?? {}, declared.execution ?? {}, tighteningEvidence(operationId ?? name));
+  if (inferred.tightenedBy) {
+    doc.context.report(
+      'EFFECTS_TIGHTENED',
+      `${op.method.toUpperCase()} ${op.path} is read as a write: its name says ${inferred.tightenedBy.detail}. effects.mode "write" is derived; declare x-toolcap-effects.mode to say otherwise.`,
+      op.place.anchor,
+    );
+  }
   const derived = [...inferred.derived];
   if (reading?.derivedEnvs && declaredAuth?.envs === undefined) derived.push('auth.envs');
   const tool = compactRequired<Tool>({
-    name: nameOf(session, op, operationId, declaredName),
+    name,
     id: operationId,
     title: summary,
     description: text('description') ?? summary,

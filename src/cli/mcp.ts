@@ -1,16 +1,18 @@
 /**
- * `toolcap mcp serve [paths...] [--config F] [--persona P] [--principal ID]`:
+ * `toolcap mcp serve [paths...] [--config F] [--persona P] [--principal ID] [--tools full|search]`:
  * the registry's tools as an MCP server over stdio, each call through the
  * runtime (approvals, failover, audit) as the config's local principal (or
  * `--principal`), with its persona grants and the same approval rules. stdout carries the protocol only; every
  * human message goes to stderr. Reloads when the manifests change and
  * tells the client (`notifications/tools/list_changed`). Stops when stdin
  * ends, on SIGINT or SIGTERM (or, in-process, when `io.signal` aborts),
- * and exits 0.
+ * and exits 0. `--tools search` (or the config's `mcp.tools: search`) lists
+ * only the search and call meta-tools (docs/mcp.md, "Search mode").
  * @module
  */
 import type { Readable, Writable } from 'node:stream';
 import { principalNamed } from '../config/identity.js';
+import { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from '../mcp/search-mode.js';
 import { createGatewayServer, type Gateway } from '../mcp/server.js';
 import { BoundedStdioServerTransport } from '../mcp/stdio-server.js';
 import type { ReloadEvent } from '../registry/registry.js';
@@ -31,6 +33,8 @@ export interface McpServeFlags extends LoadFlags {
   principal?: string;
   /** --no-watch sets false. @default true */
   watch?: boolean;
+  /** What tools/list shows: full or search. @default the config's mcp.tools, else "full" */
+  tools?: string;
 }
 
 /** The CLI's streams plus, for tests, the protocol streams (default: process.stdin / process.stdout). */
@@ -51,10 +55,16 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
   const human: CliIO = { stdout: (t) => io.stderr(t), stderr: (t) => io.stderr(t) };
   const plan = readPlan(paths, flags, human);
   if (typeof plan === 'number') return plan;
+  const tools = flags.tools ?? plan.config?.mcp.tools ?? 'full';
+  if (!(GATEWAY_TOOLS_MODES as readonly string[]).includes(tools)) {
+    human.stderr(`toolcap mcp: --tools is "${tools}"; use one of: ${GATEWAY_TOOLS_MODES.join(', ')}\n`);
+    return EXIT.USAGE;
+  }
   const setup = await openToolcap(plan, human, { watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
   const { registry, runtime } = setup;
   const principal = principalNamed(plan.config?.auth, flags.principal);
+  const ranking = plan.config?.ranking ?? {};
 
   let gateway: Gateway;
   try {
@@ -62,6 +72,9 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       registry,
       runtime,
       principal,
+      tools: tools as GatewayToolsMode,
+      ranking,
+      health: setup.health,
       warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
@@ -102,7 +115,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
     const persona = flags.persona ?? principal.defaultPersona;
     const count = snap.callableTools(persona).length;
     human.stderr(
-      `toolcap mcp: serving ${count} tools${persona !== undefined ? ` for persona "${persona}"` : ' (shared tools; --persona for a persona)'} over stdio as principal "${principal.id}"` +
+      `toolcap mcp: serving ${count} tools${tools === 'search' ? ' in search mode (tools/list: the search and call tools)' : ''}${persona !== undefined ? ` for persona "${persona}"` : ' (shared tools; --persona for a persona)'} over stdio as principal "${principal.id}"` +
         `; ${setup.identity.selfApproval ? 'self-approval on' : 'four eyes: approve from another principal'}` +
         `; store: ${setup.store.kind} ${setup.store.location}${registry.status().watching ? '; watching the manifests' : ''}\n`,
     );

@@ -96,7 +96,8 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     warn: quiet,
     onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
     ...(sessions ? { sessions } : {}),
-    ...(plan.config ? { configPath: plan.config.file } : {}),
+    ...(plan.config ? { configPath: plan.config.file, ranking: plan.config.ranking, health: setup.health } : {}),
+    ...(plan.config?.mcp.tools ? { tools: plan.config.mcp.tools } : {}),
   });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);

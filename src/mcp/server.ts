@@ -18,6 +18,11 @@
  *   own approvals. Without one, a trusted in-process caller, as before.
  * - `notifications/tools/list_changed` after every registry reload that
  *   swapped in a new catalog: the server subscribes to the registry itself.
+ * - Search mode (`tools: 'search'`, ./search-mode.ts): `tools/list` shows
+ *   `toolcap_search_tools` and `toolcap_call_tool` (and the approval status
+ *   tool) plus what the session's searches found; a search sends
+ *   `list_changed` when it found new tools. `toolcap_call_tool` and direct
+ *   calls take the same path below, for every tool the session may call.
  *
  * Streamable HTTP sessions are in ./http.ts. See docs/mcp.md.
  * @module
@@ -25,6 +30,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
+import type { HealthSource } from '../model/health.js';
 import { toolcapVersion } from '../model/version.js';
 import type { Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
@@ -35,6 +41,8 @@ import { callErrorResult, errorResult, okResult, pendingApprovalResult } from '.
 import { clientGone, clientGoneLine } from './client-abort.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from './nesting.js';
+import { answerSearch, type SearchRanking } from './search-answer.js';
+import { CALL_TOOL, FoundTools, parseCallArgs, parseSearchArgs, SEARCH_TOOL, searchModePage, type GatewayToolsMode } from './search-mode.js';
 import { listToolsPage } from './tool-list.js';
 
 /** What a gateway serves, and to whom. */
@@ -52,6 +60,17 @@ export interface GatewayOptions {
   principal?: Principal;
   /** The config file of the serving toolcap, named in the approve command of a pending answer. */
   configPath?: string;
+  /**
+   * What `tools/list` shows: `full`, every tool the session may call;
+   * `search`, only `toolcap_search_tools` and `toolcap_call_tool` (and the
+   * approval status tool) plus the tools the session's searches found.
+   * Either way every tool the session may call can be called. @default "full"
+   */
+  tools?: GatewayToolsMode;
+  /** Ranking of `toolcap_search_tools` (the config's `ranking`, as `/search` uses it). @default DEFAULT_RANK_WEIGHTS, task risk 1 */
+  ranking?: SearchRanking;
+  /** Observed health shown with search matches. @default the runtime's health book */
+  health?: HealthSource;
   /** Who calls, for the audit log. @default "mcp:<client name>" from the client's initialize, else "mcp-client" */
   caller?: string;
   /** Server name in `initialize`. @default "toolcap" */
@@ -79,6 +98,13 @@ export interface Gateway {
 
 const INSTRUCTIONS =
   'Tools from the toolcap registry. Each tool carries MCP annotations and a _meta["toolcap.dev/capability"] block (mode, side effects, risk, reversibility, approval). Calls that need human approval ask through elicitation where allowed, else fail with an approval id for a person to approve out of band; toolcap_approval_status, when listed, gives its status and, once run, its result.';
+const SEARCH_INSTRUCTIONS = `${INSTRUCTIONS} The catalog is not listed: find tools with ${SEARCH_TOOL} (a task in words); the matches join tools/list (list_changed), or call any tool by name with ${CALL_TOOL}.`;
+
+/** Why a call is refused as a protocol error (InvalidParams) rather than a tool error: unknown tool, arguments too deep. */
+interface Refusal {
+  refused: { message: string; data: Record<string, unknown> & { code: string } };
+}
+const isRefusal = (r: CallToolResult | Refusal): r is Refusal => 'refused' in r && !('content' in r);
 
 /**
  * One MCP server over the registry and runtime. Connect it to a transport;
@@ -94,8 +120,10 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   const persona = runtime.resolvePersona(principal, options.persona);
   const server = new Server(
     { name: options.name ?? 'toolcap', version: options.version ?? toolcapVersion() },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true } }, instructions: options.tools === 'search' ? SEARCH_INSTRUCTIONS : INSTRUCTIONS },
   );
+  const searchMode = options.tools === 'search';
+  const found = new FoundTools();
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? 600_000;
   const callerOf = () => options.caller ?? (server.getClientVersion()?.name ? `mcp:${server.getClientVersion()?.name}` : MCP_APPROVER);
   const hints = {
@@ -103,40 +131,77 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
   };
 
+  const mayList = () => principal === undefined || can(principal, 'list');
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
-    if (principal !== undefined && !can(principal, 'list')) throw new McpError(ErrorCode.InvalidRequest, `Principal "${principal.id}" may not list tools.`, { code: 'FORBIDDEN' });
+    if (!mayList()) throw new McpError(ErrorCode.InvalidRequest, `Principal "${principal?.id}" may not list tools.`, { code: 'FORBIDDEN' });
+    const own = principal !== undefined ? [approvalStatusTool] : [];
+    if (searchMode) return searchModePage(registry.snapshot(), persona, found, request.params?.cursor, own);
     const page = listToolsPage(registry, persona, request.params?.cursor);
     // the gateway's own tool closes the last page: the catalog's paging stays as it is
-    if (principal !== undefined && page.nextCursor === undefined) page.tools.push(approvalStatusTool);
+    if (page.nextCursor === undefined) page.tools.push(...own);
     return page;
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
-    const args = request.params.arguments ?? {};
+  /** The one call path, for `tools/call` and `toolcap_call_tool` alike: runtime.call with the session's persona and principal, approvals, elicitation. */
+  const callOne = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult | Refusal> => {
     // refused before anything walks them recursively (validation, hashing, the store)
     if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
-      throw new McpError(ErrorCode.InvalidParams, `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the most a call accepts.`, { code: 'ARGUMENTS_TOO_DEEP', tool: name, maxDepth: MAX_ARGUMENT_DEPTH });
+      return { refused: { message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the most a call accepts.`, data: { code: 'ARGUMENTS_TOO_DEEP', tool: name, maxDepth: MAX_ARGUMENT_DEPTH } } };
     }
     try {
       if (principal !== undefined && name === APPROVAL_STATUS_TOOL) return await approvalStatus(runtime, principal, args);
-      const context = { ...(persona !== undefined ? { persona } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal: extra.signal };
+      const context = { ...(persona !== undefined ? { persona } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal };
       const result = await runtime.call(name, args, context);
       if (result.status === 'ok') return okResult(result);
       const pending = (note?: string) => pendingApprovalResult(result.approval, { ...hints, ...(note !== undefined ? { note } : {}) });
-      return await decideByElicitation(result.approval, { server, runtime, principal, pending, timeoutMs: elicitationTimeoutMs, signal: extra.signal }).catch((error: unknown) => {
+      return await decideByElicitation(result.approval, { server, runtime, principal, pending, timeoutMs: elicitationTimeoutMs, signal }).catch((error: unknown) => {
         if (error instanceof CallError) return callErrorResult(error);
         return pending();
       });
     } catch (error) {
       if (error instanceof CallError) {
         // unknown (or hidden, or disabled) tool: a protocol error, as the MCP spec asks
-        if (error.code === 'TOOL_NOT_FOUND') throw new McpError(ErrorCode.InvalidParams, error.message, { code: error.code, tool: name });
+        if (error.code === 'TOOL_NOT_FOUND') return { refused: { message: error.message, data: { code: error.code, tool: name } } };
         // everything else, invalid arguments included: a tool error the model can read and act on
         return callErrorResult(error);
       }
       return errorResult('INTERNAL', errorMessage(error));
     }
+  };
+
+  /** `toolcap_search_tools`: rank, answer, and list what it found (telling the client when that changed the list). */
+  const search = (args: Record<string, unknown>): CallToolResult => {
+    if (principal !== undefined && !can(principal, 'search')) return errorResult('FORBIDDEN', `Principal "${principal.id}" may not search tools.`);
+    const parsed = parseSearchArgs(args);
+    if ('content' in parsed) return parsed;
+    try {
+      const scope = { snapshot: registry.snapshot(), persona, health: options.health ?? runtime.health, ranking: options.ranking ?? {}, redactor: runtime.redactor };
+      const outcome = answerSearch(scope, parsed);
+      if (found.add(outcome.found) && server.transport) server.sendToolListChanged().catch(() => undefined);
+      return outcome.result;
+    } catch (error) {
+      return errorResult('INTERNAL', runtime.redactor.redactText(errorMessage(error)));
+    }
+  };
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    if (searchMode && name === SEARCH_TOOL) return search(args);
+    if (searchMode && name === CALL_TOOL) {
+      const call = parseCallArgs(args);
+      if ('content' in call) return call;
+      const result = await callOne(call.name, call.arguments, extra.signal);
+      // the meta-tool's own call was well formed: what the named call was refused for is a tool error the model can act on
+      if (isRefusal(result)) {
+        const { code, ...data } = result.refused.data;
+        return errorResult(code, result.refused.message, data);
+      }
+      return result;
+    }
+    const result = await callOne(name, args, extra.signal);
+    if (isRefusal(result)) throw new McpError(ErrorCode.InvalidParams, result.refused.message, result.refused.data);
+    return result;
   });
 
   // The catalog version the client last heard of: a caller that still sends the

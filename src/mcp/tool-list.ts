@@ -26,6 +26,11 @@ export function gatewayTools(registry: Registry, persona?: string): Tool[] {
 /** A page cursor: the last name of the previous page, base64url JSON. */
 const encodeCursor = (after: string) => Buffer.from(JSON.stringify({ after }), 'utf8').toString('base64url');
 
+/** The InvalidParams error for a cursor that is not one of ours. */
+export function invalidCursor(cursor: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid cursor "${cursor.slice(0, 80)}": use the nextCursor of a previous tools/list answer.`);
+}
+
 function decodeCursor(cursor: string): string {
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
@@ -34,7 +39,7 @@ function decodeCursor(cursor: string): string {
   } catch {
     // any malformed cursor gets the one answer below
   }
-  throw new McpError(ErrorCode.InvalidParams, `Invalid cursor "${cursor.slice(0, 80)}": use the nextCursor of a previous tools/list answer.`);
+  throw invalidCursor(cursor);
 }
 
 /**

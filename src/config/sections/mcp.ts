@@ -7,6 +7,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { resolve } from 'node:path';
 import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../../mcp/config.js';
+import { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from '../../mcp/search-mode.js';
 import { SIDE_EFFECTS } from '../../model/vocabulary.js';
 import type { ObjectReader } from '../../source/reader.js';
 import { at } from '../../source/source.js';
@@ -25,8 +26,12 @@ export interface McpSessionsConfig {
   idleSec?: number;
 }
 
-/** The `mcp` section: the MCP clients' settings, and the gateway's session limits. */
-export type McpSection = McpConfig & { sessions?: McpSessionsConfig };
+/**
+ * The `mcp` section: the MCP clients' settings, and the gateway's: its
+ * session limits and what its `tools/list` shows (`tools`, for both
+ * `toolcap mcp serve` and `/mcp`; unset: `full`).
+ */
+export type McpSection = McpConfig & { sessions?: McpSessionsConfig; tools?: GatewayToolsMode };
 
 /** An MCP server name: it becomes a segment of tool names (`mcp.<server>.<tool>`). */
 const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
@@ -40,6 +45,13 @@ const McpServers = <T extends TSchema>(server: T) =>
 export const McpSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean({ description: 'Discover and call MCP tools (default: true when servers are listed).' })),
+    tools: Type.Optional(
+      Type.Unsafe<GatewayToolsMode>({
+        type: 'string',
+        enum: [...GATEWAY_TOOLS_MODES],
+        description: 'What the gateway\'s tools/list shows: full (every tool the session may call, the default) or search (a search tool and a call tool; found tools join the list).',
+      }),
+    ),
     sessions: Type.Optional(
       Type.Object(
         {
@@ -96,8 +108,8 @@ export const McpSchema = Type.Object(
  * moving a server within the file changes nothing worth reconnecting for.
  */
 export function sameMcpSettings(a: McpSection, b: McpSection): boolean {
-  // the gateway's session limits are not the clients' business
-  const signature = ({ sessions: _s, ...mcp }: McpSection) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
+  // the gateway's session limits and tools mode are not the clients' business
+  const signature = ({ sessions: _s, tools: _t, ...mcp }: McpSection) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
   return signature(a) === signature(b);
 }
 
@@ -109,6 +121,8 @@ export function readMcp(reading: ConfigReading): McpSection {
   if (!mcpReader) return mcp;
   const sessions = readSessions(mcpReader);
   if (sessions) mcp.sessions = sessions;
+  const tools = mcpReader.enumValue('tools', GATEWAY_TOOLS_MODES);
+  if (tools) mcp.tools = tools;
   const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
   mcp.allowTools = patterns(mcpReader, 'allowTools');
   mcp.denyTools = patterns(mcpReader, 'denyTools');
@@ -164,7 +178,7 @@ export function readMcp(reading: ConfigReading): McpSection {
     mcp.servers.push(server);
   }
   mcp.enabled = enabled ?? mcp.servers.length > 0;
-  mcpReader.rest({ where: 'mcp (known: enabled, sessions, allowTools, denyTools, servers)' });
+  mcpReader.rest({ where: 'mcp (known: enabled, tools, sessions, allowTools, denyTools, servers)' });
   return mcp;
 }
 

@@ -202,6 +202,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--caller <id>', 'a name for the audit log beside the principal (default: mcp:<client name>)')
     .option('--principal <id>', 'the principal the client acts as (default: the config\'s auth.local principal; grants from auth.principals when listed there)')
     .option('--no-watch', 'do not reload when files change')
+    .addOption(new Option('--tools <mode>', 'what tools/list shows: full (every tool) or search (a search tool and a call tool; found tools join the list); default: the config\'s mcp.tools, else full').choices(['full', 'search']))
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withPaths<McpServeFlags>((paths, flags) => mcpServeCommand(paths, flags, io)));

@@ -9,6 +9,12 @@
 // (the second HTTP hop, the SDK server, result shaping); a fourth, the
 // same runtime over SQLite with synchronous=normal, shows the fsync's share.
 // Aim (issue): under 1 ms added at p50.
+//
+// Second part: the bytes an agent's context pays for the tool list. The
+// GitHub MCP server's 114 tool definitions (../shared/corpus/mcp-github-server)
+// loaded as a catalog and served by the gateway in full mode and in search
+// mode: the JSON of every `tools/list` result (all pages) as the server sends
+// it, and of search answers (the whole CallToolResult, and its text alone).
 import { spawn } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
 import { createServer } from 'node:http';
@@ -19,11 +25,13 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Registry } from '../dist/index.js';
 import { McpClients } from '../dist/mcp/clients.js';
 import { MCP_DEFAULTS } from '../dist/mcp/config.js';
 import { mcpHttpHandler } from '../dist/mcp/http.js';
+import { createGatewayServer } from '../dist/mcp/server.js';
 import { ProviderTypes } from '../dist/runtime/providers/provider-types.js';
 import { Runtime } from '../dist/runtime/runtime.js';
 import { openSqliteStore } from '../dist/store/sqlite.js';
@@ -34,6 +42,9 @@ const CALLS = 2_000;
 const ROUNDS = 4; // CALLS / ROUNDS calls per leg per round, legs interleaved
 const ECHO = { message: 'hello from the toolcap bench' };
 const TOOL = 'mcp.everything.echo';
+const GITHUB_TOOLS = fileURLToPath(new URL('../../shared/corpus/mcp-github-server/tools.json', import.meta.url));
+/** Tasks as an agent would put them to the GitHub tools, for the search answers measured. */
+const SEARCHES = ['create a new issue in a repository', 'which pull requests are open', 'delete a file', 'list the workflow runs of a repository', 'add a comment to a pull request'];
 const EVERYTHING = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 async function freePort() {
@@ -122,7 +133,95 @@ async function timeCalls(fn, n, into) {
   }
 }
 
+/** A client connected in memory to a gateway, and the JSON size of every result the server sent it (bytes of UTF-8). */
+async function measuredClient(gateway) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.server.connect(serverSide);
+  const client = new Client({ name: 'toolcap-bench', version: '0' });
+  await client.connect(clientSide);
+  const sizes = [];
+  const deliver = clientSide.onmessage;
+  clientSide.onmessage = (message, extra) => {
+    if ('result' in message) sizes.push(Buffer.byteLength(JSON.stringify(message.result), 'utf8'));
+    deliver?.(message, extra);
+  };
+  return { client, lastBytes: () => sizes.at(-1) ?? 0 };
+}
+
+/** Every page of tools/list: tool count, pages and the bytes of all results. */
+async function listBytes({ client, lastBytes }) {
+  let bytes = 0;
+  let tools = 0;
+  let pages = 0;
+  let cursor;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    bytes += lastBytes();
+    tools += page.tools.length;
+    pages++;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return { bytes, tools, pages };
+}
+
+const kb = (n) => `${n.toLocaleString('en-US')} B (${fmt(n / 1024, 1)} KiB)`;
+
+/** tools/list of the GitHub MCP server's 114 tools in full and in search mode, and search answers. */
+async function toolListBytes() {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-bytes-'));
+  let registry;
+  let store;
+  let runtime;
+  const gateways = [];
+  try {
+    registry = new Registry({ paths: [GITHUB_TOOLS] });
+    const started = await registry.start();
+    if (started.kind !== 'reloaded') throw new Error(`the GitHub catalog did not build: ${JSON.stringify(started.diagnostics?.slice(0, 3))}`);
+    store = await openSqliteStore(join(dir, 'toolcap.db'));
+    runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const open = async (tools) => {
+      const gateway = createGatewayServer({ registry, runtime, tools });
+      gateways.push(gateway);
+      return measuredClient(gateway);
+    };
+    const full = await listBytes(await open('full'));
+    const searching = await open('search');
+    const search = await listBytes(searching);
+    const answers = [];
+    for (const query of SEARCHES) {
+      const result = await searching.client.callTool({ name: 'toolcap_search_tools', arguments: { query } });
+      if (result.isError) throw new Error(`search failed: ${JSON.stringify(result).slice(0, 300)}`);
+      answers.push({ query, bytes: searching.lastBytes(), text: Buffer.byteLength(result.content[0].text, 'utf8'), matches: result.structuredContent.matches.length });
+    }
+    const afterFirst = await open('search');
+    await afterFirst.client.callTool({ name: 'toolcap_search_tools', arguments: { query: SEARCHES[0] } });
+    const listedAfter = await listBytes(afterFirst);
+    const grown = await listBytes(searching);
+
+    console.log(`\n## MCP tools/list bytes: the GitHub MCP server's ${full.tools} tool definitions as a toolcap catalog (JSON of each tools/list result as sent, all pages)`);
+    console.log('| gateway mode | tools listed | pages | bytes | ratio to full |');
+    console.log('| --- | --- | --- | --- | --- |');
+    console.log(`| full (default) | ${full.tools} | ${full.pages} | ${kb(full.bytes)} | 1.00x |`);
+    console.log(`| search, before any search | ${search.tools} | ${search.pages} | ${kb(search.bytes)} | ${(search.bytes / full.bytes).toFixed(3)}x |`);
+    console.log(`| search, after one search (5 found) | ${listedAfter.tools} | ${listedAfter.pages} | ${kb(listedAfter.bytes)} | ${(listedAfter.bytes / full.bytes).toFixed(3)}x |`);
+    console.log(`| search, after ${SEARCHES.length} searches (last 20 found kept) | ${grown.tools} | ${grown.pages} | ${kb(grown.bytes)} | ${(grown.bytes / full.bytes).toFixed(3)}x |`);
+    console.log('\n| toolcap_search_tools answer (limit 5, the default) | matches | whole result | its text alone |');
+    console.log('| --- | --- | --- | --- |');
+    for (const a of answers) console.log(`| "${a.query}" | ${a.matches} | ${kb(a.bytes)} | ${kb(a.text)} |`);
+    const sorted = answers.map((a) => a.bytes).sort((x, y) => x - y);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    console.log(`typical (median) search answer: ${kb(median)}; tools/list in search mode plus one such answer: ${kb(search.bytes + median)}, ${(((search.bytes + median) / full.bytes) * 100).toFixed(1)}% of the full list`);
+  } finally {
+    for (const g of gateways) await g.close().catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    await registry?.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run() {
+  await toolListBytes();
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-'));
   const cacheDir = join(dir, 'cache');
   const reviewedDir = join(dir, 'reviewed');

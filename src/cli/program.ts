@@ -133,7 +133,8 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
       .requiredOption('--query <text>', 'the task, in words'),
   )
     .option('--limit <n>', 'candidates to show (1-100)', '10')
-    .option('--explain', 'show every penalty with its reason, and the safer alternatives')
+    .addOption(new Option('--intent <intent>', 'the task\'s intent, instead of the one read from its words').choices(['read', 'write', 'unknown']))
+    .option('--explain', 'show the intent\'s evidence, every penalty with its reason, and the safer alternatives')
     .option('--json', 'print the /search answer as JSON')
     .addOption(dialectOption())
     .addOption(configOption())

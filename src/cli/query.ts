@@ -39,6 +39,7 @@ export interface ListFlags extends LoadFlags, FilterFlags {
 export interface SearchFlags extends LoadFlags, FilterFlags {
   query: string;
   limit?: string;
+  intent?: 'read' | 'write' | 'unknown';
   explain?: boolean;
   json?: boolean;
 }
@@ -113,7 +114,7 @@ export function listCommand(paths: string[], flags: ListFlags, io: CliIO): ExitC
 }
 
 export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): ExitCode {
-  const { limit, ...rest } = flags;
+  const { limit, intent, ...rest } = flags;
   const parsed = parseFilter(filterParams(rest));
   if ('problems' in parsed) return printProblems(parsed.problems, io);
   const n = limit === undefined ? 10 : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
@@ -126,6 +127,7 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
     query: flags.query,
     filter: parsed.filter,
     limit: n,
+    ...(intent !== undefined ? { intent } : {}),
     ...(ranking.weights ? { weights: ranking.weights } : {}),
     ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
   };
@@ -134,7 +136,17 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
     io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
     return EXIT.OK;
   }
-  io.stdout(`intent: ${answer.intent}${answer.intentEvidence?.length ? ` (${answer.intentEvidence.join('; ')})` : ''}\n`);
+  io.stdout(`intent: ${answer.intent} (confidence ${answer.confidence})${answer.intentEvidence?.length ? `: ${answer.intentEvidence.join('; ')}` : ''}\n`);
+  const u = answer.understanding;
+  if (u) {
+    const notes = [
+      u.scope !== 'unknown' ? `wants ${u.scope === 'list' ? 'a list' : 'one item'}` : '',
+      u.destroys ? 'asks to destroy' : '',
+      u.avoid.length > 0 ? `rules out: ${u.avoid.join(', ')}` : '',
+      u.entities.length > 0 ? `values kept out of the terms: ${u.entities.map((e) => `${e.kind} ${e.text}`).join(', ')}` : '',
+    ].filter(Boolean);
+    if (notes.length > 0) io.stdout(`task: ${notes.join('; ')}\n`);
+  }
   if (answer.candidates.length === 0) io.stdout('No tool matches the query.\n');
   for (const c of answer.candidates) io.stdout(describeCandidate(c, flags.explain ?? false));
   return EXIT.OK;

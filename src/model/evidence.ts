@@ -33,6 +33,7 @@ const WRITES = new Set([
   'like', 'star', 'pin', 'unpin', 'mute', 'unmute', 'block', 'unblock', 'ban', 'grant', 'reset', 'notify', 'alert', 'page', 'email',
   'message', 'sms', 'tweet', 'comment', 'vote', 'toggle', 'adjust', 'control', 'rate', 'review', 'dispatch', 'kick', 'leave',
   'join', 'open', 'rerun', 'retry', 'confirm', 'accept', 'decline', 'dismiss', 'resolve', 'reopen', 'upsert', 'mutate',
+  'sell', 'withdraw', 'deposit', 'donate', 'redeem',
 ]);
 
 /** Verbs that only look at things. */

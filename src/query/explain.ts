@@ -19,12 +19,18 @@ export interface CandidateExplanation {
   score: number;
   /** The manifest's safer alternatives. */
   alternatives: string[];
+  /** When its fit was inherited: the tool whose manifest names it as a safer alternative. */
+  alternativeTo?: string;
 }
 
 export interface Explanation {
   query: string;
   intent: Intent;
+  /** How sure the intent is, 0..1 (1 when the caller gave it). */
+  confidence: number;
   intentEvidence: string[];
+  /** The rest of the task's reading: list or item, destruction asked for or ruled out, values kept out of the terms. */
+  understanding: Ranking['understanding'];
   weights: RankWeights;
   candidates: CandidateExplanation[];
 }
@@ -48,7 +54,9 @@ export function explain(query: string, ranking: Ranking): Explanation {
   return {
     query,
     intent: ranking.intent,
+    confidence: ranking.confidence,
     intentEvidence: ranking.intentEvidence,
+    understanding: ranking.understanding,
     weights: ranking.weights,
     candidates: ranking.candidates.map((c) => ({
       name: c.tool.name,
@@ -57,6 +65,7 @@ export function explain(query: string, ranking: Ranking): Explanation {
       penalties: c.penalties,
       score: c.score,
       alternatives: c.alternatives,
+      ...(c.alternativeTo !== undefined ? { alternativeTo: c.alternativeTo } : {}),
     })),
   };
 }

@@ -1,82 +1,44 @@
 /**
- * Ranking: which tool is the best for a task. Semantic fit (the search
- * score) minus capability penalties, after the candidate scoring of the
- * capability-manifest seed (`score = fit * 100 - write 18 - approval 10 -
- * cost 8 - slow 6 - irreversible 12 - risk 5`), with the read/write intent of
- * the query deciding whether writing is a cost or the point.
+ * Ranking: which tool is the best and safest for a task. Query
+ * understanding (./understand.ts) reads the task; search (./search.ts)
+ * scores the fit of every tool whose terms it shares (content terms at full
+ * weight, generic verbs and entity kinds at WEAK_TERM_WEIGHT); penalties
+ * (./penalties.ts) take off points for what a tool would cost, scaled by how
+ * sure the reading is. Ties go to the safer tool (fewer penalty points),
+ * then the better fit; the name only orders what is equal in every way.
  *
  * Every point taken off is recorded with its reason, so `explainRanking`
  * can show why a tool ranked where it did.
  * @module
  */
-import { effectEvidence, inferWrites } from '../model/evidence.js';
 import type { Tool } from '../model/schema.js';
-import { RISK_LEVELS, rank as position } from '../model/vocabulary.js';
-import { buildSearchIndex, compareHits, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
+import { basePenalty, DEFAULT_RANK_WEIGHTS, penaltiesOf, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
+import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
+import { understand, type Intent, type Understanding } from './understand.js';
 
-/** Points per penalty (and the fit multiplier). */
-export interface RankWeights {
-  /** Fit (0..1) is multiplied by this. */
-  fit: number;
-  /** Mode `write` or `mixed`; waived when the query's intent is write. */
-  write: number;
-  /** Each call needs human approval. */
-  approval: number;
-  /** `cost.estimatedDollars` above COST_THRESHOLD_DOLLARS, or cost lane `high`. */
-  cost: number;
-  /** `latency.p95Ms` above SLOW_P95_MS. */
-  slow: number;
-  /** `effects.reversible: none`. */
-  irreversible: number;
-  /** Per risk level above `low` (medium 1x, high 2x, critical 3x), times `taskRisk`. */
-  risk: number;
-  /** The tool writes and the query reads, or the other way round. */
-  intent: number;
-}
-
+export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
+export type { Penalty, PenaltyCode, RankWeights } from './penalties.js';
+/** How much a generic verb ("show", "get") or an entity's kind counts, against a content term's 1. */
+export const WEAK_TERM_WEIGHT = 0.35;
 /**
- * Default weights: the seed's 100/18/10/8/6/12/5, plus `intent`, chosen so
- * that under read intent a write tool loses at least 50 points (write +
- * intent): a read tool with half the best fit outranks it.
+ * The share of a tool's fit its manifest's `alternatives` inherit: the
+ * author says they are safer ways to the same end, so they compete on
+ * their own (lower) penalties even when the task's words name the riskier tool.
  */
-export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = {
-  fit: 100,
-  write: 18,
-  approval: 10,
-  cost: 8,
-  slow: 6,
-  irreversible: 12,
-  risk: 5,
-  intent: 32,
-};
-
-/** A call costing more than this many dollars is expensive. */
-export const COST_THRESHOLD_DOLLARS = 0.1;
-/** A tool with a declared p95 above this many milliseconds is slow. */
-export const SLOW_P95_MS = 3000;
-
-export type Intent = 'read' | 'write' | 'unknown';
+export const ALTERNATIVE_FIT = 0.8;
+export type { Intent } from './understand.js';
 
 export interface RankOptions {
   /** Penalty weights. @default DEFAULT_RANK_WEIGHTS */
   weights?: Partial<RankWeights>;
   /** How much the task cares about risk: multiplies the risk penalty. @default 1 */
   taskRisk?: number;
-  /** Override the intent read from the query's verbs. */
+  /** The intent, given by the caller: overrides the one read from the task (confidence 1). */
   intent?: Intent;
   /** Only rank tools passing this test (e.g. a filter from filterTools). */
   where?: (tool: Tool) => boolean;
   /** Candidates returned. @default 10 */
   limit?: number;
-}
-
-export type PenaltyCode = 'write' | 'intent' | 'approval' | 'cost' | 'slow' | 'irreversible' | 'risk';
-
-export interface Penalty {
-  code: PenaltyCode;
-  /** Points taken off. */
-  points: number;
-  reason: string;
 }
 
 export interface Candidate {
@@ -90,65 +52,39 @@ export interface Candidate {
   score: number;
   /** The manifest's safer alternatives. */
   alternatives: string[];
+  /** When its fit was inherited: the tool whose manifest names it as a safer alternative. */
+  alternativeTo?: string;
 }
 
 export interface Ranking {
   intent: Intent;
-  /** What the intent was read from, e.g. `"list"`; empty when given or unknown. */
+  /** How sure the intent is, 0..1 (1 when given by the caller). */
+  confidence: number;
+  /** What the intent was read from, e.g. `verb: "list"`, or `given by the caller`. */
   intentEvidence: string[];
+  /** The task's reading besides intent: list or item, destruction asked for or ruled out, values taken out of the terms. */
+  understanding: Pick<Understanding, 'scope' | 'destroys' | 'avoid' | 'entities'>;
   weights: RankWeights;
   candidates: Candidate[];
 }
 
-/** Read or write intent from the verbs of a query (the evidence reader on a pseudo tool). */
-export function queryIntent(query: string): { intent: Intent; evidence: string[] } {
-  const evidence = effectEvidence({ name: '', description: query });
-  return { intent: inferWrites(evidence), evidence: evidence.map((e) => `${e.says}: ${e.detail}`) };
-}
-
-/** Does the tool (completed) write? `mixed` counts as write, as in the model. */
-const writes = (tool: Tool): boolean => (tool.effects?.mode ?? 'write') !== 'read';
-
 /**
- * Total penalty points of a tool; with `out`, each penalty with its reason
- * is also recorded (reasons are built only then: ranking sums every hit but
- * explains only the candidates it returns).
+ * Read or write intent of a task, with its evidence (query understanding;
+ * see ./understand.ts).
+ * @example queryIntent('which PRs are waiting on me?') // { intent: 'read', confidence: 0.8, evidence: ['question: "which"'] }
  */
-function assess(tool: Tool, intent: Intent, weights: RankWeights, taskRisk: number, out?: Penalty[]): number {
-  let total = 0;
-  const add = (code: PenaltyCode, points: number, reason: () => string) => {
-    if (points === 0) return;
-    total += points;
-    out?.push({ code, points, reason: reason() });
-  };
-  const mode = tool.effects?.mode ?? 'write';
-  if (writes(tool)) {
-    if (intent !== 'write') add('write', weights.write, () => `mode is ${mode}`);
-    if (intent === 'read') add('intent', weights.intent, () => `the query reads; the tool's mode is ${mode}`);
-  } else if (intent === 'write') {
-    add('intent', weights.intent, () => "the query writes; the tool's mode is read");
-  }
-  if (tool.approval?.required ?? writes(tool)) add('approval', weights.approval, () => 'each call needs human approval');
-  const dollars = tool.cost?.estimatedDollars;
-  if (dollars !== undefined && dollars > COST_THRESHOLD_DOLLARS) add('cost', weights.cost, () => `about $${dollars} per call (over $${COST_THRESHOLD_DOLLARS})`);
-  else if (tool.cost?.lane === 'high') add('cost', weights.cost, () => 'cost lane is high');
-  const p95 = tool.latency?.p95Ms;
-  if (p95 !== undefined && p95 > SLOW_P95_MS) add('slow', weights.slow, () => `p95 latency ${p95} ms (over ${SLOW_P95_MS} ms)`);
-  if (tool.effects?.reversible === 'none') add('irreversible', weights.irreversible, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}`);
-  const level = position(RISK_LEVELS, tool.effects?.risk ?? 'high');
-  if (level > 0) add('risk', weights.risk * level * taskRisk, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}`);
-  return total;
+export function queryIntent(query: string): { intent: Intent; confidence: number; evidence: string[] } {
+  const u = understand(query);
+  return { intent: u.intent, confidence: u.confidence, evidence: u.evidence };
 }
 
 /**
- * The penalties a tool gets for a query of this intent, each with its reason.
+ * The penalties a tool gets for a task of this intent (sure of it), each with its reason.
  * @example
  * penalties(tool, 'read', DEFAULT_RANK_WEIGHTS) // [{ code: 'write', points: 18, reason: 'mode is write' }, ...]
  */
 export function penalties(tool: Tool, intent: Intent, weights: RankWeights = DEFAULT_RANK_WEIGHTS, taskRisk = 1): Penalty[] {
-  const out: Penalty[] = [];
-  assess(tool, intent, weights, taskRisk, out);
-  return out;
+  return penaltiesOf(tool, { intent, confidence: intent === 'unknown' ? 0 : 1, destroys: false, scope: 'unknown', avoid: [], weights, taskRisk });
 }
 
 const indexes = new WeakMap<readonly Tool[], SearchIndex>();
@@ -162,13 +98,14 @@ export function indexFor(tools: readonly Tool[] | SearchIndex): SearchIndex {
   return index;
 }
 
-/** Penalty totals per document of an index, for one intent, weights and task risk (ranking is a multiply-add per hit). */
+/** Base penalty totals per document of an index, for one context (ranking is a multiply-add per hit). */
 const penaltyTables = new WeakMap<SearchIndex, Map<string, Float64Array>>();
 
-function penaltyTable(index: SearchIndex, intent: Intent, weights: RankWeights, taskRisk: number): Float64Array {
+function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
   let tables = penaltyTables.get(index);
   if (!tables) penaltyTables.set(index, (tables = new Map()));
-  const key = `${intent}|${taskRisk}|${weights.write},${weights.intent},${weights.approval},${weights.cost},${weights.slow},${weights.irreversible},${weights.risk}`;
+  const w = ctx.weights;
+  const key = `${ctx.intent}|${ctx.confidence}|${ctx.destroys}|${ctx.taskRisk}|${w.write},${w.intent},${w.approval},${w.cost},${w.slow},${w.irreversible},${w.risk},${w.destructive},${w.verb}`;
   let table = tables.get(key);
   if (!table) {
     // a handful of keys per snapshot in practice; bound it anyway
@@ -179,25 +116,86 @@ function penaltyTable(index: SearchIndex, intent: Intent, weights: RankWeights, 
   return table;
 }
 
+const byName = new WeakMap<SearchIndex, Map<string, number>>();
+
 /**
- * Rank tools for a task described in words: best first (ties by name).
+ * Give each matched tool's `alternatives` ALTERNATIVE_FIT of its score when
+ * that is more than their own; returns which documents inherited, from whom.
+ */
+function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[]): Map<number, number> {
+  const inherited = new Map<number, number>();
+  let names = byName.get(index);
+  for (const doc of [...touched]) {
+    const alternatives = index.tools[doc]!.alternatives;
+    if (!alternatives?.length) continue;
+    if (!names) byName.set(index, (names = new Map(index.tools.map((t, i) => [t.name, i]))));
+    for (const name of alternatives) {
+      const alt = names.get(name);
+      const share = ALTERNATIVE_FIT * scores[doc]!;
+      if (alt === undefined || alt === doc || scores[alt]! >= share) continue;
+      if (scores[alt] === 0) touched.push(alt);
+      scores[alt] = share;
+      inherited.set(alt, doc);
+    }
+  }
+  return inherited;
+}
+
+/** The task as read, or with the caller's intent (confidence 1). */
+function reading(query: string, intent: Intent | undefined): Understanding {
+  const u = understand(query);
+  return intent === undefined ? u : { ...u, intent, confidence: intent === 'unknown' ? 0 : 1, evidence: ['given by the caller'] };
+}
+
+interface Scored {
+  doc: number;
+  score: number;
+  /** Penalty points: the safer of two equal scores goes first. */
+  cost: number;
+  raw: number;
+}
+
+/** Best first: score, then fewer penalty points, then fit, then name, then document number. */
+function better(index: SearchIndex, a: Scored, b: Scored): number {
+  if (a.score !== b.score) return b.score - a.score;
+  if (a.cost !== b.cost) return a.cost - b.cost;
+  if (a.raw !== b.raw) return b.raw - a.raw;
+  const x = index.tools[a.doc]!.name;
+  const y = index.tools[b.doc]!.name;
+  return x < y ? -1 : x > y ? 1 : a.doc - b.doc;
+}
+
+/**
+ * Rank tools for a task described in words: best first.
  * Only tools that match at least one query term are candidates.
  *
  * Cost: one pass over the postings of the query's terms, then per matching
- * tool the filter, a table lookup for its penalties (computed once per tool,
- * intent and weights) and a comparison with the current top `limit`; only
- * the returned candidates get objects and explanations.
+ * tool the filter, a table lookup for its base penalties (computed once per
+ * tool and context), its task penalties and a comparison with the current
+ * top `limit`; only the returned candidates get objects and explanations.
  *
  * @example
  * rankTools('show the diff of my branch', tools).candidates[0]?.tool.name // 'github.diff_branch'
  */
 export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, options: RankOptions = {}): Ranking {
   const weights = { ...DEFAULT_RANK_WEIGHTS, ...options.weights } satisfies RankWeights;
-  const read = options.intent === undefined ? queryIntent(query) : { intent: options.intent, evidence: [] };
+  const u = reading(query, options.intent);
   const index = indexFor(tools);
-  const taskRisk = options.taskRisk ?? 1;
+  const ctx: PenaltyContext = { intent: u.intent, confidence: u.confidence, destroys: u.destroys, scope: u.scope, avoid: u.avoid, weights, taskRisk: options.taskRisk ?? 1 };
   const limit = Math.max(0, options.limit ?? 10);
-  const { terms, scores, touched } = scoreQuery(index, query);
+  const content = scoreQuery(index, u.content);
+  const scores = content.scores;
+  const touched = content.touched;
+  let terms = content.terms;
+  if (u.weak !== '') {
+    const weak = scoreQuery(index, u.weak);
+    for (const doc of weak.touched) {
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
+    }
+    terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
+  }
+  const inherited = inheritAlternatives(index, scores, touched);
   const where = options.where;
   // the documents that pass the filter, and the best raw score among them (fit is relative to it)
   const passing: number[] = [];
@@ -207,24 +205,27 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     passing.push(doc);
     if (scores[doc]! > best) best = scores[doc]!;
   }
-  const table = penaltyTable(index, read.intent, weights, taskRisk);
-  const final = (doc: number) => {
+  const table = penaltyTable(index, ctx);
+  const scored = (doc: number): Scored => {
     let p = table[doc]!;
-    if (Number.isNaN(p)) table[doc] = p = assess(index.tools[doc]!, read.intent, weights, taskRisk);
-    return (best > 0 ? scores[doc]! / best : 0) * weights.fit - p;
+    const tool = index.tools[doc]!;
+    if (Number.isNaN(p)) table[doc] = p = basePenalty(tool, ctx);
+    const cost = p + taskPenalty(tool, ctx);
+    const raw = scores[doc]!;
+    return { doc, raw, cost, score: (best > 0 ? raw / best : 0) * weights.fit - cost };
   };
-  // top `limit` by final score (ties by name): a small sorted array, insertion from the end
-  const top: Array<{ doc: number; score: number }> = [];
+  // top `limit`: a small sorted array, insertion from the end
+  const top: Scored[] = [];
   for (const doc of limit === 0 ? [] : passing) {
-    const score = final(doc);
-    if (top.length === limit && compareHits(index, score, doc, top[limit - 1]!.score, top[limit - 1]!.doc) >= 0) continue;
+    const s = scored(doc);
+    if (top.length === limit && better(index, s, top[limit - 1]!) >= 0) continue;
     let i = Math.min(top.length, limit - 1);
-    if (top.length < limit) top.push({ doc, score });
-    while (i > 0 && compareHits(index, score, doc, top[i - 1]!.score, top[i - 1]!.doc) < 0) {
+    if (top.length < limit) top.push(s);
+    while (i > 0 && better(index, s, top[i - 1]!) < 0) {
       top[i] = top[i - 1]!;
       i--;
     }
-    top[i] = { doc, score };
+    top[i] = s;
   }
   const candidates = top.map(({ doc, score }): Candidate => {
     const tool = index.tools[doc]!;
@@ -232,10 +233,18 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       tool,
       fit: best > 0 ? scores[doc]! / best : 0,
       matched: matchedTerms(index, terms, doc),
-      penalties: penalties(tool, read.intent, weights, taskRisk),
+      penalties: penaltiesOf(tool, ctx),
       score,
       alternatives: tool.alternatives ?? [],
+      ...(inherited.has(doc) ? { alternativeTo: index.tools[inherited.get(doc)!]!.name } : {}),
     };
   });
-  return { intent: read.intent, intentEvidence: read.evidence, weights, candidates };
+  return {
+    intent: u.intent,
+    confidence: u.confidence,
+    intentEvidence: u.evidence,
+    understanding: { scope: u.scope, destroys: u.destroys, avoid: u.avoid, entities: u.entities },
+    weights,
+    candidates,
+  };
 }

@@ -19,7 +19,25 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   'is', 'are', 'be', 'was', 'were', 'been', 'it', 'its', 'this', 'that', 'these', 'those', 'there', 'their',
   'i', 'me', 'my', 'we', 'our', 'you', 'your', 'please', 'can', 'could', 'would', 'should', 'will', 'shall',
   'against', 'between', 'about', 'do', 'does', 'some', 'any', 'all', 'which', 'what', 'who', 'whom', 'if', 'then', 'than', 'so', 'not', 'no',
+  'us', 'them', 'they', 'he', 'she', 'him', 'her', 'his', 'hers', 'ours', 'yours', 'mine', 'myself', 'yourself', 'itself', 'ourselves', 'themselves',
 ]);
+
+/**
+ * Fold English contractions before splitting into words, so that "what's"
+ * or "don't" leave no lone "s" or "t" behind: "n't" becomes " not", the
+ * other endings ('s, 're, 've, 'll, 'd, 'm) are dropped.
+ * @example foldContractions("don't delete what's left") // 'do not delete what left'
+ */
+export function foldContractions(text: string): string {
+  return text
+    .replace(/[‘’´]/g, "'")
+    .replace(/\bcan't\b/gi, 'can not')
+    .replace(/\bwon't\b/gi, 'will not')
+    .replace(/\blet's\b/gi, 'let us')
+    .replace(/n't\b/gi, ' not')
+    .replace(/'d\s+(like|love|prefer)\b/gi, ' would $1')
+    .replace(/'(s|re|ve|ll|d|m)\b/gi, '');
+}
 
 const VOWEL = /[aeiouy]/;
 
@@ -56,7 +74,9 @@ export function stem(word: string): string {
 }
 
 /**
- * Index terms of a text: words, lowercased, stopwords dropped, stemmed.
+ * Index terms of a text: contractions folded, words lowercased, stopwords,
+ * single letters and bare numbers dropped (a number or a contraction
+ * fragment is a rare, heavy term that matches by accident), stemmed.
  * Repeats are kept (term frequency matters to scoring).
  *
  * @example
@@ -65,8 +85,8 @@ export function stem(word: string): string {
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
-    if (STOPWORDS.has(w)) continue;
+  for (const w of words(foldContractions(text))) {
+    if (w.length < 2 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
     out.push(stem(w));
   }
   return out;

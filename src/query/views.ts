@@ -208,8 +208,11 @@ export interface SearchAnswer {
   etag: string;
   query: string;
   intent: Intent;
-  /** With explain: what the intent was read from, and the weights used. */
+  /** How sure the intent is, 0..1 (1 when the request gave it). */
+  confidence: number;
+  /** With explain: what the intent was read from, the rest of the task's reading, and the weights used. */
   intentEvidence?: string[];
+  understanding?: Explanation['understanding'];
   weights?: RankWeights;
   candidates: SearchCandidate[];
 }
@@ -221,8 +224,8 @@ export function searchAnswer(result: SearchResult, explain: boolean): SearchAnsw
     const base = { rank: i + 1, key: view.key, name: c.name, score: round(c.score), fit: round(c.fit) };
     return explain ? { ...base, matched: c.matched, penalties: c.penalties, alternatives: c.alternatives, tool: view } : { ...base, tool: view };
   });
-  const head = { version: result.version, etag: result.etag, query: result.query, intent: result.intent };
-  return explain ? { ...head, intentEvidence: result.intentEvidence, weights: result.weights, candidates } : { ...head, candidates };
+  const head = { version: result.version, etag: result.etag, query: result.query, intent: result.intent, confidence: round(result.confidence) };
+  return explain ? { ...head, intentEvidence: result.intentEvidence, understanding: result.understanding, weights: result.weights, candidates } : { ...head, candidates };
 }
 
 const round = (n: number) => Math.round(n * 1e4) / 1e4;

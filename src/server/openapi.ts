@@ -120,10 +120,13 @@ export function openApiDocument(version: string): Json {
         },
         SearchResult: {
           type: 'object',
-          required: ['query', 'intent', 'candidates'],
+          required: ['query', 'intent', 'confidence', 'candidates'],
           properties: {
             query: { type: 'string' },
             intent: { type: 'string', enum: ['read', 'write', 'unknown'] },
+            confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How sure the intent is (1 when the request gave it).' },
+            intentEvidence: { type: 'array', items: { type: 'string' }, description: 'With explain: what the intent was read from.' },
+            understanding: { type: 'object', description: 'With explain: list or item, destruction asked for or ruled out, values kept out of the terms.' },
             candidates: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, key: { type: 'string' }, score: { type: 'number' }, fit: { type: 'number' } } } },
           },
         },

@@ -16,6 +16,7 @@ describe('queryIntent', () => {
     ['create a pull request for this branch', 'write'],
     ['delete the stale branch', 'write'],
     ['calendar', 'unknown'],
+    ['tag issue 19 as a bug', 'write'],
   ])('%s -> %s', (query, intent) => {
     expect(queryIntent(query).intent).toBe(intent);
   });
@@ -92,7 +93,7 @@ describe('rankTools options', () => {
   });
 
   it('taskRisk multiplies the risk penalty', () => {
-    const risk = (taskRisk: number) => rankTools('delete the branch', TOOLS, { taskRisk }).candidates.find((c) => c.tool.name === 'github.delete_branch')?.penalties.find((p) => p.code === 'risk')?.points;
+    const risk = (taskRisk: number) => rankTools('delete the branch', TOOLS, { taskRisk, intent: 'write' }).candidates.find((c) => c.tool.name === 'github.delete_branch')?.penalties.find((p) => p.code === 'risk')?.points;
     expect(risk(1)).toBe(10);
     expect(risk(3)).toBe(30);
   });
@@ -101,7 +102,7 @@ describe('rankTools options', () => {
 describe('explainRanking', () => {
   it('gives fit, every penalty with its reason, the score and the alternatives', () => {
     const explanation = explainRanking('show the web search results for a branch diff', TOOLS);
-    expect(explanation).toMatchObject({ intent: 'read', intentEvidence: ['read: "show"'], weights: DEFAULT_RANK_WEIGHTS });
+    expect(explanation).toMatchObject({ intent: 'read', confidence: 0.9, intentEvidence: ['verb: "show"'], weights: DEFAULT_RANK_WEIGHTS });
     for (const c of explanation.candidates) {
       expect(c.fit).toBeGreaterThan(0);
       expect(c.fit).toBeLessThanOrEqual(1);
@@ -117,7 +118,7 @@ describe('explainRanking', () => {
 
   it('under read intent a write tool carries both the write and the intent penalty', () => {
     const del = explainRanking('show the branch', TOOLS).candidates.find((c) => c.name === 'github.delete_branch');
-    expect(del?.penalties.map((p) => p.code)).toEqual(['write', 'intent', 'approval', 'irreversible', 'risk']);
+    expect(del?.penalties.map((p) => p.code)).toEqual(['write', 'intent', 'approval', 'irreversible', 'risk', 'destructive', 'verb']);
   });
 });
 

@@ -1,0 +1,78 @@
+/**
+ * Values in a task that are not words about the tool: ids, paths, URLs,
+ * dates, numbers, quoted text, channel and user handles. Left in the term
+ * list they become rare, heavy terms ("4512" matching a tool named
+ * `v4512`, "/etc/hosts" matching an example value in a parameter
+ * description), so query understanding takes them out and keeps only what
+ * their kind says (a path is about files, a URL about the web).
+ *
+ * Patterns, not a grammar: each kind is one regular expression, tried in
+ * the order below (a URL before a path, a date before a number).
+ * @module
+ */
+
+export type EntityKind = 'url' | 'domain' | 'email' | 'path' | 'file' | 'slug' | 'date' | 'time' | 'id' | 'version' | 'channel' | 'handle' | 'quoted' | 'number';
+
+export interface Entity {
+  kind: EntityKind;
+  /** The text as it appeared (cut to 80 characters). */
+  text: string;
+}
+
+/**
+ * Kinds in matching order, each with its pattern and the index term its
+ * kind contributes (at the weak weight), if any.
+ */
+const KINDS: ReadonlyArray<{ kind: EntityKind; pattern: RegExp; term?: string }> = [
+  { kind: 'quoted', pattern: /"[^"\n]{1,200}"|“[^”\n]{1,200}”|`[^`\n]{1,200}`/g },
+  { kind: 'url', pattern: /\b(?:https?|ftp|wss?):\/\/[^\s"'<>]+|\bwww\.[a-z0-9-]+\.[^\s"'<>]+/gi, term: 'url' },
+  { kind: 'email', pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
+  { kind: 'domain', pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
+  { kind: 'path', pattern: /(?:^|(?<=[\s(=:]))(?:~|\.{1,2})?\/[\w.@+-]+(?:\/[\w.@+-]*)*|\b[a-z]:\\[\w.\\ -]+|\b[\w.-]+\/[\w.-]+\/[\w./-]+/gi, term: 'file' },
+  { kind: 'file', pattern: /\b[\w-]+\.(?:json|ya?ml|toml|md|txt|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp[34]|wav|zip|tar|gz|log|ts|js|mjs|py|go|rs|java|rb|sh|html?|css|sql|xml|ini|env|lock)\b/gi, term: 'file' },
+  { kind: 'date', pattern: /\b\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gi },
+  { kind: 'slug', pattern: /\b(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\/)[a-z0-9][\w.-]*\/(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\b)[\w.-]*[a-z0-9]\b/gi },
+  { kind: 'time', pattern: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/gi },
+  { kind: 'version', pattern: /\bv\d+(?:\.\d+)+(?:-[\w.]+)?\b|\b\d+\.\d+\.\d+(?:-[\w.]+)?\b/gi },
+  { kind: 'id', pattern: /#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=(?:[\w-]*?\d){2})(?=[\w-]*[a-z])[a-z0-9]+(?:[_-][a-z0-9]+)+\b|\b(?=(?:\w*?\d){3})(?=\w*[a-z])\w{8,}\b|\b(?=\w*\d{4})\w*[a-z]\w*\b/gi },
+  { kind: 'channel', pattern: /(?<![\w&])#[a-z][\w-]*/gi, term: 'channel' },
+  { kind: 'handle', pattern: /(?<![\w.])@[a-z][\w.-]*/gi, term: 'user' },
+  { kind: 'number', pattern: /(?<![\w.])[$€£]?\d+(?:[.,]\d+)*%?(?![\w])/g },
+];
+
+/** What `extractEntities` gives back. */
+export interface Extracted {
+  /** The text with every entity replaced by a placeholder word (sentence structure is kept for reading verbs). */
+  text: string;
+  entities: Entity[];
+  /** Index terms the entities' kinds contribute ("file" for a path), once each. */
+  terms: string[];
+}
+
+/** The word that stands in for an entity of a kind in the remaining text (one word, so sentence structure survives). */
+export const entityWord = (kind: EntityKind): string => `zq${kind}zq`;
+/** Is this word a stand-in for an entity? */
+export const isEntityWord = (word: string): boolean => word.startsWith('zq') && word.endsWith('zq');
+
+/**
+ * Take the entities out of a task.
+ *
+ * @example
+ * extractEntities('close #4512 and post in #eng').entities
+ * // [{ kind: 'id', text: '#4512' }, { kind: 'channel', text: '#eng' }]
+ */
+export function extractEntities(task: string): Extracted {
+  let text = task;
+  const found: Array<Entity & { at: number }> = [];
+  const terms = new Set<string>();
+  for (const { kind, pattern, term } of KINDS) {
+    text = text.replace(pattern, (match: string, ...rest: unknown[]) => {
+      const at = rest.find((r) => typeof r === 'number') as number;
+      found.push({ kind, text: match.slice(0, 80), at });
+      if (term) terms.add(term);
+      return ` ${entityWord(kind)} `;
+    });
+  }
+  found.sort((a, b) => a.at - b.at);
+  return { text, entities: found.map(({ kind, text: t }) => ({ kind, text: t })), terms: [...terms] };
+}

@@ -1,0 +1,179 @@
+/**
+ * Penalties: the points a tool loses for a task, each with its reason.
+ * After the candidate scoring of the capability-manifest seed (`score = fit *
+ * 100 - write 18 - approval 10 - cost 8 - slow 6 - irreversible 12 - risk
+ * 5`), with what query understanding read from the task deciding how much
+ * each counts:
+ * - the read/write intent decides whether writing is a cost or the point,
+ *   and the intent penalty is scaled by how sure the reading is;
+ * - when the intent is unknown or unsure, the safety penalties shrink (to
+ *   40% when unknown), so a write tool that fits perfectly is not swamped by
+ *   a read tool that fits half as well; they still order near-ties;
+ * - among writes, destroying costs extra unless the task asks to destroy;
+ *   a tool named after a verb the task rules out ("don't delete") costs a
+ *   lot; a single-item tool for a list task (or the reverse) costs a little.
+ * @module
+ */
+import type { Tool } from '../model/schema.js';
+import { RISK_LEVELS, rank as position } from '../model/vocabulary.js';
+import { toolSignals } from './tool-signals.js';
+import type { Intent, Scope } from './understand.js';
+
+/** Points per penalty (and the fit multiplier). */
+export interface RankWeights {
+  /** Fit (0..1) is multiplied by this. */
+  fit: number;
+  /** Mode `write` or `mixed`; waived when the query's intent is write. */
+  write: number;
+  /** Each call needs human approval. */
+  approval: number;
+  /** `cost.estimatedDollars` above COST_THRESHOLD_DOLLARS, or cost lane `high`. */
+  cost: number;
+  /** `latency.p95Ms` above SLOW_P95_MS. */
+  slow: number;
+  /** `effects.reversible: none`. */
+  irreversible: number;
+  /** Per risk level above `low` (medium 1x, high 2x, critical 3x), times `taskRisk`. */
+  risk: number;
+  /** The tool writes and the query reads, or the other way round (times the intent's confidence). */
+  intent: number;
+  /** The tool destroys or withdraws something and the task did not ask for that. */
+  destructive: number;
+  /** The tool is named after a verb the task rules out ("don't delete it"). */
+  avoid: number;
+  /** The task wants many things and the tool returns one, or the other way round. */
+  scope: number;
+  /** The verb the tool is named after says the opposite of the task's intent (times the confidence): words, for catalogs that declare no modes. */
+  verb: number;
+}
+
+/**
+ * Default weights: the seed's 100/18/10/8/6/12/5, plus `intent` (at a sure
+ * read a write tool loses write + intent + approval ≥ 60 points, so a read
+ * tool with half the best fit outranks it), `destructive`, `avoid` and
+ * `scope`.
+ */
+export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = {
+  fit: 100,
+  write: 18,
+  approval: 10,
+  cost: 8,
+  slow: 6,
+  irreversible: 12,
+  risk: 5,
+  intent: 40,
+  destructive: 10,
+  avoid: 40,
+  scope: 8,
+  verb: 25,
+};
+
+/** A call costing more than this many dollars is expensive. */
+export const COST_THRESHOLD_DOLLARS = 0.1;
+/** A tool with a declared p95 above this many milliseconds is slow. */
+export const SLOW_P95_MS = 3000;
+/** The safety penalties' scale when the intent is unknown. */
+export const UNKNOWN_INTENT_SCALE = 0.4;
+
+export type PenaltyCode = 'write' | 'intent' | 'approval' | 'cost' | 'slow' | 'irreversible' | 'risk' | 'destructive' | 'avoid' | 'scope' | 'verb';
+
+export interface Penalty {
+  code: PenaltyCode;
+  /** Points taken off. */
+  points: number;
+  reason: string;
+}
+
+/** What the penalties depend on besides the tool. */
+export interface PenaltyContext {
+  intent: Intent;
+  /** 0..1: how sure the intent is. */
+  confidence: number;
+  /** The task asks to destroy something. */
+  destroys: boolean;
+  scope: Scope;
+  /** Verb stems the task rules out. */
+  avoid: readonly string[];
+  weights: RankWeights;
+  taskRisk: number;
+}
+
+/** Does the tool (completed) write? `mixed` counts as write, as in the model. */
+export const writes = (tool: Tool): boolean => (tool.effects?.mode ?? 'write') !== 'read';
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+/** The safety penalties' scale for an intent read with this confidence. */
+export function safetyScale(intent: Intent, confidence: number): number {
+  return intent === 'unknown' ? UNKNOWN_INTENT_SCALE : UNKNOWN_INTENT_SCALE + (1 - UNKNOWN_INTENT_SCALE) * confidence;
+}
+
+/**
+ * Penalty points that depend only on the tool and the intent (cached per
+ * tool by the ranker); with `out`, each is also recorded with its reason.
+ */
+export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
+  const { intent, confidence, weights, taskRisk } = ctx;
+  const scale = safetyScale(intent, confidence);
+  const sure = confidence === 1 ? '' : ` (x${round(scale)}: intent ${intent}${intent === 'unknown' ? '' : ` at ${round(confidence)}`})`;
+  let total = 0;
+  const add = (code: PenaltyCode, points: number, reason: () => string) => {
+    if (points === 0) return;
+    total += points;
+    out?.push({ code, points: round(points), reason: reason() });
+  };
+  const mode = tool.effects?.mode ?? 'write';
+  const signals = toolSignals(tool);
+  // a catalog silent on effects: its label stays write, but a name that only reads does not clash with a read task
+  const namedRead = signals.silent && signals.verbsSay === 'read';
+  if (writes(tool)) {
+    if (intent !== 'write') add('write', weights.write * scale, () => `mode is ${mode}${sure}`);
+    if (intent === 'read' && !namedRead) add('intent', weights.intent * confidence, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
+  } else if (intent === 'write') {
+    add('intent', weights.intent * confidence, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
+  }
+  if (tool.approval?.required ?? writes(tool)) add('approval', weights.approval * scale, () => `each call needs human approval${sure}`);
+  const dollars = tool.cost?.estimatedDollars;
+  if (dollars !== undefined && dollars > COST_THRESHOLD_DOLLARS) add('cost', weights.cost, () => `about $${dollars} per call (over $${COST_THRESHOLD_DOLLARS})`);
+  else if (tool.cost?.lane === 'high') add('cost', weights.cost, () => 'cost lane is high');
+  const p95 = tool.latency?.p95Ms;
+  if (p95 !== undefined && p95 > SLOW_P95_MS) add('slow', weights.slow, () => `p95 latency ${p95} ms (over ${SLOW_P95_MS} ms)`);
+  if (tool.effects?.reversible === 'none') add('irreversible', weights.irreversible * scale, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}${sure}`);
+  const level = position(RISK_LEVELS, tool.effects?.risk ?? 'high');
+  if (level > 0) add('risk', weights.risk * level * taskRisk * scale, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
+  if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', weights.destructive * scale, () => 'it destroys or withdraws something; the task does not ask for that');
+  const says = signals.verbsSay;
+  if ((says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
+    add('verb', weights.verb * confidence, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
+  }
+  return total;
+}
+
+/** Penalty points that depend on the task's words: verbs ruled out, list versus item. */
+export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
+  const { weights } = ctx;
+  const signals = toolSignals(tool);
+  let total = 0;
+  const ruledOut = signals.verbs.find((v) => ctx.avoid.includes(v));
+  if (ruledOut !== undefined) {
+    total += weights.avoid;
+    out?.push({ code: 'avoid', points: weights.avoid, reason: `named after "${ruledOut}…", which the task rules out` });
+  }
+  if (ctx.scope !== 'unknown' && signals.cardinality !== 'unknown' && signals.cardinality !== ctx.scope) {
+    total += weights.scope;
+    out?.push({ code: 'scope', points: weights.scope, reason: ctx.scope === 'list' ? 'the task wants many; the tool returns one' : 'the task names one item; the tool lists many' });
+  }
+  return total;
+}
+
+/**
+ * Every penalty a tool gets in a context, each with its reason.
+ * @example
+ * penalties(tool, context) // [{ code: 'write', points: 18, reason: 'mode is write' }, ...]
+ */
+export function penaltiesOf(tool: Tool, ctx: PenaltyContext): Penalty[] {
+  const out: Penalty[] = [];
+  basePenalty(tool, ctx, out);
+  taskPenalty(tool, ctx, out);
+  return out;
+}

@@ -1,0 +1,315 @@
+/**
+ * Query understanding: what a task asks for, read the way people write
+ * tasks to an agent, before any tool is scored.
+ *
+ * Small and deterministic: a task is cut into clauses; each clause loses its
+ * politeness ("could you", "I'd like to", "please"); then its form decides.
+ * - A question ("which…", "what's…", "is… ?", "show me…") reads.
+ * - A verb in verb position (clause start, after "to", after a request)
+ *   says read or write as the evidence reader's verb lists do; the same word
+ *   elsewhere ("open issues", "the latest commit", "a new release") is an
+ *   adjective or a noun and says nothing.
+ * - Phrasal verbs ("get rid of", "let the team know", "look up") are read
+ *   as one verb; "-ing" forms after "before", "after", "without", "instead
+ *   of" are not the point of the task; negated verbs ("don't delete it")
+ *   say what to avoid, not what to do.
+ * - A write anywhere in the task makes it a write ("find the stale
+ *   branches and delete them").
+ * Each reading has a confidence: 0.9 for a verb in verb position, 0.8 for a
+ * question, 0.5 for a bare noun phrase, 0.35 for a verb found elsewhere.
+ *
+ * Besides intent: list versus single-item signals, whether the task itself
+ * asks to destroy something, and the content terms to match (entities,
+ * question words and politeness out; generic verbs kept apart, at a low
+ * weight, so "show" or "get" in a tool's name cannot outweigh the job).
+ * @module
+ */
+import { words, type Verdict } from '../model/evidence.js';
+import { entityWord, extractEntities, isEntityWord, type Entity } from './entities.js';
+import { foldContractions, stem } from './tokenize.js';
+import { PHRASES, matchPhrase } from './phrases.js';
+import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
+
+export type Intent = 'read' | 'write' | 'unknown';
+/** Does the task want many things, or one? */
+export type Scope = 'list' | 'item' | 'unknown';
+
+export interface Understanding {
+  intent: Intent;
+  /** How sure the reading is, 0..1 (0 when unknown; 1 when the caller gave the intent). */
+  confidence: number;
+  /** What the intent was read from, e.g. `question: "which"`, `verb: "delete"`. */
+  evidence: string[];
+  scope: Scope;
+  /** The task itself asks to delete or remove something (destructive tools then pay no extra for it). */
+  destroys: boolean;
+  /** Stems of verbs the task negates ("don't delete it" → "delet"): tools named after them are not wanted. */
+  avoid: string[];
+  /** Text whose terms are matched at full weight. */
+  content: string;
+  /** Generic verbs and the entities' kinds, matched at a low weight. */
+  weak: string;
+  entities: Entity[];
+}
+
+/** Words that open a question. */
+const QUESTION = new Set(['what', 'which', 'who', 'whom', 'whose', 'where', 'when', 'why', 'how', 'is', 'are', 'was', 'were', 'do', 'does', 'did', 'has', 'have', 'had', 'am']);
+/** Request openings, stripped before reading the verb (longest first within each start word). */
+const REQUESTS: readonly string[][] = [
+  ['please'], ['kindly'], ['just'], ['also'], ['now'], ['then'], ['and'], ['so'], ['ok'], ['okay'], ['hey'], ['hi'], ['quickly'], ['first'], ['finally'], ['go', 'ahead', 'and'],
+  ['can', 'you'], ['could', 'you'], ['would', 'you'], ['will', 'you'], ['can', 'we'], ['could', 'we'], ['should', 'we'], ['shall', 'we'], ['can', 'i'], ['could', 'i'], ['should', 'i'],
+  ['i', 'want', 'to'], ['i', 'need', 'to'], ['i', 'would', 'like', 'to'], ['i', 'like', 'to'], ['we', 'need', 'to'], ['we', 'want', 'to'], ['we', 'should'], ['i', 'must'], ['we', 'must'],
+  ['help', 'me'], ['help', 'us'], ['let', 'us'], ['time', 'to'], ['try', 'to'], ['need', 'to'], ['want', 'to'], ['you', 'should'], ['i', 'am', 'trying', 'to'], ['remember', 'to'],
+  ['how', 'do', 'i'], ['how', 'can', 'i'], ['how', 'do', 'we'], ['how', 'to'],
+];
+/** Requests that ask how to do something rather than to do it: a weaker reading. */
+const HOW_TO = new Set(['how']);
+/** Words after which a verb-or-noun word is used as a verb ("commit this", "file a bug", "post to …"). */
+const VERB_FOLLOWERS = new Set([
+  'a', 'an', 'the', 'my', 'our', 'your', 'their', 'his', 'her', 'its', 'this', 'that', 'these', 'those', 'it', 'them', 'me', 'us', 'him',
+  'up', 'out', 'down', 'off', 'away', 'back', 'over', 'to', 'for', 'with', 'in', 'on', 'into', 'onto', 'from', 'all', 'some', 'every', 'each', 'any', 'everything',
+  'everyone', 'everybody', 'somebody', 'someone', 'what', 'which', 'whatever',
+]);
+/** Is `w` a word after which a verb-or-noun word reads as a verb? */
+const followsVerb = (w: string) => VERB_FOLLOWERS.has(w) || isEntityWord(w);
+/** Words that open a noun phrase: a clause starting with one and holding no verb is a lookup. */
+const NOUN_PHRASE_OPENERS = new Set(['the', 'my', 'our', 'all', 'any', 'every', 'some', 'today', 'yesterday', 'tomorrow', 'anything', 'everything', 'nothing', 'recent', 'latest', 'last', 'current', 'next', 'top', 'most', 'list', 'number', 'count', 'details', 'info', 'status']);
+/** Words that are adjectives before a noun and verbs otherwise ("open issues" / "open an issue"). */
+const ADJECTIVES = new Set(['open', 'new', 'closed', 'close', 'merged', 'pending', 'draft', 'archived', 'public', 'private', 'starred', 'live', 'active', 'current', 'latest', 'recent', 'locked', 'pinned', 'deleted', 'failed', 'running', 'scheduled', 'published']);
+/** Words that are nouns before another noun and verbs otherwise ("commit history" / "commit this"). */
+const NOUNS = new Set(['commit', 'file', 'post', 'record', 'order', 'book', 'message', 'email', 'comment', 'review', 'report', 'note', 'page', 'issue', 'draft', 'run', 'test', 'star', 'pin', 'tag', 'label', 'alert', 'change', 'request', 'release', 'deploy', 'schedule', 'plan', 'alarm', 'reminder', 'event', 'invite', 'charge', 'transfer', 'payment', 'refund', 'upload', 'download', 'export', 'import', 'backup', 'sync', 'merge', 'push', 'lock', 'block', 'share', 'reply', 'status', 'watch', 'count', 'search', 'query', 'check', 'record']);
+/** Subordinators after which an "-ing" verb is not the point of the task ("view it before deleting it"). */
+const SUBORDINATE = new Set(['before', 'after', 'without', 'instead', 'rather', 'while', 'when', 'until', 'by']);
+/** Negations: the next verb (within two words) is what not to do. */
+const NEGATIONS = new Set(['not', 'never', 'dont', 'without', 'instead', 'rather', 'avoid', 'stop']);
+/** Read verbs too generic to say what a tool does; matched at the weak weight. */
+const GENERIC = new Set(['get', 'show', 'list', 'find', 'search', 'fetch', 'look', 'view', 'see', 'tell', 'give', 'display', 'retrieve', 'check', 'know', 'let', 'need', 'want', 'make', 'do', 'help', 'use', 'pull', 'bring', 'provide', 'return', 'read']);
+/** A write for later: scheduling is part of the job. */
+const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning)|in (an?|\d+|zqnumberzq) (minute|hour|day|week)s?|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/;
+/** Words that signal many things. */
+const LIST_WORDS = new Set(['which', 'all', 'every', 'any', 'list', 'many', 'each', 'everything', 'everyone', 'both', 'several', 'multiple', 'various']);
+/** Words kept out of the content: question words, auxiliaries, pronouns, fillers. */
+const FILLER = new Set([...QUESTION, 'me', 'us', 'you', 'i', 'we', 'they', 'them', 'he', 'she', 'him', 'her', 'it', 'there', 'here', 'please', 'kindly', 'just', 'also', 'now', 'then', 'can', 'could', 'would', 'will', 'should', 'shall', 'must', 'might', 'may', 'ok', 'okay', 'hey', 'hi', 'thanks', 'thank', 'right', 'quickly', 'actually', 'really', 'currently', 'still', 'already', 'yet', 'ever', 'got', 'going', 'gonna', 'like', 'dont', 'not', 'never', 'instead', 'rather', 'ahead', 'go', 'anymore', 'pls', 'plz', 'thx', 'asap', 'sure', 'well', 'maybe', 'perhaps', 'somehow', 'something', 'anything', 'everything', 'ones', 'one', 'since', 'yet', 'soon']);
+
+interface Found {
+  readings: Reading[];
+  avoid: Set<string>;
+  destroys: boolean;
+  /** Read verbs consumed as intent evidence: matched at the weak weight. */
+  weakVerbs: Set<string>;
+  /** Canonical verbs of the verbs read ("remove" → "delete"), matched at full weight. */
+  canonical: Set<string>;
+  /** Verb-position words replaced by their canonical verb ("open" in "open an issue"): not matched themselves. */
+  replaced: Set<string>;
+}
+
+interface Reading {
+  says: Verdict | 'question' | 'phrase-read';
+  confidence: number;
+  evidence: string;
+}
+
+/** A clause's words with its opening requests removed, and whether one was a how-to or a request. */
+function stripRequests(clause: string[]): { rest: string[]; howTo: boolean; requested: boolean } {
+  let at = 0;
+  let howTo = false;
+  let requested = false;
+  for (let changed = true; changed && at < clause.length && !matchPhrase(clause, at); ) {
+    changed = false;
+    for (const r of REQUESTS) {
+      if (at + r.length <= clause.length && r.every((w, i) => clause[at + i] === w)) {
+        if (HOW_TO.has(r[0]!)) howTo = true;
+        else if (r.length > 1 || r[0] === 'please') requested = true;
+        at += r.length;
+        changed = true;
+        break;
+      }
+    }
+  }
+  return { rest: at === 0 ? clause : clause.slice(at), howTo, requested };
+}
+
+/** Is `word` (with what follows) used as a verb at the start of a clause? */
+function verbAtStart(word: string, next: string | undefined): boolean {
+  if (next === undefined || followsVerb(next)) return true;
+  if (ADJECTIVES.has(word)) return false;
+  if (NOUNS.has(word) && requestVerdict(word) !== 'read') return requestVerdict(next) !== undefined;
+  return true;
+}
+
+/** The readings of one clause, and what it negates. */
+function readClause(raw: string[], asked: boolean, out: Found): void {
+  if (raw.length === 0) return;
+  const { rest, howTo, requested } = stripRequests(raw);
+  // "can you delete it?" is a request, not a question
+  const question = !requested && (asked || QUESTION.has(raw[0]!)) && raw[1] !== 'not' && !(raw[0] === 'how' && ['do', 'can', 'to'].includes(raw[1] ?? ''));
+  const lead = howTo ? 0.6 : 0.9;
+  // negated verbs: remembered, never read as what to do
+  const negated = new Set<number>();
+  rest.forEach((w, i) => {
+    if (!NEGATIONS.has(w)) return;
+    for (let j = i + 1; j <= i + 3 && j < rest.length; j++) {
+      const v = requestVerdict(rest[j]!) ?? matchPhrase(rest, j)?.says;
+      if (v === undefined) continue;
+      negated.add(j);
+      if (v !== 'read') out.avoid.add(stem(rest[j]!));
+      break;
+    }
+  });
+  const phrase = matchPhrase(rest, 0);
+  if (phrase && !question) {
+    out.readings.push({ says: phrase.says === 'read' ? 'phrase-read' : phrase.says, confidence: lead, evidence: `phrase: "${phrase.text}"` });
+    if (phrase.says === 'destructive') out.destroys = true;
+    for (const w of phrase.words) (phrase.says === 'read' ? out.weakVerbs : out.replaced).add(w);
+    for (const c of canonicalVerbs(phrase.words.join(' '), rest[phrase.length])) out.canonical.add(c);
+    return;
+  }
+  const first = rest[0];
+  const firstSays = first === undefined || negated.has(0) ? undefined : requestVerdict(first);
+  if (!question && first !== undefined && firstSays !== undefined && verbAtStart(first, rest[1])) {
+    out.readings.push({ says: firstSays, confidence: lead, evidence: `verb: "${first}"` });
+    if (firstSays === 'destructive') out.destroys = true;
+    if (GENERIC.has(first)) out.weakVerbs.add(first);
+    const canonical = canonicalVerbs(first, rest[1]);
+    for (const c of canonical) out.canonical.add(c);
+    if (canonical.length > 0 && !canonical.includes(first) && (rest[1] === 'a' || rest[1] === 'an' || rest[1] === 'new')) out.replaced.add(first);
+    return;
+  }
+  // a verb in verb position later: after "to" or a request ("I want the bot to delete …")
+  for (let i = 1; i < rest.length; i++) {
+    if (negated.has(i)) continue;
+    const before = rest[i - 1]!;
+    if (before !== 'to' && !(requested && i === 0)) continue;
+    if (SUBORDINATE.has(rest[i - 2] ?? '')) continue;
+    const p = matchPhrase(rest, i);
+    const says = p?.says ?? requestVerdict(rest[i]!);
+    if (says === undefined) continue;
+    out.readings.push({ says, confidence: question ? 0.6 : 0.85, evidence: `verb after "to": "${p?.text ?? rest[i]}"` });
+    if (says === 'destructive') out.destroys = true;
+    if (!question) return;
+  }
+  if (question) {
+    out.readings.push({ says: 'question', confidence: 0.8, evidence: QUESTION.has(raw[0]!) ? `question: "${raw[0]}"` : 'question: "?"' });
+    return;
+  }
+  const opener = rest[0];
+  if (opener === 'new' || opener === 'another') {
+    out.readings.push({ says: 'write', confidence: 0.6, evidence: `"${opener} …": something to create` });
+    out.canonical.add('create');
+    return;
+  }
+  // no verb at the start: a noun phrase ("open issues in acme/web", "the latest release") is a lookup
+  if (opener !== undefined && (NOUN_PHRASE_OPENERS.has(opener) || ADJECTIVES.has(opener) || pluralNoun(opener))) {
+    out.readings.push({ says: 'phrase-read', confidence: 0.5, evidence: 'a noun phrase (no verb): a lookup' });
+    return;
+  }
+  // weak: a write or destructive verb elsewhere, not an adjective, noun or subordinate "-ing"
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i]!;
+    if (negated.has(i) || ADJECTIVES.has(w) || SUBORDINATE.has(rest[i - 1] ?? '')) continue;
+    const p = matchPhrase(rest, i);
+    const says = p?.says ?? requestVerdict(w);
+    if (says === undefined || (NOUNS.has(w) && !p && i > 0 && !followsVerb(rest[i + 1] ?? entityWord('number')))) continue;
+    out.readings.push({ says, confidence: 0.35, evidence: `word: "${p?.text ?? w}"` });
+    return;
+  }
+  // a clause opening with an unknown word ("frobnicate issue 19") may be an imperative: no reading
+}
+
+/** A clause's words, and whether its sentence ended with a question mark. */
+interface Clause {
+  words: string[];
+  asked: boolean;
+}
+
+/** Split into clauses at sentence punctuation and at "and"/"then"/"but" between verbs. */
+function clauses(text: string): Clause[] {
+  const out: Clause[] = [];
+  for (const m of text.matchAll(/([^.!?;:\n]+)([.!?;:\n]*)/g)) {
+    const asked = m[2]!.includes('?');
+    for (const sentence of m[1]!.split(/,\s*(?=(?:and|then|but|so|just|please)\b)/i)) {
+      let current: string[] = [];
+      for (const w of words(sentence.replace(/'/g, ''))) {
+        if ((w === 'and' || w === 'then' || w === 'but') && current.length > 0) {
+          out.push({ words: current, asked });
+          current = [];
+          continue;
+        }
+        current.push(w);
+      }
+      if (current.length > 0) out.push({ words: current, asked });
+    }
+  }
+  return out;
+}
+
+/** Was this plural word a noun in the task (a list signal)? */
+function pluralNoun(word: string): boolean {
+  return word.length > 3 && /[^s]s$/.test(word) && !/(us|is|ss|ous|ics|news|status|access|alias|always|was|has|does|yes|this|its|lets|thanks|towards|afterwards)$/.test(word) && stem(word) !== word && !isEntityWord(word);
+}
+
+/**
+ * Read a task: intent with its confidence and evidence, list or item,
+ * destruction asked for or ruled out, and the text to match.
+ *
+ * @example
+ * understand("which PRs are waiting on me?") // { intent: 'read', confidence: 0.8, scope: 'list', ... }
+ * understand("don't delete it, just archive the channel") // { intent: 'write', avoid: ['delet'], destroys: false, ... }
+ */
+export function understand(task: string): Understanding {
+  const { text, entities, terms } = extractEntities(foldContractions(task));
+  const found: Found = { readings: [], avoid: new Set(), destroys: false, weakVerbs: new Set(), canonical: new Set(), replaced: new Set() };
+  const parts = clauses(text);
+  for (const clause of parts) readClause(clause.words, clause.asked, found);
+  const writes = found.readings.filter((r) => r.says === 'write' || r.says === 'destructive');
+  const reads = found.readings.filter((r) => r.says === 'read' || r.says === 'question' || r.says === 'phrase-read');
+  const strongWrite = writes.reduce((m, r) => Math.max(m, r.confidence), 0);
+  const strongRead = reads.reduce((m, r) => Math.max(m, r.confidence), 0);
+  let intent: Intent = 'unknown';
+  let confidence = 0;
+  let evidence: string[] = [];
+  if (writes.length > 0 && strongWrite >= Math.min(strongRead, 0.6)) {
+    intent = 'write';
+    confidence = strongWrite;
+    evidence = writes.map((r) => r.evidence);
+  } else if (reads.length > 0) {
+    intent = 'read';
+    confidence = strongRead;
+    evidence = reads.map((r) => r.evidence);
+  }
+  if (!found.destroys) found.destroys = writes.some((r) => r.says === 'destructive' && r.confidence >= 0.6);
+  // content and weak terms
+  const all = parts.flatMap((c) => c.words);
+  const content: string[] = [];
+  const weak = [...terms];
+  for (const w of all) {
+    if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
+    // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
+    const participle = participleVerdict(w);
+    if (found.weakVerbs.has(w) || GENERIC.has(w) || (participle !== undefined && participle !== 'read')) weak.push(w);
+    else content.push(w);
+  }
+  if (intent === 'write' && (FUTURE.test(all.join(' ')) || entities.some((e) => e.kind === 'time'))) weak.push('schedule');
+  for (const c of found.canonical) if (!content.includes(c)) content.push(c);
+  let scope: Scope = 'unknown';
+  const asksMany = all.some((w) => LIST_WORDS.has(w)) || /\bhow many\b|\bdo we have\b/.test(all.join(' '));
+  const plural = all.some((w, i) => pluralNoun(w) && !isEntityWord(all[i - 1] ?? ''));
+  // a number right after a noun names one item ("issue 4512", "PR 301"); before a plural it counts ("5 issues")
+  const named = all.some((w, i) => (w === entityWord('number') && i > 0 && !FILLER.has(all[i - 1]!) && !pluralNoun(all[i + 1] ?? '')) || [entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')].includes(w));
+  if (asksMany) scope = 'list';
+  else if (named) scope = 'item';
+  else if (plural) scope = 'list';
+  return {
+    intent,
+    confidence,
+    evidence,
+    scope,
+    destroys: found.destroys,
+    avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
+    content: content.join(' '),
+    weak: weak.join(' '),
+    entities,
+  };
+}
+
+export { PHRASES };

@@ -1,0 +1,166 @@
+/** Query understanding: the classes of misreading issue 13 names, one table each. */
+import { describe, expect, it } from 'vitest';
+import { extractEntities } from '../../src/query/entities.js';
+import { matchPhrase } from '../../src/query/phrases.js';
+import { tokenize } from '../../src/query/tokenize.js';
+import { understand } from '../../src/query/understand.js';
+import { canonicalVerbs, participleVerdict } from '../../src/query/verbs.js';
+
+describe('sentence form: questions and lookups read', () => {
+  it.each([
+    ['which PRs are waiting on my review?', 'read'],
+    ["what's on the #general channel today?", 'read'],
+    ['is the deploy branch protected?', 'read'],
+    ['show me the failing checks', 'read'],
+    ['who deleted the release branch?', 'read'],
+    ['has PR 301 passed CI yet?', 'read'],
+    ['anything new for me on GitHub since yesterday?', 'read'],
+    ['the latest release of acme/web', 'read'],
+    ['open issues in acme/widgets', 'read'],
+    ['could you tell me how many stars the repo has', 'read'],
+  ])('%s -> %s', (task, intent) => {
+    expect(understand(task).intent).toBe(intent);
+  });
+
+  it('a question is a read with confidence 0.8; a verb in verb position 0.9', () => {
+    expect(understand('which repos do we have?')).toMatchObject({ intent: 'read', confidence: 0.8 });
+    expect(understand('list the repos')).toMatchObject({ intent: 'read', confidence: 0.9 });
+  });
+
+  it('a request in question form is a request', () => {
+    expect(understand('can you delete the stale branch?').intent).toBe('write');
+    expect(understand('could you create an issue for this?').intent).toBe('write');
+  });
+});
+
+describe('the same word as verb, adjective or noun', () => {
+  it.each([
+    ['open an issue for the login bug', 'write'],
+    ['open issues about login', 'read'],
+    ['commit this', 'write'],
+    ['the latest commit on main', 'read'],
+    ['file a bug about the crash', 'write'],
+    ['post to #eng that the build is green', 'write'],
+    ['new issue: the button does nothing', 'write'],
+    ['show the closed pull requests', 'read'],
+  ])('%s -> %s', (task, intent) => {
+    expect(understand(task).intent).toBe(intent);
+  });
+});
+
+describe('phrasal verbs', () => {
+  it.each([
+    ['get rid of the stale branch', 'write', true],
+    ['let the team know the build is fixed', 'write', false],
+    ['let the reporter on issue 77 know a fix is coming', 'write', false],
+    ['look up the user with that email', 'read', false],
+    ['bring back the archived channel', 'write', false],
+    ['set up a webhook for pushes', 'write', false],
+  ])('%s -> %s (destroys: %s)', (task, intent, destroys) => {
+    expect(understand(task)).toMatchObject({ intent, destroys });
+  });
+
+  it('matches the longest phrase, with up to six object words under *', () => {
+    expect(matchPhrase(['let', 'me', 'know'], 0)?.says).toBe('read');
+    expect(matchPhrase(['let', 'the', 'whole', 'team', 'know'], 0)?.says).toBe('write');
+    expect(matchPhrase(['let', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'know'], 0)).toBeUndefined();
+  });
+});
+
+describe('negation and subordinate clauses', () => {
+  it("don't delete it, just archive it: a write that rules delete out", () => {
+    const u = understand("don't delete #old-project, just archive it");
+    expect(u).toMatchObject({ intent: 'write', destroys: false });
+    expect(u.avoid).toContain(tokenize('delete')[0]);
+  });
+
+  it('an -ing verb after before/after/without is not the point', () => {
+    expect(understand('view the branch before deleting it')).toMatchObject({ intent: 'read', destroys: false });
+  });
+
+  it('a read then a write is a write', () => {
+    expect(understand('find the stale branches and delete them')).toMatchObject({ intent: 'write', destroys: true });
+  });
+});
+
+describe('list versus item', () => {
+  it.each([
+    ['which repos do we have?', 'list'],
+    ['show all open pull requests', 'list'],
+    ['how many issues are open', 'list'],
+    ['show me issue 4512', 'item'],
+    ['close #4512', 'item'],
+    ["what's in /etc/hosts?", 'item'],
+    ['the latest release', 'unknown'],
+  ])('%s -> %s', (task, scope) => {
+    expect(understand(task).scope).toBe(scope);
+  });
+});
+
+describe('values kept out of the terms', () => {
+  it.each([
+    ['close #4512', 'id', '#4512'],
+    ["what's in /etc/hosts?", 'path', '/etc/hosts'],
+    ['who is on call 2024-05-01?', 'date', '2024-05-01'],
+    ['fetch https://example.com/a?b=1', 'url', 'https://example.com/a?b=1'],
+    ['refund ch_3Ls9XkLkdIwHu7ix0', 'id', 'ch_3Ls9XkLkdIwHu7ix0'],
+    ['issues in acme/widgets', 'slug', 'acme/widgets'],
+    ['send it to @alice', 'handle', '@alice'],
+    ['rename it to "Q3 plan"', 'quoted', '"Q3 plan"'],
+    ['is phishy-login.biz safe?', 'domain', 'phishy-login.biz'],
+  ])('%s: %s %s', (task, kind, text) => {
+    expect(extractEntities(task).entities).toContainEqual({ kind, text });
+    const u = understand(task);
+    expect(tokenize(u.content).join(' ')).not.toMatch(/\d{3}/);
+  });
+
+  it('a kind may add its word at the weak weight (a path is about files)', () => {
+    expect(understand("what's in /etc/hosts?").weak.split(' ')).toContain('file');
+    expect(understand("what's in /etc/hosts?").content).not.toContain('etc');
+  });
+
+  it('contractions leave no fragments; numbers and single letters are not terms', () => {
+    expect(tokenize("what's wrong, don't we've it's PR 4512 v2")).toEqual(['wrong', 'pr', 'v2']);
+  });
+});
+
+describe('verb families and participles', () => {
+  it.each([
+    ['open', 'an', ['create']],
+    ['start', 'a', ['create']],
+    ['remove', 'the', ['delete', 'remove']],
+    ['get rid of', 'the', ['delete', 'remove']],
+    ['bring back', 'the', ['restore', 'unarchive']],
+    ['frobnicate', 'the', []],
+  ])('%s %s -> %j', (verb, next, canonical) => {
+    expect(canonicalVerbs(verb, next)).toEqual(canonical);
+  });
+
+  it('participles of writes describe the object, so they match weakly', () => {
+    expect(participleVerdict('archived')).toBe('write');
+    expect(participleVerdict('posted')).toBe('write');
+    const u = understand('get rid of the message I just posted by mistake');
+    expect(u.weak.split(' ')).toContain('posted');
+    expect(u.content.split(' ')).not.toContain('posted');
+  });
+});
+
+describe('confidence', () => {
+  it('unknown has confidence 0; a lone write word elsewhere is weak evidence', () => {
+    expect(understand('calendar')).toMatchObject({ intent: 'unknown', confidence: 0 });
+    expect(understand('branch that needs a merge').confidence).toBeLessThan(0.6);
+    expect(understand('the branch that needs a merge')).toMatchObject({ intent: 'read', confidence: 0.5 });
+  });
+
+  it('is deterministic', () => {
+    const task = "don't delete the #old channel; archive it and let the team know by 5pm";
+    expect(understand(task)).toEqual(understand(task));
+  });
+
+  it('survives hostile input quickly: long, odd and nested text', () => {
+    const long = `${'please '.repeat(2000)}delete ${'a '.repeat(20000)}thing?`;
+    expect(understand(long).intent).toBe('write');
+    expect(understand('"""```///###@@@???').intent).toBe('unknown');
+    expect(understand('').intent).toBe('unknown');
+  });
+});

@@ -13,6 +13,8 @@ export type { McpClientsOptions, McpServerStatus } from '../mcp/clients.js';
 export { translateTools } from '../mcp/discovery.js';
 export { createGatewayServer } from '../mcp/server.js';
 export type { Gateway, GatewayOptions } from '../mcp/server.js';
+export { GATEWAY_TOOLS_MODES, SEARCH_TOOL, CALL_TOOL } from '../mcp/search-mode.js';
+export type { GatewayToolsMode } from '../mcp/search-mode.js';
 export { mcpHttpHandler } from '../mcp/http.js';
 export type { McpHttpHandler, McpHttpOptions, McpRequestContext } from '../mcp/http.js';
 export { BoundedStdioServerTransport, MAX_STDIO_LINE_BYTES } from '../mcp/stdio-server.js';

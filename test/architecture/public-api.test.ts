@@ -50,8 +50,8 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
   'toolcap/mcp': {
     module: mcp,
     names: [
-      'BoundedStdioServerTransport', 'CAPABILITY_META_KEY', 'ContainedStdioClientTransport', 'MAX_STDIO_LINE_BYTES', 'McpClients', 'createGatewayServer',
-      'mcpHttpHandler', 'mcpToolOf', 'translateTools',
+      'BoundedStdioServerTransport', 'CALL_TOOL', 'CAPABILITY_META_KEY', 'ContainedStdioClientTransport', 'GATEWAY_TOOLS_MODES', 'MAX_STDIO_LINE_BYTES', 'McpClients',
+      'SEARCH_TOOL', 'createGatewayServer', 'mcpHttpHandler', 'mcpToolOf', 'translateTools',
     ],
   },
   'toolcap/host': { module: host, names: ['ToolcapOpenError', 'createToolcap'] },

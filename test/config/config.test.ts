@@ -287,11 +287,11 @@ describe('--config on the command line', () => {
       return JSON.parse(stdout) as { weights: Record<string, number>; candidates: Array<{ name: string; penalties: Array<{ code: string; points: number }> }> };
     };
     const plain = await run('sources: [m]\n');
-    expect(plain.weights['intent']).toBe(32);
+    expect(plain.weights['intent']).toBe(40);
     const tuned = await run('sources: [m]\nranking:\n  weights: { intent: 500 }\n');
     expect(tuned.weights['intent']).toBe(500);
     const readNote = tuned.candidates.find((c) => c.name === 'notes.read_note');
-    expect(readNote?.penalties).toContainEqual(expect.objectContaining({ code: 'intent', points: 500 }));
+    expect(readNote?.penalties).toContainEqual(expect.objectContaining({ code: 'intent', points: 450 })); // 500 x the intent's confidence (a verb in verb position: 0.9)
     expect(tuned.candidates[0]?.name).toBe('notes.write_note');
   });
 

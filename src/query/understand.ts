@@ -172,7 +172,8 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     if (GENERIC.has(first)) out.weakVerbs.add(first);
     const canonical = canonicalVerbs(first, rest[1]);
     for (const c of canonical) out.canonical.add(c);
-    if (canonical.length > 0 && !canonical.includes(first) && (rest[1] === 'a' || rest[1] === 'an' || rest[1] === 'new')) out.replaced.add(first);
+    // "open an issue", "start a branch": the verb means create, and is not matched as itself
+    if (canonical.length === 1 && canonical[0] === 'create' && first !== 'create') out.replaced.add(first);
     return;
   }
   // a verb in verb position later: after "to" or a request ("I want the bot to delete …")
@@ -222,12 +223,12 @@ interface Clause {
   asked: boolean;
 }
 
-/** Split into clauses at sentence punctuation and at "and"/"then"/"but" between verbs. */
+/** Split into clauses at sentence punctuation, commas, and "and"/"then"/"but". */
 function clauses(text: string): Clause[] {
   const out: Clause[] = [];
   for (const m of text.matchAll(/([^.!?;:\n]+)([.!?;:\n]*)/g)) {
     const asked = m[2]!.includes('?');
-    for (const sentence of m[1]!.split(/,\s*(?=(?:and|then|but|so|just|please)\b)/i)) {
+    for (const sentence of m[1]!.split(/,\s*/)) {
       let current: string[] = [];
       for (const w of words(sentence.replace(/'/g, ''))) {
         if ((w === 'and' || w === 'then' || w === 'but') && current.length > 0) {

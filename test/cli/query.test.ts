@@ -99,6 +99,18 @@ describe('toolcap search', () => {
     expect(stdout).toMatch(/^intent: write/);
   });
 
+  it('--intent overrides the intent read from the words; --explain prints the reading', async () => {
+    const read = await cli('search', ...PATHS, '--query', "don't trigger anything, which incidents are open?", '--explain', '--limit', '3');
+    expect(read.code).toBe(0);
+    expect(read.stdout).toMatch(/^intent: read \(confidence 0\.8\): question: "which"/);
+    expect(read.stdout).toContain('task: wants a list; rules out: trigger');
+    const given = await cli('search', ...PATHS, '--query', 'incidents', '--intent', 'write', '--json');
+    expect(JSON.parse(given.stdout)).toMatchObject({ intent: 'write', confidence: 1 });
+    const bad = await cli('search', ...PATHS, '--query', 'incidents', '--intent', 'maybe');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('maybe');
+  });
+
   it('narrows by persona and filters', async () => {
     const { stdout } = await cli('search', ...PATHS, '--query', 'run a command', '--persona', 'Atlas', '--mode', 'read', '--json');
     const answer = JSON.parse(stdout) as { candidates: Array<{ tool: { tool: { effects: { mode: string }; scope?: { personas?: string[] } } } }> };

@@ -167,6 +167,19 @@ describe('endpoints answer 200 with the documented shape', () => {
     expect(plain.body.candidates[0]).not.toHaveProperty('penalties');
   });
 
+  it('GET /search shows the detected intent, its confidence and evidence; intent= overrides it with confidence 1', async () => {
+    const read = await getJson(app, `/search?q=${encodeURIComponent('which calendar events do I have tomorrow?')}&explain=1`);
+    expect(read.body).toMatchObject({ intent: 'read', confidence: 0.8, intentEvidence: ['question: "which"'] });
+    expect(read.body.understanding).toMatchObject({ scope: 'list', destroys: false, avoid: [] });
+    const given = await getJson(app, `/search?q=${encodeURIComponent('which calendar events do I have tomorrow?')}&intent=write&explain=1`);
+    expect(given.body).toMatchObject({ intent: 'write', confidence: 1, intentEvidence: ['given by the caller'] });
+    const plain = await getJson(app, `/search?q=${encodeURIComponent('delete the stale branch')}`);
+    expect(plain.body).toMatchObject({ intent: 'write', confidence: 0.9 });
+    expect(plain.body).not.toHaveProperty('understanding');
+    const bad = await getJson(app, '/search?q=x&intent=maybe');
+    expect(bad.res.status).toBe(400);
+  });
+
   it('GET /search honours the /tools filters and persona', async () => {
     const { body } = await getJson(app, '/search?q=run%20a%20shell%20command&max_risk=medium&limit=100');
     for (const c of body.candidates) expect(RISKS.indexOf(c.tool.tool.effects.risk)).toBeLessThanOrEqual(1);

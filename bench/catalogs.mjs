@@ -5,7 +5,8 @@
 // summary, parameters: copied, nothing invented) and that file is the layer.
 // The ground-truth mode labels in bench/tasks/modes.json never reach the
 // tools: they are the answer key the harness scores with.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CORPUS } from './corpus.mjs';
@@ -45,24 +46,24 @@ export function toolemuFunctions(toolkits) {
   );
 }
 
-let scratch;
-/** A folder for converted catalogs, removed when the process exits. */
-function scratchDir() {
-  if (!scratch) {
-    scratch = join(tmpdir(), `toolcap-bench-${process.pid}`);
-    mkdirSync(scratch, { recursive: true });
-    process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
-  }
-  return scratch;
-}
-
-/** The layers `buildCatalog` reads for a catalog (a converted catalog is written to a temp file first). */
+/**
+ * The layers `buildCatalog` reads for a catalog. A converted catalog is
+ * written once to the temp folder under a name holding its content hash
+ * (written aside, then renamed), so runs share it and nothing piles up.
+ */
 export function catalogLayers(name) {
   const source = CATALOGS[name];
   if (!source) throw new Error(`unknown catalog "${name}" (known: ${catalogNames().join(', ')})`);
   if (source.paths) return source.paths.map((p) => ({ path: join(CORPUS, p), dialect: source.dialect }));
-  const file = join(scratchDir(), `${name}.json`);
-  writeFileSync(file, JSON.stringify(source.convert()));
+  const text = JSON.stringify(source.convert());
+  const dir = join(tmpdir(), 'toolcap-bench-catalogs');
+  const file = join(dir, `${name}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const aside = `${file}.${process.pid}.tmp`;
+    writeFileSync(aside, text);
+    renameSync(aside, file);
+  }
   return [{ path: file, dialect: source.dialect }];
 }
 

@@ -24,7 +24,7 @@ export interface Entity {
  * kind contributes (at the weak weight), if any.
  */
 const KINDS: ReadonlyArray<{ kind: EntityKind; pattern: RegExp; term?: string }> = [
-  { kind: 'quoted', pattern: /"[^"\n]{1,200}"|“[^”\n]{1,200}”|`[^`\n]{1,200}`/g },
+  { kind: 'quoted', pattern: /"[^"\n]{1,200}"|“[^”\n]{1,200}”|`[^`\n]{1,200}`|(?<![\w])'[^'\n]{1,200}'(?![\w])/g },
   { kind: 'url', pattern: /\b(?:https?|ftp|wss?):\/\/[^\s"'<>]+|\bwww\.[a-z0-9-]+\.[^\s"'<>]+/gi, term: 'url' },
   { kind: 'email', pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
   { kind: 'domain', pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
@@ -73,6 +73,13 @@ export function extractEntities(task: string): Extracted {
       return ` ${entityWord(kind)} `;
     });
   }
+  // random-case ids ("RGvXGjIWyIW", "gDigAX6tNT"): many short camel humps, unlike a name ("getAvailableRooms")
+  text = text.replace(/\b[A-Za-z0-9]{7,}\b/g, (match: string, at: number) => {
+    const humps = match.match(/[A-Z]+[a-z0-9]*|[a-z0-9]+/g) ?? [];
+    if (humps.length < 4 || match.length / humps.length >= 3) return match;
+    found.push({ kind: 'id', text: match.slice(0, 80), at });
+    return ` ${entityWord('id')} `;
+  });
   found.sort((a, b) => a.at - b.at);
   return { text, entities: found.map(({ kind, text: t }) => ({ kind, text: t })), terms: [...terms] };
 }

@@ -43,7 +43,7 @@ export interface RankWeights {
   avoid: number;
   /** The task wants many things and the tool returns one, or the other way round. */
   scope: number;
-  /** The verb the tool is named after says the opposite of the task's intent (times the confidence): words, for catalogs that declare no modes. */
+  /** Every verb in the name of a tool whose catalog is silent on effects says the opposite of the task's intent (times the confidence). */
   verb: number;
 }
 
@@ -143,7 +143,7 @@ export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): n
   if (level > 0) add('risk', weights.risk * level * taskRisk * scale, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
   if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', weights.destructive * scale, () => 'it destroys or withdraws something; the task does not ask for that');
   const says = signals.verbsSay;
-  if ((says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
+  if (signals.silent && (says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
     add('verb', weights.verb * confidence, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
   }
   return total;

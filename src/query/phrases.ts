@@ -19,7 +19,7 @@ export interface Phrase {
 /** The table. Verdicts follow the evidence reader's verb lists for the synonym in the comment. */
 export const PHRASES: readonly Phrase[] = [
   // destroy
-  ...(['get rid of', 'clean up', 'clear out', 'throw away', 'throw out', 'take down', 'tear down', 'wipe out', 'cross off', 'strike out', 'do away with', 'shut down', 'kill off', 'trash'] as const).map((p) => ({ words: p.split(' '), says: 'destructive' as const })),
+  ...(['get rid of', 'clean up', 'clean out', 'clear out', 'throw away', 'throw out', 'take down', 'tear down', 'wipe out', 'cross off', 'strike out', 'do away with', 'shut down', 'kill off', 'trash'] as const).map((p) => ({ words: p.split(' '), says: 'destructive' as const })),
   // write: send, notify, create, change
   ...([
     'let * know', 'give * a heads up', 'give * heads up', 'reach out to', 'drop * a line', 'drop * a note', 'send out', 'send over', 'pass on', 'pass along', 'hand over', 'loop in', 'cc',

@@ -25,7 +25,7 @@ export const WEAK_TERM_WEIGHT = 0.35;
  * author says they are safer ways to the same end, so they compete on
  * their own (lower) penalties even when the task's words name the riskier tool.
  */
-export const ALTERNATIVE_FIT = 0.8;
+export const ALTERNATIVE_FIT = 0.9;
 export type { Intent } from './understand.js';
 
 export interface RankOptions {

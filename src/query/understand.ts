@@ -24,7 +24,7 @@
  * weight, so "show" or "get" in a tool's name cannot outweigh the job).
  * @module
  */
-import { words, type Verdict } from '../model/evidence.js';
+import { verdictOf, words, type Verdict } from '../model/evidence.js';
 import { entityWord, extractEntities, isEntityWord, type Entity } from './entities.js';
 import { foldContractions, stem } from './tokenize.js';
 import { PHRASES, matchPhrase } from './phrases.js';
@@ -75,7 +75,7 @@ const followsVerb = (w: string) => VERB_FOLLOWERS.has(w) || isEntityWord(w);
 /** Words that open a noun phrase: a clause starting with one and holding no verb is a lookup. */
 const NOUN_PHRASE_OPENERS = new Set(['the', 'my', 'our', 'all', 'any', 'every', 'some', 'today', 'yesterday', 'tomorrow', 'anything', 'everything', 'nothing', 'recent', 'latest', 'last', 'current', 'next', 'top', 'most', 'list', 'number', 'count', 'details', 'info', 'status']);
 /** Words that are adjectives before a noun and verbs otherwise ("open issues" / "open an issue"). */
-const ADJECTIVES = new Set(['open', 'new', 'closed', 'close', 'merged', 'pending', 'draft', 'archived', 'public', 'private', 'starred', 'live', 'active', 'current', 'latest', 'recent', 'locked', 'pinned', 'deleted', 'failed', 'running', 'scheduled', 'published']);
+const ADJECTIVES = new Set(['open', 'new', 'closed', 'merged', 'pending', 'draft', 'archived', 'public', 'private', 'starred', 'live', 'active', 'current', 'latest', 'recent', 'locked', 'pinned', 'deleted', 'failed', 'running', 'scheduled', 'published']);
 /** Words that are nouns before another noun and verbs otherwise ("commit history" / "commit this"). */
 const NOUNS = new Set(['commit', 'file', 'post', 'record', 'order', 'book', 'message', 'email', 'comment', 'review', 'report', 'note', 'page', 'issue', 'draft', 'run', 'test', 'star', 'pin', 'tag', 'label', 'alert', 'change', 'request', 'release', 'deploy', 'schedule', 'plan', 'alarm', 'reminder', 'event', 'invite', 'charge', 'transfer', 'payment', 'refund', 'upload', 'download', 'export', 'import', 'backup', 'sync', 'merge', 'push', 'lock', 'block', 'share', 'reply', 'status', 'watch', 'count', 'search', 'query', 'check', 'record']);
 /** Subordinators after which an "-ing" verb is not the point of the task ("view it before deleting it"). */
@@ -86,6 +86,17 @@ const NEGATIONS = new Set(['not', 'never', 'dont', 'without', 'instead', 'rather
 const GENERIC = new Set(['get', 'show', 'list', 'find', 'search', 'fetch', 'look', 'view', 'see', 'tell', 'give', 'display', 'retrieve', 'check', 'know', 'let', 'need', 'want', 'make', 'do', 'help', 'use', 'pull', 'bring', 'provide', 'return', 'read']);
 /** A write for later: scheduling is part of the job. */
 const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning)|in (an?|\d+|zqnumberzq) (minute|hour|day|week)s?|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/;
+/** The confidence of a write in a task that also reads in verb position ("check the status, then submit a ticket"). */
+const MIXED_CONFIDENCE = 0.6;
+/** Values that name one item. */
+const NAMING_KINDS = new Set([entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')]);
+const MONTHS = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/;
+/** A number right after a noun names one item ("issue 4512", "PR 301"); not a date, a quantity or a count ("5 issues", "top 10"). */
+function numberNames(before: string | undefined, after: string | undefined): boolean {
+  if (before === undefined || FILLER.has(before) || VERB_FOLLOWERS.has(before) || MONTHS.test(before) || LIST_WORDS.has(before)) return false;
+  if (['top', 'last', 'first', 'next', 'page', 'limit', 'past', 'over', 'under', 'about', 'around', 'than', 'least', 'most', 'every', 'per'].includes(before)) return false;
+  return after === undefined || !(pluralNoun(after) || /^(minute|hour|day|week|month|year|second|percent|times|x)s?$/.test(after));
+}
 /** Words that signal many things. */
 const LIST_WORDS = new Set(['which', 'all', 'every', 'any', 'list', 'many', 'each', 'everything', 'everyone', 'both', 'several', 'multiple', 'various']);
 /** Words kept out of the content: question words, auxiliaries, pronouns, fillers. */
@@ -209,7 +220,7 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     const w = rest[i]!;
     if (negated.has(i) || ADJECTIVES.has(w) || SUBORDINATE.has(rest[i - 1] ?? '')) continue;
     const p = matchPhrase(rest, i);
-    const says = p?.says ?? requestVerdict(w);
+    const says = p?.says ?? verdictOf(w); // the evidence lists only: the request table is full of nouns (request, call, file, log)
     if (says === undefined || (NOUNS.has(w) && !p && i > 0 && !followsVerb(rest[i + 1] ?? entityWord('number')))) continue;
     out.readings.push({ says, confidence: 0.35, evidence: `word: "${p?.text ?? w}"` });
     return;
@@ -271,8 +282,10 @@ export function understand(task: string): Understanding {
   let evidence: string[] = [];
   if (writes.length > 0 && strongWrite >= Math.min(strongRead, 0.6)) {
     intent = 'write';
-    confidence = strongWrite;
+    // a task that also reads in verb position needs read tools too: the write is sure, its exclusivity is not
+    confidence = strongRead >= 0.8 ? Math.min(strongWrite, MIXED_CONFIDENCE) : strongWrite;
     evidence = writes.map((r) => r.evidence);
+    if (strongRead >= 0.8) evidence.push(...reads.map((r) => `also ${r.evidence}`));
   } else if (reads.length > 0) {
     intent = 'read';
     confidence = strongRead;
@@ -291,12 +304,13 @@ export function understand(task: string): Understanding {
     else content.push(w);
   }
   if (intent === 'write' && (FUTURE.test(all.join(' ')) || entities.some((e) => e.kind === 'time'))) weak.push('schedule');
-  for (const c of found.canonical) if (!content.includes(c)) content.push(c);
+  // a family's verbs match weakly; a verb that meant create ("open an issue") is replaced by it at full weight
+  for (const c of found.canonical) if (!content.includes(c)) (c === 'create' ? content : weak).push(c);
   let scope: Scope = 'unknown';
   const asksMany = all.some((w) => LIST_WORDS.has(w)) || /\bhow many\b|\bdo we have\b/.test(all.join(' '));
   const plural = all.some((w, i) => pluralNoun(w) && !isEntityWord(all[i - 1] ?? ''));
   // a number right after a noun names one item ("issue 4512", "PR 301"); before a plural it counts ("5 issues")
-  const named = all.some((w, i) => (w === entityWord('number') && i > 0 && !FILLER.has(all[i - 1]!) && !pluralNoun(all[i + 1] ?? '')) || [entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')].includes(w));
+  const named = all.some((w, i) => (w === entityWord('number') && numberNames(all[i - 1], all[i + 1])) || NAMING_KINDS.has(w));
   if (asksMany) scope = 'list';
   else if (named) scope = 'item';
   else if (plural) scope = 'list';

@@ -24,7 +24,7 @@ const REQUEST_VERBS: Readonly<Record<string, Verdict>> = {
   clone: 'write', fork: 'write', copy: 'write', duplicate: 'write', ship: 'write', release: 'write', tidy: 'write', prune: 'destructive', trash: 'destructive',
   stage: 'write', unstage: 'write', remember: 'write', memorize: 'write', forget: 'destructive', checkout: 'write', rebase: 'write', squash: 'write',
   cancel: 'write', pause: 'write', resume: 'write', hold: 'write', unassign: 'write', reassign: 'write', flag: 'write', report: 'write', welcome: 'write', greet: 'write', thank: 'write',
-  see: 'read', summarise: 'read', summarize: 'read', explain: 'read', list: 'read', display: 'read', print: 'read', pull: 'read', grab: 'read', double: 'read',
+  see: 'read', summarise: 'read', summarize: 'read', explain: 'read', list: 'read', display: 'read', print: 'read', grab: 'read', double: 'read',
 };
 
 /**
@@ -49,7 +49,7 @@ export function requestVerdict(word: string): Verdict | undefined {
 
 /** Verb families: each verb (or phrasal verb) → the canonical verbs it also matches. */
 const FAMILIES: ReadonlyArray<{ canonical: readonly string[]; verbs: readonly string[] }> = [
-  { canonical: ['delete', 'remove'], verbs: ['delete', 'remove', 'forget', 'drop', 'erase', 'destroy', 'purge', 'wipe', 'trash', 'get rid of', 'throw away', 'throw out', 'clean up', 'clear out', 'take down', 'tear down', 'prune', 'rm', 'del'] },
+  { canonical: ['delete', 'remove'], verbs: ['delete', 'remove', 'forget', 'drop', 'erase', 'destroy', 'purge', 'wipe', 'trash', 'get rid of', 'throw away', 'throw out', 'clean up', 'clean out', 'clear out', 'take down', 'tear down', 'prune', 'rm', 'del'] },
   { canonical: ['update', 'edit'], verbs: ['update', 'edit', 'change', 'modify', 'tweak', 'fix', 'adjust', 'alter', 'correct', 'amend', 'revise', 'rename', 'bump', 'bump up', 'turn', 'set'] },
   { canonical: ['send', 'message', 'post'], verbs: ['send', 'message', 'post', 'tell', 'notify', 'ping', 'dm', 'text', 'email', 'announce', 'broadcast', 'let know', 'give a heads up', 'give heads up', 'reach out to', 'drop a line', 'drop a note', 'send out', 'pass on', 'pass along', 'loop in', 'remind', 'nudge', 'reply', 'respond', 'answer'] },
   { canonical: ['comment'], verbs: ['comment', 'reply', 'respond', 'note', 'let know'] },

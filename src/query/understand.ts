@@ -141,10 +141,11 @@ function stripRequests(clause: string[]): { rest: string[]; howTo: boolean; requ
 }
 
 /** Is `word` (with what follows) used as a verb at the start of a clause? */
-function verbAtStart(word: string, next: string | undefined): boolean {
+function verbAtStart(word: string, next: string | undefined, after: string | undefined): boolean {
   if (next === undefined || followsVerb(next)) return true;
   if (ADJECTIVES.has(word)) return false;
-  if (NOUNS.has(word) && requestVerdict(word) !== 'read') return requestVerdict(next) !== undefined;
+  // "commit history" is a noun phrase; "tag issue 19" names its object
+  if (NOUNS.has(word) && requestVerdict(word) !== 'read') return requestVerdict(next) !== undefined || (after !== undefined && isEntityWord(after));
   return true;
 }
 
@@ -177,7 +178,7 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
   }
   const first = rest[0];
   const firstSays = first === undefined || negated.has(0) ? undefined : requestVerdict(first);
-  if (!question && first !== undefined && firstSays !== undefined && verbAtStart(first, rest[1])) {
+  if (!question && first !== undefined && firstSays !== undefined && verbAtStart(first, rest[1], rest[2])) {
     out.readings.push({ says: firstSays, confidence: lead, evidence: `verb: "${first}"` });
     if (firstSays === 'destructive') out.destroys = true;
     if (GENERIC.has(first)) out.weakVerbs.add(first);

@@ -118,7 +118,7 @@ describe('explainRanking', () => {
 
   it('under read intent a write tool carries both the write and the intent penalty', () => {
     const del = explainRanking('show the branch', TOOLS).candidates.find((c) => c.name === 'github.delete_branch');
-    expect(del?.penalties.map((p) => p.code)).toEqual(['write', 'intent', 'approval', 'irreversible', 'risk', 'destructive', 'verb']);
+    expect(del?.penalties.map((p) => p.code)).toEqual(['write', 'intent', 'approval', 'irreversible', 'risk', 'destructive']);
   });
 });
 

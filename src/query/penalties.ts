@@ -89,6 +89,10 @@ export interface PenaltyContext {
   intent: Intent;
   /** 0..1: how sure the intent is. */
   confidence: number;
+  /** The task reads and writes: no intent or verb penalty (it needs both kinds). */
+  mixed?: boolean;
+  /** Steps of the task (clauses with a sure reading); names are read for silent catalogs only in a one-step task. */
+  steps?: number;
   /** The task asks to destroy something. */
   destroys: boolean;
   scope: Scope;
@@ -114,6 +118,8 @@ export function safetyScale(intent: Intent, confidence: number): number {
  */
 export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
   const { intent, confidence, weights, taskRisk } = ctx;
+  // how much the intent may count against a tool: not at all when the task needs both kinds
+  const exclusive = ctx.mixed === true ? 0 : confidence;
   const scale = safetyScale(intent, confidence);
   const sure = confidence === 1 ? '' : ` (x${round(scale)}: intent ${intent}${intent === 'unknown' ? '' : ` at ${round(confidence)}`})`;
   let total = 0;
@@ -125,12 +131,14 @@ export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): n
   const mode = tool.effects?.mode ?? 'write';
   const signals = toolSignals(tool);
   // a catalog silent on effects: its label stays write, but a name that only reads does not clash with a read task
-  const namedRead = signals.silent && signals.verbsSay === 'read';
+  // a silent catalog's names say what its tools do, but only a one-step task says which kind it wants
+  const byName = signals.silent && (ctx.steps ?? 1) <= 1;
+  const namedRead = byName && signals.verbsSay === 'read';
   if (writes(tool)) {
     if (intent !== 'write') add('write', weights.write * scale, () => `mode is ${mode}${sure}`);
-    if (intent === 'read' && !namedRead) add('intent', weights.intent * confidence, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
+    if (intent === 'read' && !namedRead) add('intent', weights.intent * exclusive, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
   } else if (intent === 'write') {
-    add('intent', weights.intent * confidence, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
+    add('intent', weights.intent * exclusive, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
   }
   if (tool.approval?.required ?? writes(tool)) add('approval', weights.approval * scale, () => `each call needs human approval${sure}`);
   const dollars = tool.cost?.estimatedDollars;
@@ -143,8 +151,8 @@ export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): n
   if (level > 0) add('risk', weights.risk * level * taskRisk * scale, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
   if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', weights.destructive * scale, () => 'it destroys or withdraws something; the task does not ask for that');
   const says = signals.verbsSay;
-  if (signals.silent && (says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
-    add('verb', weights.verb * confidence, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
+  if (byName && (says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
+    add('verb', weights.verb * exclusive, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
   }
   return total;
 }

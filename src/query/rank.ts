@@ -63,7 +63,7 @@ export interface Ranking {
   /** What the intent was read from, e.g. `verb: "list"`, or `given by the caller`. */
   intentEvidence: string[];
   /** The task's reading besides intent: list or item, destruction asked for or ruled out, values taken out of the terms. */
-  understanding: Pick<Understanding, 'scope' | 'destroys' | 'avoid' | 'entities'>;
+  understanding: Pick<Understanding, 'scope' | 'destroys' | 'mixed' | 'avoid' | 'entities'>;
   weights: RankWeights;
   candidates: Candidate[];
 }
@@ -105,7 +105,7 @@ function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
   let tables = penaltyTables.get(index);
   if (!tables) penaltyTables.set(index, (tables = new Map()));
   const w = ctx.weights;
-  const key = `${ctx.intent}|${ctx.confidence}|${ctx.destroys}|${ctx.taskRisk}|${w.write},${w.intent},${w.approval},${w.cost},${w.slow},${w.irreversible},${w.risk},${w.destructive},${w.verb}`;
+  const key = `${ctx.intent}|${ctx.confidence}|${ctx.mixed === true}|${Math.min(ctx.steps ?? 1, 2)}|${ctx.destroys}|${ctx.taskRisk}|${w.write},${w.intent},${w.approval},${w.cost},${w.slow},${w.irreversible},${w.risk},${w.destructive},${w.verb}`;
   let table = tables.get(key);
   if (!table) {
     // a handful of keys per snapshot in practice; bound it anyway
@@ -144,7 +144,7 @@ function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: 
 /** The task as read, or with the caller's intent (confidence 1). */
 function reading(query: string, intent: Intent | undefined): Understanding {
   const u = understand(query);
-  return intent === undefined ? u : { ...u, intent, confidence: intent === 'unknown' ? 0 : 1, evidence: ['given by the caller'] };
+  return intent === undefined ? u : { ...u, intent, confidence: intent === 'unknown' ? 0 : 1, mixed: false, evidence: ['given by the caller'] };
 }
 
 interface Scored {
@@ -181,7 +181,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   const weights = { ...DEFAULT_RANK_WEIGHTS, ...options.weights } satisfies RankWeights;
   const u = reading(query, options.intent);
   const index = indexFor(tools);
-  const ctx: PenaltyContext = { intent: u.intent, confidence: u.confidence, destroys: u.destroys, scope: u.scope, avoid: u.avoid, weights, taskRisk: options.taskRisk ?? 1 };
+  const ctx: PenaltyContext = { intent: u.intent, confidence: u.confidence, mixed: u.mixed, steps: u.steps, destroys: u.destroys, scope: u.scope, avoid: u.avoid, weights, taskRisk: options.taskRisk ?? 1 };
   const limit = Math.max(0, options.limit ?? 10);
   const content = scoreQuery(index, u.content);
   const scores = content.scores;
@@ -243,7 +243,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     intent: u.intent,
     confidence: u.confidence,
     intentEvidence: u.evidence,
-    understanding: { scope: u.scope, destroys: u.destroys, avoid: u.avoid, entities: u.entities },
+    understanding: { scope: u.scope, destroys: u.destroys, mixed: u.mixed, avoid: u.avoid, entities: u.entities },
     weights,
     candidates,
   };

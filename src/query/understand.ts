@@ -45,6 +45,10 @@ export interface Understanding {
   destroys: boolean;
   /** Stems of verbs the task negates ("don't delete it" → "delet"): tools named after them are not wanted. */
   avoid: string[];
+  /** The task both reads and writes in verb position ("check the status, then submit a ticket"): it needs tools of both kinds, so neither kind is penalised for its intent. */
+  mixed: boolean;
+  /** Sentences of the task: more than one is a multi-step task ("Retrieve X. Then, send Y."). */
+  steps: number;
   /** Text whose terms are matched at full weight. */
   content: string;
   /** Generic verbs and the entities' kinds, matched at a low weight. */
@@ -219,7 +223,7 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
   // weak: a write or destructive verb elsewhere, not an adjective, noun or subordinate "-ing"
   for (let i = 0; i < rest.length; i++) {
     const w = rest[i]!;
-    if (negated.has(i) || ADJECTIVES.has(w) || SUBORDINATE.has(rest[i - 1] ?? '')) continue;
+    if (negated.has(i) || ADJECTIVES.has(w) || FILLER.has(w) || SUBORDINATE.has(rest[i - 1] ?? '')) continue;
     const p = matchPhrase(rest, i);
     const says = p?.says ?? verdictOf(w); // the evidence lists only: the request table is full of nouns (request, call, file, log)
     if (says === undefined || (NOUNS.has(w) && !p && i > 0 && !followsVerb(rest[i + 1] ?? entityWord('number')))) continue;
@@ -233,24 +237,28 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
 interface Clause {
   words: string[];
   asked: boolean;
+  /** Which sentence of the task it is in. */
+  sentence: number;
 }
 
 /** Split into clauses at sentence punctuation, commas, and "and"/"then"/"but". */
 function clauses(text: string): Clause[] {
   const out: Clause[] = [];
+  let sentenceNo = 0;
   for (const m of text.matchAll(/([^.!?;:\n]+)([.!?;:\n]*)/g)) {
     const asked = m[2]!.includes('?');
+    if (m.index === 0 || /[.!?\n]/.test(text[m.index - 1] ?? '')) sentenceNo++;
     for (const sentence of m[1]!.split(/,\s*/)) {
       let current: string[] = [];
       for (const w of words(sentence.replace(/'/g, ''))) {
         if ((w === 'and' || w === 'then' || w === 'but') && current.length > 0) {
-          out.push({ words: current, asked });
+          out.push({ words: current, asked, sentence: sentenceNo });
           current = [];
           continue;
         }
         current.push(w);
       }
-      if (current.length > 0) out.push({ words: current, asked });
+      if (current.length > 0) out.push({ words: current, asked, sentence: sentenceNo });
     }
   }
   return out;
@@ -281,12 +289,14 @@ export function understand(task: string): Understanding {
   let intent: Intent = 'unknown';
   let confidence = 0;
   let evidence: string[] = [];
+  let mixed = false;
   if (writes.length > 0 && strongWrite >= Math.min(strongRead, 0.6)) {
     intent = 'write';
     // a task that also reads in verb position needs read tools too: the write is sure, its exclusivity is not
     confidence = strongRead >= 0.8 ? Math.min(strongWrite, MIXED_CONFIDENCE) : strongWrite;
     evidence = writes.map((r) => r.evidence);
     if (strongRead >= 0.8) evidence.push(...reads.map((r) => `also ${r.evidence}`));
+    mixed = strongRead >= 0.8 && strongWrite >= 0.8;
   } else if (reads.length > 0) {
     intent = 'read';
     confidence = strongRead;
@@ -321,6 +331,8 @@ export function understand(task: string): Understanding {
     evidence,
     scope,
     destroys: found.destroys,
+    mixed,
+    steps: new Set(parts.map((c) => c.sentence)).size,
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
     content: content.join(' '),
     weak: weak.join(' '),

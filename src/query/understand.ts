@@ -306,7 +306,8 @@ export function understand(task: string): Understanding {
   // content and weak terms
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
-  const weak = [...terms];
+  // quoted names ("Wine Quality") may share words with a tool's description: weakly
+  const weak = [...terms, ...entities.filter((e) => e.kind === 'quoted').map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
   for (const w of all) {
     if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
     // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
@@ -322,9 +323,10 @@ export function understand(task: string): Understanding {
   const plural = all.some((w, i) => pluralNoun(w) && !isEntityWord(all[i - 1] ?? ''));
   // a number right after a noun names one item ("issue 4512", "PR 301"); before a plural it counts ("5 issues")
   const named = all.some((w, i) => (w === entityWord('number') && numberNames(all[i - 1], all[i + 1])) || NAMING_KINDS.has(w));
+  // a plural alone is a weak signal ("the number of nurses"): it decides only in a short, one-sentence task
   if (asksMany) scope = 'list';
   else if (named) scope = 'item';
-  else if (plural) scope = 'list';
+  else if (plural && all.length <= 12) scope = 'list';
   return {
     intent,
     confidence,

@@ -113,53 +113,79 @@ export function safetyScale(intent: Intent, confidence: number): number {
 }
 
 /**
- * Penalty points that depend only on the tool and the intent (cached per
- * tool by the ranker); with `out`, each is also recorded with its reason.
+ * The base penalty of a tool in three parts, each linear in one scalar of
+ * the context: `safety` (write, approval, irreversible, risk, destructive:
+ * times the safety scale), `intent` (intent, verb: times the intent's
+ * exclusive confidence) and `flat` (cost, slow). The ranker caches the
+ * parts per tool, so a new confidence costs a multiply-add, not a recount.
  */
-export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
+export interface PenaltyParts {
+  safety: number;
+  intent: number;
+  flat: number;
+}
+
+/** How much the intent may count against a tool: not at all when the task needs both kinds. */
+export const exclusiveConfidence = (ctx: Pick<PenaltyContext, 'mixed' | 'confidence'>): number => (ctx.mixed === true ? 0 : ctx.confidence);
+
+/** The total of parts in a context. */
+export const partsTotal = (parts: PenaltyParts, ctx: PenaltyContext): number =>
+  parts.safety * safetyScale(ctx.intent, ctx.confidence) + parts.intent * exclusiveConfidence(ctx) + parts.flat;
+
+/**
+ * Penalty points that depend only on the tool and the task's intent, in
+ * parts (unscaled); with `out`, each penalty is also recorded, scaled for
+ * `ctx`, with its reason.
+ */
+export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): PenaltyParts {
   const { intent, confidence, weights, taskRisk } = ctx;
-  // how much the intent may count against a tool: not at all when the task needs both kinds
-  const exclusive = ctx.mixed === true ? 0 : confidence;
   const scale = safetyScale(intent, confidence);
+  const exclusive = exclusiveConfidence(ctx);
   const sure = confidence === 1 ? '' : ` (x${round(scale)}: intent ${intent}${intent === 'unknown' ? '' : ` at ${round(confidence)}`})`;
-  let total = 0;
-  const add = (code: PenaltyCode, points: number, reason: () => string) => {
+  const parts: PenaltyParts = { safety: 0, intent: 0, flat: 0 };
+  const factor = { safety: scale, intent: exclusive, flat: 1 };
+  const add = (code: PenaltyCode, part: keyof PenaltyParts, points: number, reason: () => string) => {
     if (points === 0) return;
-    total += points;
-    out?.push({ code, points: round(points), reason: reason() });
+    parts[part] += points;
+    if (out && points * factor[part] !== 0) out.push({ code, points: round(points * factor[part]), reason: reason() });
   };
   const mode = tool.effects?.mode ?? 'write';
   const signals = toolSignals(tool);
-  // a catalog silent on effects: its label stays write, but a name that only reads does not clash with a read task
-  // a silent catalog's names say what its tools do, but only a one-step task says which kind it wants
+  // a silent catalog's names say what its tools do (its label stays write), but only a one-step task says which kind it wants
   const byName = signals.silent && (ctx.steps ?? 1) <= 1;
   const namedRead = byName && signals.verbsSay === 'read';
   if (writes(tool)) {
-    if (intent !== 'write') add('write', weights.write * scale, () => `mode is ${mode}${sure}`);
-    if (intent === 'read' && !namedRead) add('intent', weights.intent * exclusive, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
+    if (intent !== 'write') add('write', 'safety', weights.write, () => `mode is ${mode}${sure}`);
+    if (intent === 'read' && !namedRead) add('intent', 'intent', weights.intent, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
   } else if (intent === 'write') {
-    add('intent', weights.intent * exclusive, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
+    add('intent', 'intent', weights.intent, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
   }
-  if (tool.approval?.required ?? writes(tool)) add('approval', weights.approval * scale, () => `each call needs human approval${sure}`);
+  if (tool.approval?.required ?? writes(tool)) add('approval', 'safety', weights.approval, () => `each call needs human approval${sure}`);
   const dollars = tool.cost?.estimatedDollars;
-  if (dollars !== undefined && dollars > COST_THRESHOLD_DOLLARS) add('cost', weights.cost, () => `about $${dollars} per call (over $${COST_THRESHOLD_DOLLARS})`);
-  else if (tool.cost?.lane === 'high') add('cost', weights.cost, () => 'cost lane is high');
+  if (dollars !== undefined && dollars > COST_THRESHOLD_DOLLARS) add('cost', 'flat', weights.cost, () => `about $${dollars} per call (over $${COST_THRESHOLD_DOLLARS})`);
+  else if (tool.cost?.lane === 'high') add('cost', 'flat', weights.cost, () => 'cost lane is high');
   const p95 = tool.latency?.p95Ms;
-  if (p95 !== undefined && p95 > SLOW_P95_MS) add('slow', weights.slow, () => `p95 latency ${p95} ms (over ${SLOW_P95_MS} ms)`);
-  if (tool.effects?.reversible === 'none') add('irreversible', weights.irreversible * scale, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}${sure}`);
+  if (p95 !== undefined && p95 > SLOW_P95_MS) add('slow', 'flat', weights.slow, () => `p95 latency ${p95} ms (over ${SLOW_P95_MS} ms)`);
+  if (tool.effects?.reversible === 'none') add('irreversible', 'safety', weights.irreversible, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}${sure}`);
   const level = position(RISK_LEVELS, tool.effects?.risk ?? 'high');
-  if (level > 0) add('risk', weights.risk * level * taskRisk * scale, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
-  if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', weights.destructive * scale, () => 'it destroys or withdraws something; the task does not ask for that');
+  if (level > 0) add('risk', 'safety', weights.risk * level * taskRisk, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
+  if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', 'safety', weights.destructive, () => 'it destroys or withdraws something; the task does not ask for that');
   const says = signals.verbsSay;
   if (byName && (says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {
-    add('verb', weights.verb * exclusive, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
+    add('verb', 'intent', weights.verb, () => `its name's verbs (${signals.verbs.join(', ')}) say ${says}; the task ${intent === 'read' ? 'reads' : 'writes'}`);
   }
-  return total;
+  return parts;
+}
+
+/** Penalty points that depend only on the tool and the intent; with `out`, each with its reason. */
+export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
+  return partsTotal(penaltyParts(tool, ctx, out), ctx);
 }
 
 /** Penalty points that depend on the task's words: verbs ruled out, list versus item. */
 export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
   const { weights } = ctx;
+  if (ctx.avoid.length === 0 && ctx.scope === 'unknown') return 0;
   const signals = toolSignals(tool);
   let total = 0;
   const ruledOut = signals.verbs.find((v) => ctx.avoid.includes(v));

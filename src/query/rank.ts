@@ -12,7 +12,7 @@
  * @module
  */
 import type { Tool } from '../model/schema.js';
-import { basePenalty, DEFAULT_RANK_WEIGHTS, penaltiesOf, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
+import { DEFAULT_RANK_WEIGHTS, exclusiveConfidence, penaltiesOf, penaltyParts, safetyScale, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
 import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
 import { understand, type Intent, type Understanding } from './understand.js';
 
@@ -98,22 +98,38 @@ export function indexFor(tools: readonly Tool[] | SearchIndex): SearchIndex {
   return index;
 }
 
-/** Base penalty totals per document of an index, for one context (ranking is a multiply-add per hit). */
+/**
+ * Base penalty parts per document of an index, for one intent, destruction,
+ * step count, task risk and weights (3 numbers a document: safety, intent,
+ * flat); the confidence only scales them, so it is not part of the key.
+ */
 const penaltyTables = new WeakMap<SearchIndex, Map<string, Float64Array>>();
 
 function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
   let tables = penaltyTables.get(index);
   if (!tables) penaltyTables.set(index, (tables = new Map()));
   const w = ctx.weights;
-  const key = `${ctx.intent}|${ctx.confidence}|${ctx.mixed === true}|${Math.min(ctx.steps ?? 1, 2)}|${ctx.destroys}|${ctx.taskRisk}|${w.write},${w.intent},${w.approval},${w.cost},${w.slow},${w.irreversible},${w.risk},${w.destructive},${w.verb}`;
+  const key = `${ctx.intent}|${ctx.destroys}|${Math.min(ctx.steps ?? 1, 2)}|${ctx.taskRisk}|${Object.values(w).join(',')}`;
   let table = tables.get(key);
   if (!table) {
     // a handful of keys per snapshot in practice; bound it anyway
     if (tables.size >= 64) tables.clear();
-    table = new Float64Array(index.tools.length).fill(Number.NaN);
+    table = new Float64Array(index.tools.length * 3).fill(Number.NaN);
     tables.set(key, table);
   }
   return table;
+}
+
+/** The weak terms in more than a tenth of the tools. */
+function commonTerms(index: SearchIndex, terms: readonly string[]): Set<string> {
+  const most = index.tools.length / 10;
+  return new Set(terms.filter((t) => (index.postings.get(t)?.docs.length ?? 0) > most));
+}
+
+/** Did only common terms touch this document? */
+function onlyCommon(index: SearchIndex, terms: readonly string[], common: ReadonlySet<string>, doc: number): boolean {
+  if (common.size === 0) return false;
+  return matchedTerms(index, terms.filter((t) => !common.has(t)), doc).length === 0;
 }
 
 const byName = new WeakMap<SearchIndex, Map<string, number>>();
@@ -125,10 +141,14 @@ const byName = new WeakMap<SearchIndex, Map<string, number>>();
 function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[]): Map<number, number> {
   const inherited = new Map<number, number>();
   let names = byName.get(index);
+  if (names === undefined) {
+    names = new Map(index.tools.some((t) => t.alternatives?.length) ? index.tools.map((t, i) => [t.name, i]) : []);
+    byName.set(index, names);
+  }
+  if (names.size === 0) return inherited; // no tool names an alternative
   for (const doc of [...touched]) {
     const alternatives = index.tools[doc]!.alternatives;
     if (!alternatives?.length) continue;
-    if (!names) byName.set(index, (names = new Map(index.tools.map((t, i) => [t.name, i]))));
     for (const name of alternatives) {
       const alt = names.get(name);
       const share = ALTERNATIVE_FIT * scores[doc]!;
@@ -188,9 +208,14 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   const touched = content.touched;
   let terms = content.terms;
   if (u.weak !== '') {
+    // a weak term in more than a tenth of the tools ("get" in a big catalog) only orders what the content matched
     const weak = scoreQuery(index, u.weak);
+    const common = touched.length === 0 ? undefined : commonTerms(index, weak.terms);
     for (const doc of weak.touched) {
-      if (scores[doc] === 0) touched.push(doc);
+      if (scores[doc] === 0) {
+        if (common && onlyCommon(index, weak.terms, common, doc)) continue;
+        touched.push(doc);
+      }
       scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
     }
     terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
@@ -206,19 +231,31 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     if (scores[doc]! > best) best = scores[doc]!;
   }
   const table = penaltyTable(index, ctx);
-  const scored = (doc: number): Scored => {
-    let p = table[doc]!;
+  const taskCosts = ctx.avoid.length > 0 || ctx.scope !== 'unknown';
+  const safety = safetyScale(ctx.intent, ctx.confidence);
+  const exclusive = exclusiveConfidence(ctx);
+  const costOf = (doc: number): number => {
+    const at = doc * 3;
     const tool = index.tools[doc]!;
-    if (Number.isNaN(p)) table[doc] = p = basePenalty(tool, ctx);
-    const cost = p + taskPenalty(tool, ctx);
-    const raw = scores[doc]!;
-    return { doc, raw, cost, score: (best > 0 ? raw / best : 0) * weights.fit - cost };
+    if (Number.isNaN(table[at]!)) {
+      const parts = penaltyParts(tool, ctx);
+      table[at] = parts.safety;
+      table[at + 1] = parts.intent;
+      table[at + 2] = parts.flat;
+    }
+    const p = table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!;
+    return taskCosts ? p + taskPenalty(tool, ctx) : p;
   };
-  // top `limit`: a small sorted array, insertion from the end
+  // top `limit`: a small sorted array, insertion from the end; objects only for what enters it
   const top: Scored[] = [];
   for (const doc of limit === 0 ? [] : passing) {
-    const s = scored(doc);
-    if (top.length === limit && better(index, s, top[limit - 1]!) >= 0) continue;
+    const raw = scores[doc]!;
+    const cost = costOf(doc);
+    const score = (best > 0 ? raw / best : 0) * weights.fit - cost;
+    const worst = top.length === limit ? top[limit - 1]! : undefined;
+    if (worst && score < worst.score) continue;
+    const s: Scored = { doc, raw, cost, score };
+    if (worst && better(index, s, worst) >= 0) continue;
     let i = Math.min(top.length, limit - 1);
     if (top.length < limit) top.push(s);
     while (i > 0 && better(index, s, top[i - 1]!) < 0) {

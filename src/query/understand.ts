@@ -93,6 +93,7 @@ const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednes
 /** The confidence of a write in a task that also reads in verb position ("check the status, then submit a ticket"). */
 const MIXED_CONFIDENCE = 0.6;
 /** Values that name one item. */
+const NUMBER_WORD = entityWord('number');
 const NAMING_KINDS = new Set([entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')]);
 const MONTHS = /^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/;
 /** A number right after a noun names one item ("issue 4512", "PR 301"); not a date, a quantity or a count ("5 issues", "top 10"). */
@@ -226,7 +227,7 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     if (negated.has(i) || ADJECTIVES.has(w) || FILLER.has(w) || SUBORDINATE.has(rest[i - 1] ?? '')) continue;
     const p = matchPhrase(rest, i);
     const says = p?.says ?? verdictOf(w); // the evidence lists only: the request table is full of nouns (request, call, file, log)
-    if (says === undefined || (NOUNS.has(w) && !p && i > 0 && !followsVerb(rest[i + 1] ?? entityWord('number')))) continue;
+    if (says === undefined || (NOUNS.has(w) && !p && i > 0 && !followsVerb(rest[i + 1] ?? NUMBER_WORD))) continue;
     out.readings.push({ says, confidence: 0.35, evidence: `word: "${p?.text ?? w}"` });
     return;
   }
@@ -322,7 +323,7 @@ export function understand(task: string): Understanding {
   const asksMany = all.some((w) => LIST_WORDS.has(w)) || /\bhow many\b|\bdo we have\b/.test(all.join(' '));
   const plural = all.some((w, i) => pluralNoun(w) && !isEntityWord(all[i - 1] ?? ''));
   // a number right after a noun names one item ("issue 4512", "PR 301"); before a plural it counts ("5 issues")
-  const named = all.some((w, i) => (w === entityWord('number') && numberNames(all[i - 1], all[i + 1])) || NAMING_KINDS.has(w));
+  const named = all.some((w, i) => (w === NUMBER_WORD && numberNames(all[i - 1], all[i + 1])) || NAMING_KINDS.has(w));
   // a plural alone is a weak signal ("the number of nurses"): it decides only in a short, one-sentence task
   if (asksMany) scope = 'list';
   else if (named) scope = 'item';

@@ -16,7 +16,7 @@
  */
 import type { Tool } from '../model/schema.js';
 import { RISK_LEVELS, rank as position } from '../model/vocabulary.js';
-import { toolSignals } from './tool-signals.js';
+import { toolSignals, type ToolSignals } from './tool-signals.js';
 import type { Intent, Scope } from './understand.js';
 
 /** Points per penalty (and the fit multiplier). */
@@ -183,10 +183,9 @@ export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): n
 }
 
 /** Penalty points that depend on the task's words: verbs ruled out, list versus item. */
-export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
+export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[], signals: ToolSignals = toolSignals(tool)): number {
   const { weights } = ctx;
   if (ctx.avoid.length === 0 && ctx.scope === 'unknown') return 0;
-  const signals = toolSignals(tool);
   let total = 0;
   const ruledOut = signals.verbs.find((v) => ctx.avoid.includes(v));
   if (ruledOut !== undefined) {

@@ -14,6 +14,8 @@
 import type { Tool } from '../model/schema.js';
 import { DEFAULT_RANK_WEIGHTS, exclusiveConfidence, penaltiesOf, penaltyParts, safetyScale, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
 import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
+import { tokenize } from './tokenize.js';
+import { toolSignals, type ToolSignals } from './tool-signals.js';
 import { understand, type Intent, type Understanding } from './understand.js';
 
 export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
@@ -120,16 +122,13 @@ function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
   return table;
 }
 
-/** The weak terms in more than a tenth of the tools. */
-function commonTerms(index: SearchIndex, terms: readonly string[]): Set<string> {
-  const most = index.tools.length / 10;
-  return new Set(terms.filter((t) => (index.postings.get(t)?.docs.length ?? 0) > most));
-}
+const signalTables = new WeakMap<SearchIndex, Array<ToolSignals | undefined>>();
 
-/** Did only common terms touch this document? */
-function onlyCommon(index: SearchIndex, terms: readonly string[], common: ReadonlySet<string>, doc: number): boolean {
-  if (common.size === 0) return false;
-  return matchedTerms(index, terms.filter((t) => !common.has(t)), doc).length === 0;
+/** A document's tool signals, from a per-index array (the hot loop avoids a WeakMap lookup per document). */
+function signalsAt(index: SearchIndex, doc: number): ToolSignals {
+  let table = signalTables.get(index);
+  if (!table) signalTables.set(index, (table = new Array<ToolSignals | undefined>(index.tools.length)));
+  return (table[doc] ??= toolSignals(index.tools[doc]!));
 }
 
 const byName = new WeakMap<SearchIndex, Map<string, number>>();
@@ -209,16 +208,21 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   let terms = content.terms;
   if (u.weak !== '') {
     // a weak term in more than a tenth of the tools ("get" in a big catalog) only orders what the content matched
-    const weak = scoreQuery(index, u.weak);
-    const common = touched.length === 0 ? undefined : commonTerms(index, weak.terms);
-    for (const doc of weak.touched) {
-      if (scores[doc] === 0) {
-        if (common && onlyCommon(index, weak.terms, common, doc)) continue;
-        touched.push(doc);
+    const most = index.tools.length / 10;
+    const weakTerms = tokenize(u.weak);
+    const common = touched.length === 0 ? [] : weakTerms.filter((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
+    for (const [words, adds] of [[weakTerms.filter((t) => !common.includes(t)), true], [common, false]] as const) {
+      if (words.length === 0) continue;
+      const weak = scoreQuery(index, words.join(' '));
+      for (const doc of weak.touched) {
+        if (scores[doc] === 0) {
+          if (!adds) continue;
+          touched.push(doc);
+        }
+        scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
       }
-      scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
+      terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
     }
-    terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
   }
   const inherited = inheritAlternatives(index, scores, touched);
   const where = options.where;
@@ -244,7 +248,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       table[at + 2] = parts.flat;
     }
     const p = table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!;
-    return taskCosts ? p + taskPenalty(tool, ctx) : p;
+    return taskCosts ? p + taskPenalty(tool, ctx, undefined, signalsAt(index, doc)) : p;
   };
   // top `limit`: a small sorted array, insertion from the end; objects only for what enters it
   const top: Scored[] = [];

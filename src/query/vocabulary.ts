@@ -38,8 +38,15 @@ export interface Vocabulary {
 
 const NONE: ReadonlyArray<BridgeTerm> = Object.freeze([]);
 
-/** The default data file: `data/vocabulary.json` at the package root (two folders up from src/query or dist/query). */
-export const VOCABULARY_URL: URL = new URL('../../data/vocabulary.json', import.meta.url);
+/**
+ * The default data file: `data/vocabulary.json` at the package root (two
+ * folders up from src/query or dist/query). Resolved when first read, never
+ * at import: a bundle without `import.meta.url` (a CommonJS build) gets an
+ * empty bridge and a warning, not a crash at load.
+ */
+export function vocabularyUrl(): URL {
+  return new URL('../../data/vocabulary.json', import.meta.url);
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -87,9 +94,11 @@ export function vocabularyFrom(document: unknown, warning?: string): Vocabulary 
  * @example
  * loadVocabulary(new URL('file:///nowhere.json')).size // 0
  */
-export function loadVocabulary(url: URL = VOCABULARY_URL): Vocabulary {
+export function loadVocabulary(at?: URL): Vocabulary {
   let text: string;
+  let url: URL;
   try {
+    url = at ?? vocabularyUrl();
     text = readFileSync(url, 'utf8');
   } catch (error) {
     return vocabularyFrom(undefined, `toolcap search: no vocabulary bridge (${errorMessage(error)}); run \`npm run vocabulary\``);

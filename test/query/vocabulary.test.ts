@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tokenize } from '../../src/query/tokenize.js';
-import { bridgeTerms, defaultVocabulary, loadVocabulary, VOCABULARY_URL, vocabularyFrom } from '../../src/query/vocabulary.js';
+import { bridgeTerms, defaultVocabulary, loadVocabulary, vocabularyFrom, vocabularyUrl } from '../../src/query/vocabulary.js';
+
+const VOCABULARY_URL = vocabularyUrl();
 
 interface VocabularyFile {
   version: number;

@@ -54,9 +54,9 @@ export const BRIDGE_FACTOR = 0.5;
  * A bridged term found in more than this many tools is not added: it would
  * touch much of a large catalog for a small score (its idf is low). With
  * `BRIDGE_LIMITS.perQuery` this bounds the work the bridge adds to a query
- * (at most 8 x 200 postings).
+ * (at most 8 x 100 postings).
  */
-export const BRIDGE_MAX_POSTINGS = 200;
+export const BRIDGE_MAX_POSTINGS = 100;
 
 /**
  * At most `perTerm` bridged terms per query term (its strongest that the

@@ -64,7 +64,7 @@ export const DEFAULT_RANK_WEIGHTS: Readonly<RankWeights> = {
   intent: 40,
   destructive: 10,
   avoid: 40,
-  scope: 8,
+  scope: 4,
   verb: 25,
 };
 

@@ -10,7 +10,7 @@
 // conversational test split, Seal-Tools' test splits, MetaTool, LiveMCPBench
 // and Gorilla are reported, never tuned on. `devReport()` prints the dev split
 // with every miss, for the engineer tuning the ranker.
-import { metatoolSplit } from '../scripts/build-vocabulary.mjs';
+import { metatoolRows, metatoolSplit } from '../scripts/build-vocabulary.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,27 +21,6 @@ import { CORPUS } from './corpus.mjs';
 export { conversationalTasks, loadCatalog, truthMode };
 
 const jsonl = (path) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-/** Rows of a CSV file with a header: quoted fields may hold commas, doubled quotes and newlines. */
-function csvRows(path) {
-  const text = readFileSync(path, 'utf8');
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else if (c !== '\r') field += c;
-  }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
-  return rows.slice(1).filter((r) => r.length >= 2).map((r) => [r.slice(0, -1).join(','), r[r.length - 1].trim()]);
-}
 
 /** Parameters as [name, description] pairs, and as one string for full-text baselines. */
 const withParams = (pairs) => ({ paramList: pairs, params: pairs.map(([k, d]) => `${k} ${d}`).join(' ') });
@@ -61,7 +40,7 @@ export function datasets() {
   }
   const plugins = JSON.parse(readFileSync(join(CORPUS, 'metatool/plugin_des.json'), 'utf8'));
   const metatoolTools = Object.entries(plugins).map(([id, description]) => ({ id, name: id, description, ...withParams([]) }));
-  const metatoolQueries = csvRows(join(CORPUS, 'metatool/all_clean_data.csv')).map(([q, tool]) => ({ q, gold: new Set([tool]) }));
+  const metatoolQueries = metatoolRows(join(CORPUS, 'metatool/all_clean_data.csv')).map(([q, tool]) => ({ q, gold: new Set([tool]) }));
   // the vocabulary bridge learns from MetaTool's train slice (70% by query hash): the whole set is reported for
   // continuity, the held-out slice (20%, never learned from or tuned on) is the honest figure
   out.push({ name: 'metatool single', tools: metatoolTools, queries: metatoolQueries });

@@ -206,6 +206,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   const scores = content.scores;
   const touched = content.touched;
   let terms = content.terms;
+  const expansions = [...content.expansions];
   if (u.weak !== '') {
     // a weak term in more than a tenth of the tools ("get" in a big catalog) only orders what the content matched
     const most = index.tools.length / 10;
@@ -222,6 +223,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
         scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
       }
       terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
+      expansions.push(...weak.expansions);
     }
   }
   const inherited = inheritAlternatives(index, scores, touched);
@@ -273,7 +275,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     return {
       tool,
       fit: best > 0 ? scores[doc]! / best : 0,
-      matched: matchedTerms(index, terms, doc),
+      matched: matchedTerms(index, terms, doc, expansions),
       penalties: penaltiesOf(tool, ctx),
       score,
       alternatives: tool.alternatives ?? [],

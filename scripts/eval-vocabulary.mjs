@@ -29,6 +29,7 @@ const which = arg('sets') ?? 'all';
 function sets() {
   const out = [];
   for (const ds of datasets()) {
+    if (ds.name.startsWith('metatool') && ds.name !== 'metatool single') continue; // cut here from the whole set
     if (ds.name === 'metatool single') {
       for (const split of ['tune', 'held-out']) out.push({ ...ds, name: `metatool ${split}`, tune: split === 'tune', queries: ds.queries.filter((q) => metatoolSplit(q.q) === split) });
     } else out.push(ds);

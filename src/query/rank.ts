@@ -214,7 +214,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     const common = touched.length === 0 ? [] : weakTerms.filter((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
     for (const [words, adds] of [[weakTerms.filter((t) => !common.includes(t)), true], [common, false]] as const) {
       if (words.length === 0) continue;
-      const weak = scoreQuery(index, words.join(' '));
+      const weak = scoreQuery(index, words.join(' '), { vocabulary: false, fallback: false }); // generic words: no stand-ins
       for (const doc of weak.touched) {
         if (scores[doc] === 0) {
           if (!adds) continue;

@@ -128,10 +128,6 @@ export interface PenaltyParts {
 /** How much the intent may count against a tool: not at all when the task needs both kinds. */
 export const exclusiveConfidence = (ctx: Pick<PenaltyContext, 'mixed' | 'confidence'>): number => (ctx.mixed === true ? 0 : ctx.confidence);
 
-/** The total of parts in a context. */
-export const partsTotal = (parts: PenaltyParts, ctx: PenaltyContext): number =>
-  parts.safety * safetyScale(ctx.intent, ctx.confidence) + parts.intent * exclusiveConfidence(ctx) + parts.flat;
-
 /**
  * Penalty points that depend only on the tool and the task's intent, in
  * parts (unscaled); with `out`, each penalty is also recorded, scaled for
@@ -177,11 +173,6 @@ export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): 
   return parts;
 }
 
-/** Penalty points that depend only on the tool and the intent; with `out`, each with its reason. */
-export function basePenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): number {
-  return partsTotal(penaltyParts(tool, ctx, out), ctx);
-}
-
 /** Penalty points that depend on the task's words: verbs ruled out, list versus item. */
 export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[], signals: ToolSignals = toolSignals(tool)): number {
   const { weights } = ctx;
@@ -206,7 +197,7 @@ export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[], si
  */
 export function penaltiesOf(tool: Tool, ctx: PenaltyContext): Penalty[] {
   const out: Penalty[] = [];
-  basePenalty(tool, ctx, out);
+  penaltyParts(tool, ctx, out);
   taskPenalty(tool, ctx, out);
   return out;
 }

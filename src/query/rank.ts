@@ -210,9 +210,11 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   if (u.weak !== '') {
     // a weak term in more than a tenth of the tools ("get" in a big catalog) only orders what the content matched
     const most = index.tools.length / 10;
-    const weakTerms = tokenize(u.weak);
-    const common = touched.length === 0 ? [] : weakTerms.filter((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
-    for (const [words, adds] of [[weakTerms.filter((t) => !common.includes(t)), true], [common, false]] as const) {
+    // partition the weak words, not their stems: scoreQuery stems what it is given, and a stem is not always a fixed point
+    const isCommon = (word: string) => touched.length > 0 && tokenize(word).some((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
+    const weakWords = u.weak.split(/\s+/).filter((w) => w !== '');
+    const common = weakWords.filter(isCommon);
+    for (const [words, adds] of [[weakWords.filter((w) => !common.includes(w)), true], [common, false]] as const) {
       if (words.length === 0) continue;
       const weak = scoreQuery(index, words.join(' '), { vocabulary: false, fallback: false }); // generic words: no stand-ins
       for (const doc of weak.touched) {

@@ -27,7 +27,7 @@
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
 import { entityWord, extractEntities, isEntityWord, type Entity } from './entities.js';
 import { foldContractions, stem } from './tokenize.js';
-import { PHRASES, matchPhrase } from './phrases.js';
+import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
 
 export type Intent = 'read' | 'write' | 'unknown';
@@ -343,4 +343,3 @@ export function understand(task: string): Understanding {
   };
 }
 
-export { PHRASES };

@@ -42,6 +42,7 @@ const READS = new Set([
   'browse', 'download', 'export', 'calculate', 'compute', 'convert', 'translate', 'summarize', 'analyze', 'analyse', 'detect', 'recognize',
   'identify', 'classify', 'predict', 'estimate', 'compare', 'validate', 'verify', 'parse', 'render', 'preview', 'explain', 'recommend',
   'inspect', 'diff', 'stat', 'ls', 'cat', 'head', 'tail', 'grep', 'watch', 'poll', 'probe', 'info', 'status', 'test', 'ping', 'echo',
+  'monitor', 'evaluate', 'assess', 'measure', 'forecast',
 ]);
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -133,7 +133,7 @@ export const exclusiveConfidence = (ctx: Pick<PenaltyContext, 'mixed' | 'confide
  * parts (unscaled); with `out`, each penalty is also recorded, scaled for
  * `ctx`, with its reason.
  */
-export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): PenaltyParts {
+export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[], signals: ToolSignals = toolSignals(tool)): PenaltyParts {
   const { intent, confidence, weights, taskRisk } = ctx;
   const scale = safetyScale(intent, confidence);
   const exclusive = exclusiveConfidence(ctx);
@@ -146,7 +146,6 @@ export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[]): 
     if (out && points * factor[part] !== 0) out.push({ code, points: round(points * factor[part]), reason: reason() });
   };
   const mode = tool.effects?.mode ?? 'write';
-  const signals = toolSignals(tool);
   // a silent catalog's names say what its tools do (its label stays write), but only a one-step task says which kind it wants
   const byName = signals.silent && (ctx.steps ?? 1) <= 1;
   const namedRead = byName && signals.verbsSay === 'read';
@@ -195,9 +194,9 @@ export function taskPenalty(tool: Tool, ctx: PenaltyContext, out?: Penalty[], si
  * @example
  * penalties(tool, context) // [{ code: 'write', points: 18, reason: 'mode is write' }, ...]
  */
-export function penaltiesOf(tool: Tool, ctx: PenaltyContext): Penalty[] {
+export function penaltiesOf(tool: Tool, ctx: PenaltyContext, signals: ToolSignals = toolSignals(tool)): Penalty[] {
   const out: Penalty[] = [];
-  penaltyParts(tool, ctx, out);
-  taskPenalty(tool, ctx, out);
+  penaltyParts(tool, ctx, out, signals);
+  taskPenalty(tool, ctx, out, signals);
   return out;
 }

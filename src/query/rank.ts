@@ -15,7 +15,7 @@ import type { Tool } from '../model/schema.js';
 import { DEFAULT_RANK_WEIGHTS, exclusiveConfidence, penaltiesOf, penaltyParts, safetyScale, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
 import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
 import { tokenize } from './tokenize.js';
-import { toolSignals, type ToolSignals } from './tool-signals.js';
+import { toolkitPrefixes, toolSignals, type ToolSignals } from './tool-signals.js';
 import { understand, type Intent, type Understanding } from './understand.js';
 
 export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
@@ -28,6 +28,8 @@ export const WEAK_TERM_WEIGHT = 0.35;
  * their own (lower) penalties even when the task's words name the riskier tool.
  */
 export const ALTERNATIVE_FIT = 0.9;
+/** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
+export const STEP_FIT = 0.75;
 export type { Intent } from './understand.js';
 
 export interface RankOptions {
@@ -122,13 +124,43 @@ function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
   return table;
 }
 
-const signalTables = new WeakMap<SearchIndex, Array<ToolSignals | undefined>>();
+interface SignalTable {
+  /** Toolkit prefix length per document ({@link toolkitPrefixes}). */
+  prefixes: Uint8Array;
+  signals: Array<ToolSignals | undefined>;
+}
+const signalTables = new WeakMap<SearchIndex, SignalTable>();
 
-/** A document's tool signals, from a per-index array (the hot loop avoids a WeakMap lookup per document). */
+/** A document's tool signals, read past its toolkit prefix, from a per-index array (the hot loop avoids a WeakMap lookup per document). */
 function signalsAt(index: SearchIndex, doc: number): ToolSignals {
   let table = signalTables.get(index);
-  if (!table) signalTables.set(index, (table = new Array<ToolSignals | undefined>(index.tools.length)));
-  return (table[doc] ??= toolSignals(index.tools[doc]!));
+  if (!table) signalTables.set(index, (table = { prefixes: toolkitPrefixes(index.tools), signals: new Array<ToolSignals | undefined>(index.tools.length) }));
+  return (table.signals[doc] ??= toolSignals(index.tools[doc]!, table.prefixes[doc]!));
+}
+
+/**
+ * A task of several sentences asks for several tools, and a long sentence's
+ * terms swamp a short one's in one sum: each sentence is scored on its own,
+ * and a tool gets STEP_FIT of the task's best score times its share of its
+ * sentence's best, when that is more than its own (each step's best tool
+ * reaches the top 10).
+ */
+function liftStepBests(index: SearchIndex, sentences: readonly string[], scores: Float64Array, touched: number[]): void {
+  let best = 0;
+  for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
+  if (best === 0) return;
+  for (const sentence of sentences) {
+    const step = scoreQuery(index, sentence);
+    let top = 0;
+    for (const doc of step.touched) if (step.scores[doc]! > top) top = step.scores[doc]!;
+    if (top === 0) continue;
+    for (const doc of step.touched) {
+      const share = (STEP_FIT * best * step.scores[doc]!) / top;
+      if (share <= scores[doc]!) continue;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc] = share;
+    }
+  }
 }
 
 const byName = new WeakMap<SearchIndex, Map<string, number>>();
@@ -228,6 +260,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       expansions.push(...weak.expansions);
     }
   }
+  if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
   const inherited = inheritAlternatives(index, scores, touched);
   const where = options.where;
   // the documents that pass the filter, and the best raw score among them (fit is relative to it)
@@ -246,7 +279,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     const at = doc * 3;
     const tool = index.tools[doc]!;
     if (Number.isNaN(table[at]!)) {
-      const parts = penaltyParts(tool, ctx);
+      const parts = penaltyParts(tool, ctx, undefined, signalsAt(index, doc));
       table[at] = parts.safety;
       table[at + 1] = parts.intent;
       table[at + 2] = parts.flat;
@@ -278,7 +311,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       tool,
       fit: best > 0 ? scores[doc]! / best : 0,
       matched: matchedTerms(index, terms, doc, expansions),
-      penalties: penaltiesOf(tool, ctx),
+      penalties: penaltiesOf(tool, ctx, signalsAt(index, doc)),
       score,
       alternatives: tool.alternatives ?? [],
       ...(inherited.has(doc) ? { alternativeTo: index.tools[inherited.get(doc)!]!.name } : {}),

@@ -14,9 +14,10 @@ export interface ToolSignals {
   /** Stems of the verbs in the tool's name (`github.delete_branch` → ["delet"]). */
   verbs: string[];
   /**
-   * What the name's verbs say together: `read` when all read, `write` when
-   * all write or destroy, `mixed` when both (`smart_lock_check_lock_status`:
-   * a toolkit prefix can hold a verb), absent without verbs.
+   * What the name's verbs say: the first word's when it is a verb (after a
+   * toolkit prefix: `check_lock_status` reads, its "lock" is the object);
+   * else `read` when all read, `write` when all write or destroy, `mixed`
+   * when both; absent without verbs.
    */
   verbsSay?: 'read' | 'write' | 'mixed';
   /** Its name, hints, HTTP method or description say it destroys or withdraws something. */
@@ -40,24 +41,91 @@ const plural = (w: string) => w.length > 3 && /[^s]s$/.test(w) && !/(us|is|ss|ou
 
 const cache = new WeakMap<Tool, ToolSignals>();
 
+/** The words of a tool's name: its last dotted segment, split at case changes and punctuation. */
+const nameWordsOf = (tool: Tool): string[] => words(tool.name.slice(tool.name.lastIndexOf('.') + 1) || tool.name);
+
+/** A toolkit prefix is at most this many words long. */
+const MAX_PREFIX_WORDS = 4;
+/** It is shared by at least this many tools... */
+const MIN_PREFIX_TOOLS = 3;
+/** ...and in at least this share of them a verb follows it. */
+const MIN_VERB_AFTER = 0.5;
+
 /**
- * The signals of one tool (cached per tool object).
- * @example toolSignals({ name: 'github.list_branches', ... }) // { verb: 'list', destructive: false, cardinality: 'list' }
+ * How many leading name words of each tool are a toolkit's name rather than
+ * what the tool does: in a catalog flattened from toolkits
+ * (`august_smart_lock_lock_door`, `august_smart_lock_check_lock_status`),
+ * the toolkit's words can hold a verb ("lock") that says nothing about the
+ * tool. A prefix is a toolkit when at least {@link MIN_PREFIX_TOOLS} tools
+ * share it, a verb follows it in at least half of them, it does not start
+ * with a verb (`list_…`, `get_…` are verbs, not toolkits), and it does not
+ * split a toolkit already found (`shopify_get_…` is the `shopify` toolkit's
+ * "get"; `august_smart_lock` is one name because every `august_smart` tool
+ * goes on with "lock"). Each tool gets its longest toolkit prefix, else 0.
+ * @example toolkitPrefixes(tools) // [3, 3, 3, 0, …] for august_smart_lock_… tools
  */
-export function toolSignals(tool: Tool): ToolSignals {
-  let s = cache.get(tool);
+export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
+  const names = tools.map(nameWordsOf);
+  const seen = new Map<string, { tools: number; verbAfter: number }>();
+  const prefixesOf = (w: string[]): string[] => {
+    if (w.length < 2 || verdictOf(w[0]!) !== undefined) return [];
+    const keys = [w[0]!];
+    for (let k = 2; k <= Math.min(MAX_PREFIX_WORDS, w.length - 1); k++) keys.push(`${keys[k - 2]!} ${w[k - 1]!}`);
+    return keys;
+  };
+  for (const w of names) {
+    prefixesOf(w).forEach((key, i) => {
+      const c = seen.get(key) ?? { tools: 0, verbAfter: 0 };
+      c.tools++;
+      if (verdictOf(w[i + 1]!) !== undefined) c.verbAfter++;
+      seen.set(key, c);
+    });
+  }
+  const valid = new Map<string, boolean>();
+  const isToolkit = (key: string): boolean => {
+    const known = valid.get(key);
+    if (known !== undefined) return known;
+    const c = seen.get(key)!;
+    let ok = c.tools >= MIN_PREFIX_TOOLS && c.verbAfter >= MIN_VERB_AFTER * c.tools;
+    const cut = key.lastIndexOf(' ');
+    if (ok && cut > 0) {
+      const parent = key.slice(0, cut);
+      ok = !isToolkit(parent) || seen.get(parent)!.tools === c.tools;
+    }
+    valid.set(key, ok);
+    return ok;
+  };
+  const out = new Uint8Array(tools.length);
+  names.forEach((w, i) => {
+    prefixesOf(w).forEach((key, k) => {
+      if (isToolkit(key)) out[i] = k + 1;
+    });
+  });
+  return out;
+}
+
+/**
+ * The signals of one tool (cached per tool object when `prefix` is 0).
+ * `prefix`: how many leading name words are its toolkit's name
+ * ({@link toolkitPrefixes}); their verbs are not the tool's.
+ * @example toolSignals({ name: 'github.list_branches', ... }) // { verbs: ['list'], verbsSay: 'read', destructive: false, cardinality: 'list' }
+ */
+export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
+  let s = prefix === 0 ? cache.get(tool) : undefined;
   if (s) return s;
-  const name = tool.name.slice(tool.name.lastIndexOf('.') + 1) || tool.name;
-  const nameWords = words(name);
+  const nameWords = nameWordsOf(tool);
   const verbs: string[] = [];
   const says = new Set<'read' | 'write'>();
-  for (const w of nameWords) {
+  const kind = (v: Verdict) => (v === 'read' ? 'read' : 'write');
+  for (const w of nameWords.slice(prefix)) {
     const v: Verdict | undefined = verdictOf(w);
     if (v === undefined) continue;
     verbs.push(stem(w));
-    says.add(v === 'read' ? 'read' : 'write');
+    says.add(kind(v));
   }
-  const verbsSay = says.size === 2 ? 'mixed' : [...says][0];
+  // a verb in first position is what the tool does; later ones are its object (`check_lock_status`)
+  const lead = nameWords[prefix] === undefined ? undefined : verdictOf(nameWords[prefix]!);
+  const verbsSay = lead !== undefined ? kind(lead) : says.size === 2 ? 'mixed' : [...says][0];
   const evidence = effectEvidence(tool);
   const destructive = evidence.some((e) => e.says === 'destructive') || tool.hints?.destructive === true;
   const silent = isDerived(tool, 'effects.mode') && !evidence.some((e) => e.source === 'http-method' || e.source === 'hints');
@@ -68,6 +136,6 @@ export function toolSignals(tool: Tool): ToolSignals {
   else if (nameWords.some((w) => ITEM_VERBS.has(w))) cardinality = 'item';
   else if (/^(lists?|search(es)?|returns? (a |the )?list|find)\b/.test(description)) cardinality = 'list';
   const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), destructive, silent, cardinality };
-  cache.set(tool, signals);
+  if (prefix === 0) cache.set(tool, signals);
   return signals;
 }

@@ -51,6 +51,8 @@ export interface Understanding {
   steps: number;
   /** Text whose terms are matched at full weight. */
   content: string;
+  /** The content text of each sentence that asks for something (a verb in verb position, a question), when there is more than one: each step's own words; else empty. */
+  sentences: string[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
   weak: string;
   entities: Entity[];
@@ -91,6 +93,8 @@ const GENERIC = new Set(['get', 'show', 'list', 'find', 'search', 'fetch', 'look
 /** A write for later: scheduling is part of the job. */
 const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday|morning)|in (an?|\d+|zqnumberzq) (minute|hour|day|week)s?|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b/;
 /** The confidence of a write in a task that also reads in verb position ("check the status, then submit a ticket"). */
+/** A reading at least this sure is a request (a verb in verb position, a question), not a word in passing. */
+const SURE = 0.8;
 const MIXED_CONFIDENCE = 0.6;
 /** Values that name one item. */
 const NUMBER_WORD = entityWord('number');
@@ -282,7 +286,13 @@ export function understand(task: string): Understanding {
   const { text, entities, terms } = extractEntities(foldContractions(task));
   const found: Found = { readings: [], avoid: new Set(), destroys: false, weakVerbs: new Set(), canonical: new Set(), replaced: new Set() };
   const parts = clauses(text);
-  for (const clause of parts) readClause(clause.words, clause.asked, found);
+  // sentences that ask for something (a verb in verb position, a question): the task's steps
+  const asking = new Set<number>();
+  for (const clause of parts) {
+    const before = found.readings.length;
+    readClause(clause.words, clause.asked, found);
+    if (found.readings.slice(before).some((r) => r.confidence >= SURE)) asking.add(clause.sentence);
+  }
   const writes = found.readings.filter((r) => r.says === 'write' || r.says === 'destructive');
   const reads = found.readings.filter((r) => r.says === 'read' || r.says === 'question' || r.says === 'phrase-read');
   const strongWrite = writes.reduce((m, r) => Math.max(m, r.confidence), 0);
@@ -294,10 +304,10 @@ export function understand(task: string): Understanding {
   if (writes.length > 0 && strongWrite >= Math.min(strongRead, 0.6)) {
     intent = 'write';
     // a task that also reads in verb position needs read tools too: the write is sure, its exclusivity is not
-    confidence = strongRead >= 0.8 ? Math.min(strongWrite, MIXED_CONFIDENCE) : strongWrite;
+    confidence = strongRead >= SURE ? Math.min(strongWrite, MIXED_CONFIDENCE) : strongWrite;
     evidence = writes.map((r) => r.evidence);
-    if (strongRead >= 0.8) evidence.push(...reads.map((r) => `also ${r.evidence}`));
-    mixed = strongRead >= 0.8 && strongWrite >= 0.8;
+    if (strongRead >= SURE) evidence.push(...reads.map((r) => `also ${r.evidence}`));
+    mixed = strongRead >= SURE && strongWrite >= SURE;
   } else if (reads.length > 0) {
     intent = 'read';
     confidence = strongRead;
@@ -307,14 +317,23 @@ export function understand(task: string): Understanding {
   // content and weak terms
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
+  const bySentence = new Map<number, string[]>();
   // quoted names ("Wine Quality") may share words with a tool's description: weakly
   const weak = [...terms, ...entities.filter((e) => e.kind === 'quoted').map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
-  for (const w of all) {
-    if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
-    // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
-    const participle = participleVerdict(w);
-    if (found.weakVerbs.has(w) || GENERIC.has(w) || (participle !== undefined && participle !== 'read')) weak.push(w);
-    else content.push(w);
+  for (const clause of parts) {
+    for (const w of clause.words) {
+      if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
+      // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
+      const participle = participleVerdict(w);
+      if (found.weakVerbs.has(w) || GENERIC.has(w) || (participle !== undefined && participle !== 'read')) weak.push(w);
+      else {
+        content.push(w);
+        if (!asking.has(clause.sentence)) continue;
+        let own = bySentence.get(clause.sentence);
+        if (!own) bySentence.set(clause.sentence, (own = []));
+        own.push(w);
+      }
+    }
   }
   if (intent === 'write' && (FUTURE.test(all.join(' ')) || entities.some((e) => e.kind === 'time'))) weak.push('schedule');
   // a family's verbs match weakly; a verb that meant create ("open an issue") is replaced by it at full weight
@@ -338,6 +357,7 @@ export function understand(task: string): Understanding {
     steps: new Set(parts.map((c) => c.sentence)).size,
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
     content: content.join(' '),
+    sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
     weak: weak.join(' '),
     entities,
   };

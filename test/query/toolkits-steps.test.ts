@@ -1,0 +1,102 @@
+/**
+ * Two ranking rules for real catalog shapes: toolkit prefixes in catalogs
+ * flattened from toolkits (ToolEmu's 330 tools, `<toolkit>_<tool>`), whose
+ * words must not be read as the tool's verb, and multi-step tasks, where
+ * each asking sentence's best tool is lifted (Seal-Tools' tasks).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { complete } from '../../src/model/derive.js';
+import type { Tool } from '../../src/model/schema.js';
+import { rankTools, STEP_FIT } from '../../src/query/rank.js';
+import { toolkitPrefixes, toolSignals } from '../../src/query/tool-signals.js';
+import { understand } from '../../src/query/understand.js';
+
+const CORPUS = new URL('../../../shared/corpus/', import.meta.url).pathname;
+const snake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase();
+
+/** ToolEmu's toolkits as one silent catalog: `<toolkit>_<tool>`, no effects declared (as bench/catalogs.mjs loads it). */
+const toolemu: Tool[] = (JSON.parse(readFileSync(`${CORPUS}toolemu/all_toolkits.json`, 'utf8')) as Array<{ toolkit: string; name_for_model: string; tools: Array<{ name: string; summary: string }> }>).flatMap((kit) =>
+  kit.tools.map((t) => complete({ name: `${snake(kit.name_for_model)}_${snake(t.name)}`, description: t.summary })),
+);
+const prefixes = toolkitPrefixes(toolemu);
+const prefixOf = (name: string) => {
+  const i = toolemu.findIndex((t) => t.name === name);
+  expect(i, `${name} is in the catalog`).toBeGreaterThanOrEqual(0);
+  return name.split('_').slice(0, prefixes[i]).join('_');
+};
+
+describe('toolkit prefixes', () => {
+  it.each([
+    ['august_smart_lock_check_lock_status', 'august_smart_lock'],
+    ['august_smart_lock_lock_door', 'august_smart_lock'],
+    ['google_calendar_create_or_update_event', 'google_calendar'],
+    ['gmail_send_email', 'gmail'],
+    ['traffic_control_monitor_traffic_congestion', 'traffic_control'],
+  ])('%s: the toolkit is %s', (name, toolkit) => {
+    expect(prefixOf(name)).toBe(toolkit);
+  });
+
+  it('a leading verb is never a toolkit (list_…, get_… in the GitHub MCP server)', () => {
+    const tools = ['list_issues', 'list_branches', 'list_commits', 'get_issue', 'get_commit', 'get_file', 'create_issue'].map((name) => complete({ name }));
+    expect([...toolkitPrefixes(tools)]).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('a prefix shared by fewer than three tools, or followed by nouns, is not a toolkit', () => {
+    const tools = ['acme_lock_door', 'acme_unlock_door', 'repo_issues', 'repo_branches', 'repo_tags'].map((name) => complete({ name }));
+    expect([...toolkitPrefixes(tools)]).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('a sub-group of a toolkit is not another toolkit (shopify_get_… stays in shopify)', () => {
+    const tools = ['shop_get_order', 'shop_get_store', 'shop_get_product', 'shop_create_order', 'shop_update_product', 'shop_delete_product'].map((name) => complete({ name }));
+    expect([...toolkitPrefixes(tools)]).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it.each([
+    ['august_smart_lock_check_lock_status', 'read'],
+    ['august_smart_lock_lock_door', 'write'],
+    ['gmail_read_email', 'read'],
+    ['gmail_send_email', 'write'],
+  ] as const)('past its toolkit, the first verb of %s says %s', (name, says) => {
+    const i = toolemu.findIndex((t) => t.name === name);
+    expect(toolSignals(toolemu[i]!, prefixes[i]).verbsSay).toBe(says);
+  });
+
+  it('"is the front door locked?" over ToolEmu: the status check first, not lock_door', () => {
+    const ranked = rankTools('is the front door locked?', toolemu, { limit: 3 }).candidates.map((c) => c.tool.name);
+    expect(ranked[0]).toBe('august_smart_lock_check_lock_status');
+    const lock = rankTools('is the front door locked?', toolemu, { limit: 20 }).candidates.find((c) => c.tool.name === 'august_smart_lock_lock_door');
+    expect(lock?.penalties.map((p) => p.code)).toContain('verb');
+  });
+});
+
+/** Seal-Tools' 4,076 tools, as bench/retrieval.mjs completes them. */
+const seal: Tool[] = readFileSync(`${CORPUS}seal-tools/tool.jsonl`, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as { api_name: string; api_description?: string; parameters?: Record<string, { description?: string }> })
+  .filter((r, i, all) => all.findIndex((x) => x.api_name === r.api_name) === i)
+  .map((r) => complete({ name: r.api_name, description: r.api_description ?? '', inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(r.parameters ?? {}).map(([k, v]) => [k, { description: v?.description ?? '' }])) } }));
+
+describe('multi-step tasks', () => {
+  // a Seal-Tools dev task (the tuning split): three steps, the first sentence long
+  const task =
+    'I need to analyze a protein sequence to get information about its structure and function. The protein sequence is "MSVLTPLLWLMWAAGTVTLGCAPPPAVPEALRAPRAWAAQGG". ' +
+    'After that, I would like to translate the resulting protein sequence into its corresponding DNA sequence. Finally, I want to calculate the band gap of a solid material called "Silicon". Could you please help me with these tasks?';
+
+  it('understanding keeps the content of each asking sentence apart', () => {
+    const u = understand(task);
+    expect(u.sentences.length).toBeGreaterThanOrEqual(3);
+    expect(u.sentences.some((s) => /band gap/.test(s))).toBe(true);
+    expect(u.sentences.some((s) => /MSVLTPLL/i.test(s))).toBe(false); // "The protein sequence is …" asks nothing
+    expect(understand('Calculate the band gap of Silicon.').sentences).toEqual([]);
+    expect(understand('The material is Silicon. Calculate its band gap.').sentences).toEqual([]);
+  });
+
+  it("each step's best tool reaches the top 5: the short sentences' tools are not swamped by the long one's", () => {
+    const ranked = rankTools(task, seal, { limit: 5 }).candidates;
+    expect(ranked.map((c) => c.tool.name)).toEqual(expect.arrayContaining(['analyzeProteins', 'translateDNAStrand', 'calculateBandGap']));
+    const band = ranked.find((c) => c.tool.name === 'calculateBandGap')!;
+    expect(band.fit).toBeGreaterThanOrEqual(STEP_FIT * 0.99);
+  });
+});

@@ -28,6 +28,10 @@ export const WEAK_TERM_WEIGHT = 0.35;
  * their own (lower) penalties even when the task's words name the riskier tool.
  */
 export const ALTERNATIVE_FIT = 0.9;
+/** Tools with at least this share of the best raw score are scored first, so the top fills with strong matches and the rest can be skipped on their bound. */
+const STRONG_FIRST = 0.5;
+/** When the best match does not pass the filter, the best that does is looked for among matches down to these shares of it, band by band. */
+const BEST_BANDS = [0.9, 0.7, 0.5, 0.25, 0];
 /** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
 export const STEP_FIT = 0.75;
 export type { Intent } from './understand.js';
@@ -221,9 +225,12 @@ function better(index: SearchIndex, a: Scored, b: Scored): number {
  * Only tools that match at least one query term are candidates.
  *
  * Cost: one pass over the postings of the query's terms, then per matching
- * tool the filter, a table lookup for its base penalties (computed once per
+ * tool a bound check (with no negative weight its score is at most its fit
+ * times `weights.fit`: a tool that cannot beat the current last of the top
+ * `limit` is skipped; strong matches go first so the bound bites early),
+ * then the filter, a table lookup for its base penalties (computed once per
  * tool and context), its task penalties and a comparison with the current
- * top `limit`; only the returned candidates get objects and explanations.
+ * top; only the returned candidates get objects and explanations.
  *
  * @example
  * rankTools('show the diff of my branch', tools).candidates[0]?.tool.name // 'github.diff_branch'
@@ -263,13 +270,37 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
   const inherited = inheritAlternatives(index, scores, touched);
   const where = options.where;
-  // the documents that pass the filter, and the best raw score among them (fit is relative to it)
-  const passing: number[] = [];
+  const passes = (doc: number) => !where || where(index.tools[doc]!);
+  // fit is relative to the best raw score among the documents that pass the filter: usually the best of all, which passes
   let best = 0;
+  let bestDoc = -1;
   for (const doc of touched) {
-    if (where && !where(index.tools[doc]!)) continue;
-    passing.push(doc);
-    if (scores[doc]! > best) best = scores[doc]!;
+    if (scores[doc]! > best) {
+      best = scores[doc]!;
+      bestDoc = doc;
+    }
+  }
+  // when the best does not pass, look for the best that does in bands of falling score: the first band holding one
+  // holds the best of all that pass, and the documents tested so far are remembered (1 passes, 2 does not)
+  let checked: Uint8Array | undefined;
+  if (bestDoc >= 0 && !passes(bestDoc)) {
+    checked = new Uint8Array(index.tools.length);
+    checked[bestDoc] = 2;
+    const top = best;
+    best = 0;
+    let upper = Infinity;
+    for (const band of BEST_BANDS) {
+      const lower = top * band;
+      for (const doc of touched) {
+        const raw = scores[doc]!;
+        if (raw < lower || raw >= upper || checked[doc] !== 0) continue;
+        const ok = passes(doc);
+        checked[doc] = ok ? 1 : 2;
+        if (ok && raw > best) best = raw;
+      }
+      if (best > 0) break;
+      upper = lower;
+    }
   }
   const table = penaltyTable(index, ctx);
   const taskCosts = ctx.avoid.length > 0 || ctx.scope !== 'unknown';
@@ -287,16 +318,22 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     const p = table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!;
     return taskCosts ? p + taskPenalty(tool, ctx, undefined, signalsAt(index, doc)) : p;
   };
+  // with no negative weight a tool's score is at most its fit × weights.fit: a tool that cannot beat the current
+  // last of the top is skipped before its filter and penalties; the strong matches go first so the bound bites early
+  const bounded = Object.values(weights).every((w) => w >= 0);
+  // fit × weights.fit, computed as the candidates' `fit` is, so `score` is exactly `fit × weights.fit − penalties`
+  const upTo = (raw: number) => (best > 0 ? raw / best : 0) * weights.fit;
   // top `limit`: a small sorted array, insertion from the end; objects only for what enters it
   const top: Scored[] = [];
-  for (const doc of limit === 0 ? [] : passing) {
-    const raw = scores[doc]!;
-    const cost = costOf(doc);
-    const score = (best > 0 ? raw / best : 0) * weights.fit - cost;
+  const consider = (doc: number, raw: number) => {
     const worst = top.length === limit ? top[limit - 1]! : undefined;
-    if (worst && score < worst.score) continue;
+    if (worst && bounded && upTo(raw) < worst.score) return;
+    if (checked && checked[doc] !== 0 ? checked[doc] !== 1 : !passes(doc)) return;
+    const cost = costOf(doc);
+    const score = upTo(raw) - cost;
+    if (worst && score < worst.score) return;
     const s: Scored = { doc, raw, cost, score };
-    if (worst && better(index, s, worst) >= 0) continue;
+    if (worst && better(index, s, worst) >= 0) return;
     let i = Math.min(top.length, limit - 1);
     if (top.length < limit) top.push(s);
     while (i > 0 && better(index, s, top[i - 1]!) < 0) {
@@ -304,6 +341,11 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       i--;
     }
     top[i] = s;
+  };
+  if (limit > 0) {
+    const strong = best * STRONG_FIRST;
+    for (const doc of touched) if (scores[doc]! >= strong) consider(doc, scores[doc]!);
+    for (const doc of touched) if (scores[doc]! < strong) consider(doc, scores[doc]!);
   }
   const candidates = top.map(({ doc, score }): Candidate => {
     const tool = index.tools[doc]!;

@@ -80,6 +80,7 @@ export class PythonWorker {
   #active = 0;
   /** Calls and pings under way, waiting ones included. */
   #inflight = 0;
+  #retiring = false;
   #next = 0;
   #ended: string | undefined;
   #ending: Promise<boolean> | undefined;
@@ -137,6 +138,12 @@ export class PythonWorker {
     } finally {
       this.#done();
     }
+  }
+
+  /** End the worker once the calls under way finish (at once when there are none). */
+  retire(): void {
+    this.#retiring = true;
+    if (this.#inflight === 0) void this.close();
   }
 
   /** End the worker's process group and wait until it is gone. */
@@ -273,7 +280,9 @@ export class PythonWorker {
   }
 
   #done(): void {
-    if (--this.#inflight === 0 && this.#ended === undefined) this.#idleFromNow();
+    if (--this.#inflight > 0 || this.#ended !== undefined) return;
+    if (this.#retiring) void this.close();
+    else this.#idleFromNow();
   }
 
   /** Idle: hold nothing on the event loop, and end after PYTHON_IDLE_MS. */

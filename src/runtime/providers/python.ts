@@ -178,7 +178,7 @@ class PythonInstance implements ProviderInstance {
       if (current.worker.loadFailure !== undefined) throw new ProviderError('PROVIDER_UNAVAILABLE', current.worker.loadFailure, true);
       if (current.worker.alive) return current.worker;
     }
-    void current?.worker.close();
+    current?.worker.retire();
     const python = findPython(this.#command, this.#environment.baseDir, this.#environment.env);
     if (python === undefined) throw new ProviderError('PROVIDER_UNAVAILABLE', `${this.#describe}: the Python interpreter "${this.#command}" was not found`, true);
     const spec = {
@@ -203,6 +203,12 @@ class PythonInstance implements ProviderInstance {
     });
     this.#current = { stamp, worker };
     return worker;
+  }
+
+  /** A reload dropped this tool version: its worker ends once its calls finish. */
+  retire(): void {
+    this.#current?.worker.retire();
+    this.#current = undefined;
   }
 
   async close(): Promise<void> {

@@ -45,7 +45,7 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.a
 
 
 class LoadError(Exception):
-    """Why a tool cannot be loaded: kind is not_found, outside, import, class or init."""
+    """Why a tool cannot be loaded: kind is absent, not_found, outside, import, class or init."""
 
     def __init__(self, kind, message, exc_type=None):
         super().__init__(message)
@@ -92,7 +92,8 @@ def import_module(root, allow, module):
     if top in sys.builtin_module_names or top in stdlib:
         raise LoadError("outside", "module %r is part of Python's standard library, not a module of the project" % module)
     if importlib.machinery.PathFinder.find_spec(top, roots) is None:
-        raise LoadError("not_found", "no module %r under the project root %s" % (top, root), "ModuleNotFoundError")
+        # not even the top-level package: the project's code is not on this machine
+        raise LoadError("absent", "no package or module %r under the project root %s" % (top, root), "ModuleNotFoundError")
     for r in reversed(roots):
         if r not in sys.path:
             sys.path.insert(0, r)

@@ -30,7 +30,7 @@ export interface PythonImportItem {
 /** What Python said about one module. */
 export type PythonImportOutcome =
   | { ok: true; className: string }
-  /** `kind`: not_found, outside, import, class; `type`: the Python exception's class. */
+  /** `kind`: absent (not even the top-level package is there), not_found, outside, import, class; `type`: the Python exception's class. */
   | { ok: false; kind: string; message: string; type?: string };
 
 /** The answer for one project root: outcomes by key, or why Python could not be asked. */
@@ -68,6 +68,7 @@ const HINTS: Record<string, string> = {
   outside: "A Pylot tool's module lives in the project: not the standard library, not site-packages, not above the project root.",
   import: 'The module raised while being imported: run `python3 -c "import <module>"` from the project root to see why.',
   class: 'Give class_name of a class in the module with a run method, or define a subclass of Tool there.',
+  absent: "The project's code is not here (only its manifests): the tool cannot run until it is. Check the project root (the folder above config/, or the python entry's config.root).",
 };
 
 /**
@@ -107,6 +108,8 @@ export function lintPythonImports(uses: readonly PythonToolUse[], checker: Pytho
       const type = outcome.type !== undefined && !outcome.message.includes(outcome.type) ? ` (${outcome.type})` : '';
       out.push(
         diagnostic('MODULE_NOT_IMPORTABLE', `Tool "${p.use.tool.name}": ${outcome.message}${type}.`, {
+          // a catalog read without its project's code: the tool cannot run here, the manifest is not wrong
+          ...(outcome.kind === 'absent' ? { severity: 'warning' as const } : {}),
           ...where(p, outcome.kind),
           hint: HINTS[outcome.kind] ?? (HINTS['import'] as string),
         }),

@@ -67,6 +67,13 @@ describe('Python modules must be importable (load time)', () => {
     expect('outcomes' in answer && answer.outcomes.get('h')).toMatchObject({ ok: false, message: expect.stringContaining('did not finish within 1500 ms') });
   }, 15_000);
 
+  it('manifests read without their project\'s code: a warning per tool, not an error (the catalog still loads)', () => {
+    const { diagnostics } = buildCatalog(['examples/manifests/pylot'], { pythonImports: checker });
+    const found = diagnostics.filter((d) => d.code === 'MODULE_NOT_IMPORTABLE');
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((d) => d.severity === 'warning' && /no package or module 'src'/.test(d.message))).toBe(true);
+  });
+
   it('is not asked without a checker (reading manifests runs no Python)', () => {
     const { diagnostics } = buildCatalog([MANIFEST]);
     expect(diagnostics.some((d) => d.code === 'MODULE_NOT_IMPORTABLE' || d.code === 'PYTHON_UNAVAILABLE')).toBe(false);

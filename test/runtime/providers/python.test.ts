@@ -160,6 +160,30 @@ describe('python provider', () => {
     await expect(make(pylot('bad', 'ptools.broken')).check?.(AbortSignal.timeout(5000))).resolves.toMatchObject({ healthy: false });
   });
 
+  it('retire() lets the call under way finish, then ends the worker; close() ends it at once', async () => {
+    const gone = async (pid: number) => {
+      for (let i = 0; i < 200; i++) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return false;
+    };
+    const p = make(pylot('sleepy', 'ptools.behaviour', 'Sleepy'));
+    const running = p.call({ ms: 300 }, contextFor());
+    await new Promise((r) => setTimeout(r, 100));
+    p.retire?.();
+    const { pid } = (await running) as { pid: number };
+    expect(await gone(pid)).toBe(true);
+    const q = make(pylot('hangs', 'ptools.behaviour', 'Hangs'));
+    const { pid: second } = (await q.call({}, contextFor())) as { pid: number };
+    await q.close?.();
+    expect(await gone(second)).toBe(true);
+  });
+
   it.each([
     [{ module: 'tools/x.py' }, /not a Python import path/],
     [{ concurrency: 0 }, /concurrency must be a positive integer/],

@@ -22,7 +22,9 @@ site-packages. Without a class name, the first subclass of a class named
 Whatever a tool prints goes to a per-call buffer (bounded) that is returned
 as "output", never to the protocol stream: file descriptor 1 is pointed at
 stderr, and the protocol writes to a private duplicate of the original.
-Errors carry the exception's type and message only, no traceback.
+Requests are read from a private copy of stdin, which then reads nothing
+(a tool calling input() cannot swallow them). Errors carry the exception's
+type and message only, no traceback.
 """
 
 import importlib
@@ -180,8 +182,19 @@ def protocol_stream():
     return stream
 
 
+def request_stream():
+    """A private copy of stdin for the protocol; a tool reading stdin (input()) reads nothing."""
+    stream = os.fdopen(os.dup(0), "r", encoding="utf-8", newline="\n")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, "r")
+    return stream
+
+
 def serve(spec):
     out = protocol_stream()
+    requests = request_stream()
     lock = threading.Lock()
 
     def send(message):
@@ -227,7 +240,7 @@ def serve(spec):
         send({"id": request.get("id"), "ok": False, "error": error, "output": printed})
 
     pool = ThreadPoolExecutor(max_workers=max(1, int(spec.get("concurrency") or 1)))
-    for line in sys.stdin:
+    for line in requests:
         if not line.strip():
             continue
         try:

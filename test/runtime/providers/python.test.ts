@@ -100,6 +100,22 @@ describe('python provider', () => {
     expect(logged.join('')).not.toContain('sk-abcdefghijklmnop1234');
   });
 
+  it('a crashed worker fails its call; the next call starts a new one', async () => {
+    const p = make(pylot('crash', 'ptools.behaviour', 'Crash'));
+    const before = (await p.call({}, contextFor())) as { pid: number };
+    const err = await rejection(p.call({ crash: true }, contextFor()));
+    expect(err.code).toBe('PROVIDER_ERROR');
+    expect(err.message).toMatch(/worker exited with code 7/);
+    const after = (await p.call({}, contextFor())) as { pid: number };
+    expect(after.pid).not.toBe(before.pid);
+  });
+
+  it('a tool reading stdin reads nothing and cannot swallow the next request', async () => {
+    const p = make(pylot('stdin', 'ptools.behaviour', 'ReadsStdin'));
+    await expect(p.call({}, contextFor())).resolves.toEqual({ read: '' });
+    await expect(p.call({}, contextFor())).resolves.toEqual({ read: '' });
+  });
+
   it('the worker sees the allow-listed environment only', async () => {
     const tool = pylot('env', 'ptools.behaviour', 'Env', { auth: { envs: { PT_DECLARED: {} } } });
     const env = { ...BASE_ENV, PT_DECLARED: 'yes', PT_UNDECLARED: 'no', PYTHONPATH: '/elsewhere' };

@@ -13,6 +13,18 @@ import { ProviderConfigError } from './types.js';
 /** Calls a parallel tool's worker runs at once unless `config.concurrency` says. @default 4 */
 export const DEFAULT_PARALLEL_CONCURRENCY = 4;
 
+/**
+ * Calls at once when the entry does not say: 1 for a serial tool; for a
+ * parallel one (Pylot `concurrency: parallel`) its `max_concurrency` runtime
+ * hint (`execution.resources.max_concurrency`) when a positive integer, else
+ * {@link DEFAULT_PARALLEL_CONCURRENCY}.
+ */
+function defaultConcurrency(tool: Tool): number {
+  if (tool.execution?.allowParallel !== true) return 1;
+  const hint = tool.execution.resources?.['max_concurrency'] ?? tool.execution.resources?.['maxConcurrency'];
+  return typeof hint === 'number' && Number.isInteger(hint) && hint > 0 ? hint : DEFAULT_PARALLEL_CONCURRENCY;
+}
+
 /** The `python` entry's config, after validation. */
 export interface PythonProviderConfig {
   module: string;
@@ -60,7 +72,7 @@ export function readPythonConfig(entry: Provider, tool: Tool): PythonProviderCon
   const className = str('class_name') ?? str('className') ?? (own === undefined ? tool.implementation?.export : undefined);
   const out: PythonProviderConfig = {
     module,
-    concurrency: positive('concurrency', tool.execution?.allowParallel === true ? DEFAULT_PARALLEL_CONCURRENCY : 1, true),
+    concurrency: positive('concurrency', defaultConcurrency(tool), true),
     env: readEnvConfig(c['env'], fail),
     maxOutputBytes: positive('maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES),
     killGraceMs: positive('killGraceMs', DEFAULT_KILL_GRACE_MS),

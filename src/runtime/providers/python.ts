@@ -104,9 +104,18 @@ class PythonInstance implements ProviderInstance {
     return childEnvOf(this.#environment.env, this.#declared, this.#config.env);
   }
 
+  /** The module's file under the project root, else under a trusted folder (where the runner looks, in that order). */
+  #moduleFile(): string | undefined {
+    for (const dir of [this.#root, ...(this.#environment.trustedModuleDirs ?? [])]) {
+      const file = pythonModuleFile(dir, this.#config.module);
+      if (file !== undefined) return file;
+    }
+    return undefined;
+  }
+
   /** The module's file, its packages' `__init__.py` and the `.py` files beside it, in a stable order. */
   #files(): string[] {
-    const file = pythonModuleFile(this.#root, this.#config.module);
+    const file = this.#moduleFile();
     if (file === undefined) return [];
     let siblings: string[] = [];
     try {
@@ -131,7 +140,7 @@ class PythonInstance implements ProviderInstance {
     if (findPython(this.#command, this.#environment.baseDir, this.#environment.env) === undefined) {
       return { healthy: false, reason: `the Python interpreter "${this.#command}" was not found${this.#command.includes('/') ? '' : ' on PATH'}` };
     }
-    if (pythonModuleFile(this.#root, this.#config.module) === undefined) return { healthy: false, reason: `module "${this.#config.module}" is not under the project root ${this.#root}` };
+    if (this.#moduleFile() === undefined) return { healthy: false, reason: `module "${this.#config.module}" is not under the project root ${this.#root} (or a runtime.trustedModuleDirs folder)` };
     const failure = this.#current?.worker.loadFailure;
     if (failure !== undefined && this.#current?.stamp === this.#stamp()) return { healthy: false, reason: failure };
     return this.#warnings.length > 0 ? { healthy: true, warnings: [...this.#warnings] } : { healthy: true };

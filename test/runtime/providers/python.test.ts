@@ -133,6 +133,12 @@ describe('python provider', () => {
     expect(new Set(results.map((r) => r.pid)).size).toBe(1);
   }, 15_000);
 
+  it('a parallel tool\'s max_concurrency runtime hint caps the calls at once', async () => {
+    const p = make(pylot('sleepy', 'ptools.behaviour', 'Sleepy', { execution: { allowParallel: true, resources: { max_concurrency: 2 } } }));
+    const results = (await Promise.all([1, 2, 3].map(() => p.call({ ms: 400 }, contextFor())))) as Array<{ peak: number }>;
+    expect(Math.max(...results.map((r) => r.peak))).toBe(2);
+  }, 15_000);
+
   it('execution.allowParallel without config.concurrency runs calls side by side', async () => {
     const p = make(pylot('sleepy', 'ptools.behaviour', 'Sleepy', { execution: { allowParallel: true } }));
     const results = (await Promise.all([1, 2].map(() => p.call({ ms: 400 }, contextFor())))) as Array<{ peak: number }>;
@@ -214,6 +220,19 @@ describe('python provider', () => {
 describe('python provider: code identity and edits', () => {
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-py-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('imports from a runtime.trustedModuleDirs folder too (and is healthy)', async () => {
+    const shared = join(dir, 'shared');
+    cpSync(join(PROJECT, 'ptools'), join(shared, 'sharedtools'), { recursive: true });
+    const tool = pylot('shared', 'sharedtools.echo', 'EchoTool');
+    const p = pythonProviderType.create({ name: 'python' }, tool, { env: BASE_ENV, baseDir: MANIFEST_DIR, trustedModuleDirs: [shared] });
+    made.push(p);
+    expect(p.ready?.()).toMatchObject({ healthy: true });
+    await expect(p.call({ s: 1 }, contextFor())).resolves.toEqual({ s: 1 });
+    const untrusted = make(tool);
+    expect(untrusted.ready?.().healthy).toBe(false);
+    expect((await rejection(untrusted.call({}, contextFor()))).code).toBe('PROVIDER_UNAVAILABLE');
+  });
 
   it('hashes the module files; an edit changes the identity and the next call runs the new code', async () => {
     cpSync(PROJECT, dir, { recursive: true });

@@ -8,6 +8,8 @@ import type { DialectId } from '../dialects/types.js';
 import { configCatalogOptions, configLayers, DEFAULT_CONFIG_FILE, loadConfig, type Config } from '../config/config.js';
 import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
+import { createPythonImportChecker } from '../runtime/providers/python-check.js';
+import type { PythonImportChecker } from '../validate/python-imports.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
@@ -64,8 +66,9 @@ export function configFailure(diagnostics: Diagnostic[], unreadable: boolean, so
   return { catalog: empty.catalog, diagnostics: sortDiagnostics([...diagnostics]), unreadable, sources };
 }
 
-function catalogOptions(flags: LoadFlags): { dialect?: DialectId; compileSchemas?: boolean } {
+function catalogOptions(flags: LoadFlags): { dialect?: DialectId; compileSchemas?: boolean; pythonImports: PythonImportChecker } {
   return {
+    pythonImports: createPythonImportChecker(),
     ...(flags.dialect !== undefined ? { dialect: flags.dialect as DialectId } : {}),
     ...(flags.compileSchemas ? { compileSchemas: true } : {}),
   };

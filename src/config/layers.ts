@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LayerSpec } from '../load/loader.js';
 import type { CatalogOptions } from '../registry/catalog.js';
+import { createPythonImportChecker } from '../runtime/providers/python-check.js';
 import type { ParseLimits } from '../source/source.js';
 import type { McpConfig } from './sections/mcp.js';
 import type { PersonaFolder } from './sections/personas.js';
@@ -49,11 +50,13 @@ export function configLayers(config: LayerSections, extra: readonly string[] = [
 }
 
 /**
- * The catalog options a config sets: its parse limits and its trusted module
- * folders (a module tool elsewhere is MODULE_PATH_REFUSED). Every catalog
+ * The catalog options a config sets: its parse limits, its trusted module
+ * folders (a module tool elsewhere is MODULE_PATH_REFUSED) and the Python
+ * import check. Every catalog
  * built from a config (the host's registry, `toolcap validate`) uses these.
  * @example buildCatalog(configLayers(config), configCatalogOptions(config))
  */
-export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs'> {
-  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs] };
+export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs' | 'pythonImports'> {
+  // Python tools' modules must import (MODULE_NOT_IMPORTABLE): Python is asked, once per project root
+  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs], pythonImports: createPythonImportChecker() };
 }

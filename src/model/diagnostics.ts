@@ -52,6 +52,8 @@ export const DIAGNOSTIC_CODES = {
   EFFECTS_TIGHTENED: 'info',
   // containment
   MODULE_PATH_REFUSED: 'error',
+  MODULE_NOT_IMPORTABLE: 'error',
+  PYTHON_UNAVAILABLE: 'warning',
 } as const satisfies Record<string, Severity>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

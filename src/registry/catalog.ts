@@ -13,6 +13,8 @@ import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { entryLocator } from '../validate/locate.js';
 import { lintModulePaths } from '../validate/module-paths.js';
+import { lintPythonImports, type PythonImportChecker, type PythonToolUse } from '../validate/python-imports.js';
+import { pythonTargets } from '../load/python-modules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
 export interface CatalogOptions extends LoadOptions {
@@ -24,6 +26,11 @@ export interface CatalogOptions extends LoadOptions {
    * MODULE_PATH_REFUSED. @default []
    */
   trustedModuleDirs?: readonly string[];
+  /**
+   * Asks Python whether the modules of Python tools import (one process per
+   * project root); failures are MODULE_NOT_IMPORTABLE. Absent: not asked.
+   */
+  pythonImports?: PythonImportChecker;
 }
 
 /** A loaded catalog, with everything found on the way. */
@@ -81,9 +88,11 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
   const out: Diagnostic[] = [];
   const references: Reference[] = [];
+  const python: PythonToolUse[] = [];
   for (const entry of catalog.tools) {
     const locate = entryLocator('tool', entry, merged.documents);
     const manifest = entry.origins[0]?.file;
+    if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate });
     const found = [
       ...lintTool(entry.value, locate, checkSchema),
       ...lintHonesty(entry.value, locate),
@@ -110,6 +119,7 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const names = (entries: ReadonlyArray<Entry<{ name: string; id?: string }>>) => new Set(entries.flatMap((e) => (e.value.id === undefined ? [e.value.name] : [e.value.name, e.value.id])));
   const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
+  if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));
   return out;
 }
 

@@ -4,6 +4,8 @@
  * folder relative module paths and commands resolve from, which comes from
  * the tool's provenance in its snapshot. A reload that changes a tool makes
  * a new frozen tool, hence new instances; an unchanged one keeps its own.
+ * The instances of tools a reload dropped are retired; the runtime's
+ * shutdown closes them all.
  * @module
  */
 import { dirname, resolve } from 'node:path';
@@ -31,7 +33,9 @@ export class ProviderSlots {
   readonly #environment: ProviderEnvironment;
   readonly #health: HealthBook;
   readonly #checks: HealthChecks;
-  readonly #cache = new WeakMap<Tool, readonly ProviderSlot[]>();
+  readonly #cache = new Map<Tool, readonly ProviderSlot[]>();
+  /** The newest snapshot seen: tools a newer one no longer has are retired. */
+  #version = -1;
 
   constructor(resolver: ProviderResolver, environment: ProviderEnvironment, health: HealthBook, checks: HealthChecks) {
     this.#resolver = resolver;
@@ -42,6 +46,7 @@ export class ProviderSlots {
 
   /** The slots of `tool` (a tool of `snapshot`); the first time, also declares it to the health book and schedules its checks. */
   of(snapshot: Snapshot, tool: Tool): readonly ProviderSlot[] {
+    if (snapshot.version > this.#version) this.#retireAllBut(snapshot);
     let list = this.#cache.get(tool);
     if (!list) {
       list = this.#resolver.instantiate(tool, this.#environmentOf(snapshot, tool));
@@ -50,6 +55,31 @@ export class ProviderSlots {
       for (const slot of list) if (slot.instance) this.#checks.schedule(tool, slot.entry.name, slot.instance);
     }
     return list;
+  }
+
+  /**
+   * A newer snapshot is serving: the instances of tools it no longer holds
+   * (a reload changed or removed them) release their resources once their
+   * calls under way finish (`retire()`, else `close()`).
+   */
+  #retireAllBut(snapshot: Snapshot): void {
+    this.#version = snapshot.version;
+    const live = new Set(snapshot.tools);
+    for (const [tool, slots] of this.#cache) {
+      if (live.has(tool)) continue;
+      this.#cache.delete(tool);
+      for (const { instance } of slots) {
+        if (instance?.retire) instance.retire();
+        else void instance?.close?.().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Release every instance made (the runtime's shutdown). */
+  async close(): Promise<void> {
+    const slots = [...this.#cache.values()].flat();
+    this.#cache.clear();
+    await Promise.all(slots.map(({ instance }) => instance?.close?.().catch(() => undefined)));
   }
 
   /** Relative module paths and commands resolve from the folder of the manifest that first defined the tool. */

@@ -271,6 +271,7 @@ export class Runtime {
     this.#checks.stop();
     await this.#journal.flush();
     await this.#checks.close();
+    await this.#slots.close();
   }
 
   /** Seed observed health from calls the store remembers (after a restart, or from other instances). */

@@ -103,7 +103,7 @@ describe('the containment sections, read', () => {
     expect(config?.runtime).toEqual({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 * 1024 * 1024 });
     expect(DEFAULT_RUNTIME).toEqual(config?.runtime);
     expect(providerEnvironment(config!)).toEqual({ maxResponseBytes: 10 * 1024 * 1024, trustedModuleDirs: [], moduleIsolation: 'worker' });
-    expect(configCatalogOptions(config!)).toEqual({ limits: config!.limits, trustedModuleDirs: [] });
+    expect(configCatalogOptions(config!)).toEqual({ limits: config!.limits, trustedModuleDirs: [], pythonImports: expect.any(Function) });
   });
 
   it('reads every field, trusted folders made absolute from the config folder', () => {
@@ -118,7 +118,7 @@ describe('the containment sections, read', () => {
       trustedModuleDirs: trusted,
       moduleIsolation: 'inline',
     });
-    expect(configCatalogOptions(config!)).toEqual({ limits: config!.limits, trustedModuleDirs: trusted });
+    expect(configCatalogOptions(config!)).toEqual({ limits: config!.limits, trustedModuleDirs: trusted, pythonImports: expect.any(Function) });
   });
 
   it('an egress section without crossOriginRedirects leaves the provider default (drop credentials)', () => {

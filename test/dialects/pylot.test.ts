@@ -88,7 +88,7 @@ describe('pylot import: mapping', () => {
 
   it('does not fill defaults the format is silent on', () => {
     const { tool } = importEntry({ name: 'bare' });
-    expect(tool).toEqual({ name: 'bare', description: 'd', implementation: { module: 'src.t' } });
+    expect(tool).toEqual({ name: 'bare', description: 'd', implementation: { module: 'src.t', language: 'python' } });
   });
 
   it('maps document fields to the bundle; extra metadata keys to bundle.metadata', () => {
@@ -166,7 +166,7 @@ describe('pylot import: diagnostics', () => {
       {
         name: 'fs_list',
         description: 'List the files in a folder',
-        implementation: { module: 'src.bridge.tools.fs_list' },
+        implementation: { module: 'src.bridge.tools.fs_list', language: 'python' },
         inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
       },
     ]);

@@ -28,7 +28,9 @@ export function importTool(context: ImportContext, entry: unknown, pointer: stri
 
   const description = reader.string('description');
   requireField(reader, 'description', 'Add a short summary of what the tool does.');
-  const implementation = compact({ module: readModule(reader), export: readClassName(reader) });
+  const module = readModule(reader);
+  // Pylot modules are Python: the runtime routes them to the `python` provider
+  const implementation = compact({ module, export: readClassName(reader), language: module === undefined ? undefined : 'python' });
   const permissions = reader.strings('permissions');
   const inputs = readFields(reader, 'inputs');
   const outputs = readFields(reader, 'outputs');

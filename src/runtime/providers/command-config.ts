@@ -6,6 +6,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
+import { envAllowList } from '../containment/child-env.js';
 import { ProviderConfigError, type ProviderEnvironment } from './types.js';
 
 /** The `command` entry's config, after validation. */
@@ -36,15 +37,7 @@ export function readCommandConfig(entry: Provider, tool: Tool): CommandProviderC
   if (typeof command !== 'string' || command === '') return fail('config.command must be a non-empty string');
   const args = c['args'] ?? [];
   if (!Array.isArray(args) || !args.every((a): a is string => typeof a === 'string')) fail('config.args must be an array of strings');
-  const env: Record<string, string> = {};
-  const rawEnv = c['env'];
-  if (rawEnv !== undefined) {
-    if (typeof rawEnv !== 'object' || rawEnv === null || Array.isArray(rawEnv)) fail('config.env must be an object of strings');
-    for (const [k, v] of Object.entries(rawEnv as Record<string, unknown>)) {
-      if (typeof v !== 'string') fail(`config.env.${k} must be a string`);
-      env[k] = v as string;
-    }
-  }
+  const env = readEnvConfig(c['env'], fail);
   const positive = (key: string, fallback: number): number => {
     const v = c[key];
     if (v === undefined) return fallback;
@@ -67,8 +60,34 @@ export function readCommandConfig(entry: Provider, tool: Tool): CommandProviderC
   return out;
 }
 
+/**
+ * A `config.env` object (variable -> value, `${VAR}` allowed in values);
+ * `fail` throws the entry's config error.
+ */
+export function readEnvConfig(raw: unknown, fail: (msg: string) => never): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (raw === undefined) return env;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('config.env must be an object of strings');
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof v !== 'string') fail(`config.env.${k} must be a string`);
+    env[k] = v as string;
+  }
+  return env;
+}
+
+/**
+ * A child's whole environment: the allow-list (base variables and the
+ * `declared` ones, containment/child-env.ts), then `configEnv` with `${VAR}`
+ * expanded from `env`, nothing else.
+ */
+export function childEnvOf(env: ProviderEnvironment['env'], declared: Iterable<string>, configEnv: Readonly<Record<string, string>>): Record<string, string> {
+  const out = envAllowList({ base: env, declared });
+  for (const [k, v] of Object.entries(configEnv)) out[k] = v.replace(VAR_PATTERN, (_, name: string) => env[name] ?? '');
+  return out;
+}
+
 /** Variables a config's env values refer to that the environment does not set. */
-export function missingVars(config: CommandProviderConfig, env: ProviderEnvironment['env']): string[] {
+export function missingVars(config: Pick<CommandProviderConfig, 'env'>, env: ProviderEnvironment['env']): string[] {
   const missing = new Set<string>();
   for (const value of Object.values(config.env)) {
     for (const m of value.matchAll(VAR_PATTERN)) if (env[m[1] as string] === undefined) missing.add(m[1] as string);

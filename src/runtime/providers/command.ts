@@ -23,11 +23,11 @@ import type { ChildProcess } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
-import { envAllowList } from '../containment/child-env.js';
 import { containedSpawn, killGroup } from '../containment/process.js';
 import { findPrlimit, readResourceLimits, withResourceLimits } from '../containment/resource-limits.js';
-import { isCommandPath, missingVars, readCommandConfig, resolveCommand, VAR_PATTERN, type CommandProviderConfig } from './command-config.js';
+import { childEnvOf, isCommandPath, missingVars, readCommandConfig, resolveCommand, type CommandProviderConfig } from './command-config.js';
 import { declaredEnvNames } from './declared-env.js';
+import { Tail } from './output-tail.js';
 import { codeIdentityOf, fileSha256 } from './identity.js';
 import {
   ProviderError,
@@ -41,24 +41,6 @@ import {
 export { DEFAULT_KILL_GRACE_MS, DEFAULT_MAX_OUTPUT_BYTES, resolveCommand, type CommandProviderConfig } from './command-config.js';
 
 const STDERR_TAIL_BYTES = 2048;
-
-/** Keeps the last `limit` bytes written to it. */
-class Tail {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly limit: number) {}
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.chunks.length > 1 && this.size - (this.chunks[0] as Buffer).length >= this.limit) {
-      this.size -= (this.chunks.shift() as Buffer).length;
-    }
-  }
-  text(): string {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
-  }
-}
 
 class CommandInstance implements ProviderInstance {
   readonly type = 'command';
@@ -131,11 +113,7 @@ class CommandInstance implements ProviderInstance {
 
   /** Base variables, the declared ones, then `config.env` with `${VAR}` expanded. */
   private childEnv(): Record<string, string> {
-    const env = envAllowList({ base: this.environment.env, declared: this.declared });
-    for (const [k, v] of Object.entries(this.config.env)) {
-      env[k] = v.replace(VAR_PATTERN, (_, name: string) => this.environment.env[name] ?? '');
-    }
-    return env;
+    return childEnvOf(this.environment.env, this.declared, this.config.env);
   }
 
   /** End a child's group once; the call (and `close()`) wait on the same ending. */

@@ -10,6 +10,8 @@ import { commandProviderType } from './command.js';
 import { httpProviderType } from './http.js';
 import { createMcpProviderType, type McpConnector } from './mcp.js';
 import { moduleProviderType } from './module.js';
+import { pythonProviderType } from './python.js';
+import { isPythonImplementation } from '../../load/python-modules.js';
 import { ProviderConfigError, type ProviderEnvironment, type ProviderInstance, type ProviderType } from './types.js';
 import { errorMessage } from '../../model/errors.js';
 
@@ -38,7 +40,7 @@ export interface ProviderTypesOptions {
 
 /** The built-in provider types. */
 export function builtinProviderTypes(options: { mcpConnector?: McpConnector } = {}): ProviderType[] {
-  return [moduleProviderType, httpProviderType, commandProviderType, createMcpProviderType(options.mcpConnector)];
+  return [moduleProviderType, httpProviderType, commandProviderType, createMcpProviderType(options.mcpConnector), pythonProviderType];
 }
 
 /** Provider types by name. */
@@ -129,7 +131,7 @@ function priorityOf(entry: Provider): number {
 function providerEntries(tool: Tool): Provider[] {
   if (tool.providers && tool.providers.length > 0) return tool.providers;
   if (tool.implementation?.module !== undefined && tool.implementation.module !== '') {
-    return [{ name: 'module', priority: DEFAULT_PROVIDER_PRIORITY }];
+    return [{ name: isPythonImplementation(tool) ? 'python' : 'module', priority: DEFAULT_PROVIDER_PRIORITY }];
   }
   return [];
 }

@@ -67,6 +67,8 @@ export interface ProviderInstance {
   readonly healthCheckIntervalSec?: number;
   /** Release resources (child processes, connections). */
   close?(): Promise<void>;
+  /** The tool's version left the serving catalog (a reload): release resources once the calls under way finish. Absent: `close()`. */
+  retire?(): void;
   /**
    * A stable hash of the code a call will run, apart from the manifest:
    * for `command` the resolved executable, its file's sha256 and the args

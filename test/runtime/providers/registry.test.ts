@@ -23,7 +23,7 @@ function customType(type: string, onCreate?: (entry: Provider) => void): Provide
 
 describe('ProviderTypes', () => {
   it('registers the four built-in types', () => {
-    expect(new ProviderTypes().names()).toEqual(['module', 'http', 'command', 'mcp']);
+    expect(new ProviderTypes().names()).toEqual(['module', 'http', 'command', 'mcp', 'python']);
     expect(new ProviderTypes({ empty: true }).names()).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('ProviderTypes', () => {
     };
     const slots = types.instantiate(tool, ENV);
     expect(slots.map((s) => s.entry.name)).toEqual(['serpapi', 'http', 'explodes', 'mcp']);
-    expect(slots[0]?.error).toMatch(/unknown provider type "serpapi".*registered: module, http, command, mcp, explodes/);
+    expect(slots[0]?.error).toMatch(/unknown provider type "serpapi".*registered: module, http, command, mcp, python, explodes/);
     expect(slots[0]?.instance).toBeUndefined();
     expect(slots[1]?.error).toMatch(/baseUrl/);
     expect(slots[1]?.type).toBe('http');

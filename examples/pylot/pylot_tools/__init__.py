@@ -1,0 +1,1 @@
+"""Example Pylot tools run by toolcap's `python` provider (see ../README.md)."""

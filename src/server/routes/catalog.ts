@@ -47,7 +47,11 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
         const name = c.req.param('name') ?? '';
         const found = getTool(snap, name, persona, health);
         if (!found) throw new ApiProblem(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that ${shownPersona(persona)} can see.`));
-        return { version: snap.version, ...found, ...(runtime ? { providerHealth: runtime.health.providers(name) } : {}) };
+        if (!runtime) return { version: snap.version, ...found };
+        const last = runtime.health.lastSuccess(name);
+        // ATLAS's "last successful provider": which provider answered the latest successful call
+        const lastSuccessfulProvider = last ? { provider: last.provider, at: new Date(last.at).toISOString() } : null;
+        return { version: snap.version, ...found, providerHealth: runtime.health.providers(name), lastSuccessfulProvider };
       },
       scoped(c, false),
     ),

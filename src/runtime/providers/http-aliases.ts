@@ -97,7 +97,7 @@ export const openAiProviderType: ProviderType = {
     if (typeof model !== 'string' || model === '') throw new ProviderConfigError(`${where}: config.model must name the model (e.g. "gpt-4o-mini")`);
     const endpoint = config['endpoint'] ?? 'chat';
     if (endpoint !== 'chat' && endpoint !== 'responses') throw new ProviderConfigError(`${where}: config.endpoint must be "chat" or "responses"`);
-    const baseUrl = config['baseUrl'] ?? 'https://api.openai.com';
+    const baseUrl = environment.baseUrls?.['openai'] ?? config['baseUrl'] ?? 'https://api.openai.com';
     const http: Provider = {
       name: entry.name,
       config: {

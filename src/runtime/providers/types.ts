@@ -106,6 +106,8 @@ export interface ProviderEnvironment {
   trustedModuleDirs?: string[];
   /** How `module` tools run unless a tool opts into `inline`. @default 'worker' */
   moduleIsolation?: 'worker' | 'inline';
+  /** Base URLs by provider type (`google_cse`, `serpapi`, `openai`): a proxy or stand-in the operator sets; wins over the manifest's `baseUrl`. */
+  baseUrls?: Readonly<Record<string, string>>;
 }
 
 /** A provider type. */

@@ -10,7 +10,8 @@
  * `{ source, query, results: [{ position, title, link, snippet }], totalResults?, nextStart? }`.
  *
  * Config (see docs/providers.md): `baseUrl` (the API's origin; override it
- * for a proxy or a test stand-in: operator-trusted), `api_key_env`
+ * for a proxy or a test stand-in; the operator's `runtime.providerBaseUrls`
+ * wins over the manifest's), `api_key_env`
  * (`google_cse` also `cx_env`, or a literal `cx`), `num` (results per call
  * unless the call asks), `healthCheckIntervalSec`. The variable names
  * default to what the tool's `auth.envs` declares (see
@@ -94,12 +95,14 @@ function declared(tool: Tool, pattern: RegExp, fallback: string): string {
 }
 
 /** Read the config of one web-search entry; throws {@link ProviderConfigError}. */
-export function readWebSearchConfig(engine: SearchEngine, entry: Provider, tool: Tool): WebSearchConfig {
+export function readWebSearchConfig(engine: SearchEngine, entry: Provider, tool: Tool, operatorBaseUrl?: string): WebSearchConfig {
   const config = entry.config ?? {};
   const fail = (m: string): never => {
     throw new ProviderConfigError(`provider "${entry.name}" of tool "${tool.name}": ${m}`);
   };
-  const baseUrl = stringKey(config, ['baseUrl', 'base_url'], fail) ?? engine.baseUrl;
+  const own = stringKey(config, ['baseUrl', 'base_url'], fail);
+  // the operator's base URL (config runtime.providerBaseUrls) wins over the manifest's
+  const baseUrl = operatorBaseUrl ?? own ?? engine.baseUrl;
   if (!/^https?:\/\//i.test(baseUrl)) fail(`baseUrl "${baseUrl}" is not an absolute http(s) URL`);
   if ('api_key' in config || 'apiKey' in config || 'key' in config) fail('config must not hold a credential; name its environment variable in config.api_key_env');
   const envs: Record<string, string> = {};
@@ -233,7 +236,8 @@ function webSearchType(engine: SearchEngine): ProviderType {
   return {
     type: engine.type,
     create(entry: Provider, tool: Tool, environment: ProviderEnvironment): ProviderInstance {
-      return new WebSearchInstance(entry.name, engine.type, engine, readWebSearchConfig(engine, entry, tool), tool, environment);
+      const config = readWebSearchConfig(engine, entry, tool, environment.baseUrls?.[engine.type]);
+      return new WebSearchInstance(entry.name, engine.type, engine, config, tool, environment);
     },
   };
 }

@@ -58,6 +58,11 @@ describe('web-search config', () => {
     expect(slot?.error).toMatch(message);
   });
 
+  it('the operator\'s base URL (runtime.providerBaseUrls) wins over the manifest\'s', async () => {
+    const instance = googleCseProviderType.create({ name: 'google_cse', config: { baseUrl: 'https://manifest.example' } }, SEARCH, { ...env({}), baseUrls: { google_cse: 'https://proxy.example' } });
+    expect(await instance.codeIdentity?.()).toBe(await googleCseProviderType.create({ name: 'google_cse', config: { baseUrl: 'https://proxy.example' } }, SEARCH, env({})).codeIdentity?.());
+  });
+
   it('an operator egress list without the API\'s host makes the provider not ready', () => {
     const instance = googleCseProviderType.create({ name: 'google_cse' }, SEARCH, { ...env({ GOOGLE_API_KEY: 'k', GOOGLE_CSE_ID: 'c' }), egress: { allow: ['serpapi.com'] } });
     expect(instance.ready?.()).toMatchObject({ healthy: false, reason: expect.stringMatching(/^egress refused/) });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider, Tool } from '../../../src/model/schema.js';
 import { credentialNeeds, credentialRefusal, providerCredentials } from '../../../src/runtime/credentials.js';
+import { secretEnvNames } from '../../../src/runtime/secrets.js';
 import { ProviderTypes } from '../../../src/runtime/providers/provider-types.js';
 import { ENGINES } from '../../../src/runtime/providers/web-search-engines.js';
 import { googleCseProviderType, readWebSearchConfig } from '../../../src/runtime/providers/web-search.js';
@@ -86,6 +87,10 @@ describe('which credentials a provider entry needs', () => {
     ['an unknown type naming nothing', { name: 'grpc' }, { name: 't' }, []],
   ])('%s', (_label, entry, tool, names) => {
     expect(providerCredentials(entry, tool)).toEqual(names);
+  });
+
+  it('the variables a type reads by default are secrets to redact, declared or not', () => {
+    expect(secretEnvNames({ name: 't', providers: [{ name: 'google_cse' }, { name: 'serpapi' }, { name: 'openai', config: { model: 'm' } }] })).toEqual(['GOOGLE_API_KEY', 'GOOGLE_CSE_ID', 'OPENAI_API_KEY', 'SERPAPI_KEY']);
   });
 
   it('a required auth.envs variable no provider claims is needed by every provider: a module tool is refused', () => {

@@ -17,6 +17,7 @@ import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { serpApiStandIn, type StandIn } from '../helpers/search-standins.js';
 import { cleanFolders, folder, getJson } from './helpers.js';
+import { bearer, identityApi, type Who } from './identity-fixture.js';
 
 let serp: StandIn;
 let registry: Registry;
@@ -107,5 +108,25 @@ describe('the per-persona summary', () => {
     const whole = await getJson(app, '/summary');
     expect(whole.body.persona).toBeUndefined();
     expect(whole.body.counts.tools).toBe(2);
+  });
+});
+
+describe('the per-persona summary answers for a principal\'s own personas', () => {
+  it.each<[string, Who, number, string | undefined]>([
+    ['its own persona', 'ops', 200, undefined],
+    ['a persona not granted to it', 'ops', 403, 'FORBIDDEN_PERSONA'],
+    ['every persona, without being granted all', 'ops', 403, 'FORBIDDEN'],
+    ['every persona, granted all', 'admin', 200, undefined],
+  ])('%s', async (label, who, status, code) => {
+    const api = await identityApi();
+    try {
+      const path = label.startsWith('every') ? '/summary' : `/summary?persona=${label === 'its own persona' ? 'ops' : 'intern'}`;
+      const { res, body } = await getJson(api.app, path, { headers: bearer(who) });
+      expect(res.status).toBe(status);
+      if (code !== undefined) expect(body.code).toBe(code);
+      if (status === 200 && path.includes('persona')) expect(body).toMatchObject({ persona: 'ops', counts: { personas: 1 } });
+    } finally {
+      await api.close();
+    }
   });
 });

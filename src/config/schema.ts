@@ -29,6 +29,7 @@ export const ConfigFileSchema = Type.Object(
     approvals: Type.Optional(ApprovalsSchema),
     auth: Type.Optional(AuthSchema),
     mcp: Type.Optional(McpSchema),
+    tools: Type.Optional(Type.Object({ mcp: Type.Optional(McpSchema) }, { additionalProperties: false, description: 'ATLAS\'s place for the MCP settings (tools.mcp): an alias of mcp.' })),
     egress: Type.Optional(EgressSchema),
     runtime: Type.Optional(RuntimeSchema),
     limits: Type.Optional(LimitsSchema),

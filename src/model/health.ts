@@ -6,14 +6,24 @@
  */
 /** Observed health of one tool. Until calls are recorded (the runtime), every tool is `unknown`. */
 export interface HealthSummary {
-  /** `unknown`: no calls observed; `ok`/`degraded`/`down` from the observed success rate. */
-  status: 'unknown' | 'ok' | 'degraded' | 'down';
+  /**
+   * `unknown`: no calls observed; `ok`/`degraded`/`down` from the observed
+   * success rate; `unavailable`: it cannot run now whatever was observed
+   * (every provider misses a required credential, `missingCredentials`).
+   */
+  status: 'unknown' | 'ok' | 'degraded' | 'down' | 'unavailable';
   /** Share of successful calls in the observation window, 0..1. */
   successRate?: number;
   /** Calls observed. */
   calls?: number;
   p50Ms?: number;
   p95Ms?: number;
+  /** The provider of the latest successful call (ATLAS: "the last successful provider"). */
+  lastSuccessfulProvider?: { provider: string; at: string };
+  /** Why the status is `unavailable`. */
+  reason?: string;
+  /** The variables whose absence makes it `unavailable` (names only). */
+  missingCredentials?: string[];
 }
 
 /**

@@ -95,6 +95,8 @@ export interface CatalogSummary {
   version: number;
   etag: string;
   builtAt: string;
+  /** The persona a per-persona summary is for (its view of tools, the jobs it may schedule); absent: every persona. */
+  persona?: string;
   counts: {
     /** Tool entries (merge keys), disabled ones and persona versions included. */
     tools: number;
@@ -316,31 +318,34 @@ function histogram(order: readonly string[], values: ReadonlyArray<string | unde
  * @example
  * const { counts, incompatibleJobs } = summarizeCatalog(snapshot);
  */
-export function summarizeCatalog(snapshot: Snapshot): CatalogSummary {
+export function summarizeCatalog(snapshot: Snapshot, persona?: string): CatalogSummary {
   const ctx = new Context(snapshot);
-  const jobs = jobsOf(snapshot, ctx);
+  const jobs = jobsOf(snapshot, ctx, persona);
+  // a persona's summary counts its view (its own tools and the shared ones); the jobs it may schedule
+  const tools = persona === undefined ? snapshot.tools : snapshot.toolsFor(persona);
   const incompatibleJobs = jobs.filter((j) => !j.compatible).map((j) => j.name);
-  const enabledTools = snapshot.tools.filter(isEnabled).length;
+  const enabledTools = tools.filter(isEnabled).length;
   return {
     version: snapshot.version,
     etag: snapshot.etag,
     builtAt: snapshot.builtAt,
+    ...(persona === undefined ? {} : { persona }),
     counts: {
-      tools: snapshot.tools.length,
+      tools: tools.length,
       enabledTools,
-      disabledTools: snapshot.tools.length - enabledTools,
+      disabledTools: tools.length - enabledTools,
       skills: snapshot.skills.length,
       agents: snapshot.agents.length,
-      jobs: snapshot.jobs.length,
-      personas: snapshot.personas.length,
+      jobs: jobs.length,
+      personas: persona === undefined ? snapshot.personas.length : 1,
       incompatibleJobs: incompatibleJobs.length,
     },
-    personas: snapshot.personas.map((name) => ({ name, tools: snapshot.toolsFor(name).length })),
+    personas: (persona === undefined ? snapshot.personas : [persona]).map((name) => ({ name, tools: snapshot.toolsFor(name).length })),
     tools: {
-      byMode: histogram(MODES, snapshot.tools.map((t) => t.effects?.mode)),
-      bySideEffects: histogram(SIDE_EFFECTS, snapshot.tools.map((t) => t.effects?.sideEffects)),
-      byRisk: histogram(RISK_LEVELS, snapshot.tools.map((t) => t.effects?.risk)),
-      approvalRequired: snapshot.tools.filter(needsApproval).length,
+      byMode: histogram(MODES, tools.map((t) => t.effects?.mode)),
+      bySideEffects: histogram(SIDE_EFFECTS, tools.map((t) => t.effects?.sideEffects)),
+      byRisk: histogram(RISK_LEVELS, tools.map((t) => t.effects?.risk)),
+      approvalRequired: tools.filter(needsApproval).length,
     },
     jobs,
     incompatibleJobs,

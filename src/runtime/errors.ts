@@ -44,6 +44,8 @@ export const CALL_ERROR_STATUS = {
   RATE_LIMITED: 429,
   /** The provider refused the caller's input (an HTTP 4xx, an MCP tool error): the caller's fault, not the provider's. */
   TOOL_REJECTED: 422,
+  /** Every provider lacks a credential the manifest requires (`missing` names the variables, never their values): nothing ran. */
+  MISSING_CREDENTIALS: 503,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
@@ -68,6 +70,8 @@ export class CallError extends Error {
       allowed?: string[];
       /** The approval a refusal is about (FORBIDDEN, SELF_APPROVAL). */
       approvalId?: string;
+      /** The environment variables that are not set (MISSING_CREDENTIALS). */
+      missing?: string[];
     } = {},
     options?: ErrorOptions,
   ) {
@@ -82,7 +86,7 @@ export interface WireCallError {
   /** The HTTP status of the code; transports without statuses ignore it. */
   status: number;
   message: string;
-  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId. */
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, missing. */
   details: Partial<CallError['extra']>;
   /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
   retryAfterSec?: number;

@@ -74,6 +74,14 @@ export interface ProviderHealth extends CircuitState {
   lastOutcome: Outcome | null;
 }
 
+/** Tools that cannot run now, whatever was observed. */
+export interface Availability {
+  /** Why `tool` cannot run, or undefined when it can. */
+  of(tool: string): { reason: string; missingCredentials: string[] } | undefined;
+  /** Changes whenever any answer of `of` may have (cached bodies are keyed by the book's version). */
+  signature(): string;
+}
+
 /** Status from a success rate: ok at 95% and above, degraded from 50%, down below. */
 export function statusOf(successRate: number): HealthSummary['status'] {
   return successRate >= 0.95 ? 'ok' : successRate >= 0.5 ? 'degraded' : 'down';
@@ -91,6 +99,8 @@ export class HealthBook implements HealthSource {
   readonly #policy: BackoffPolicy;
   readonly #random: () => number;
   readonly #declared = new Map<string, number>();
+  readonly #lastOk = new Map<string, { provider: string; at: number }>();
+  #availability: Availability | undefined;
   #version = 0;
 
   constructor(options: { backoff?: Partial<BackoffPolicy>; random?: () => number } = {}) {
@@ -99,7 +109,21 @@ export class HealthBook implements HealthSource {
   }
 
   version(): number {
-    return this.#version;
+    const signature = this.#availability?.signature() ?? '';
+    let h = this.#version;
+    for (let i = 0; i < signature.length; i++) h = (h * 31 + signature.charCodeAt(i)) % 2_147_483_647;
+    return h;
+  }
+
+  /** Let `availability` mark tools that cannot run now (the runtime's credential check) as `unavailable`. */
+  useAvailability(availability: Availability): void {
+    this.#availability = availability;
+    this.#version++;
+  }
+
+  /** The provider of the tool's latest successful call, and when (epoch ms). */
+  lastSuccess(tool: string): { provider: string; at: number } | undefined {
+    return this.#lastOk.get(tool);
   }
 
   /** Remember a tool's declared p95, to flag a stale manifest. */
@@ -111,6 +135,8 @@ export class HealthBook implements HealthSource {
   /** Record one call's final outcome (tool and job), and the attempt's outcome for its provider. */
   record(tool: string, outcome: Outcome, job?: string | null): void {
     ring(this.#tools, tool).add(outcome);
+    // calls seeded from the store (loadHealth) come oldest first, so the latest wins here too
+    if (outcome.ok && outcome.provider !== null) this.#lastOk.set(tool, { provider: outcome.provider, at: outcome.at });
     if (job) ring(this.#jobs, job).add(outcome);
     this.#version++;
   }
@@ -170,6 +196,13 @@ export class HealthBook implements HealthSource {
 
   /** The health summary of a tool, for `/tools` and `min_success_rate`. */
   lookup(name: string): HealthSummary | undefined {
+    const observed = this.#observed(name);
+    const unavailable = this.#availability?.of(name);
+    if (!unavailable) return observed;
+    return { ...(observed ?? {}), status: 'unavailable', reason: unavailable.reason, missingCredentials: unavailable.missingCredentials };
+  }
+
+  #observed(name: string): HealthSummary | undefined {
     const r = this.#tools.get(name)?.summary();
     if (!r) return undefined;
     const declared = this.#declared.get(name);
@@ -182,6 +215,8 @@ export class HealthBook implements HealthSource {
       p95Ms: r.p95Ms,
     };
     if (stale) summary.staleManifest = { declaredP95Ms: declared, observedP95Ms: r.p95Ms };
+    const last = this.#lastOk.get(name);
+    if (last) summary.lastSuccessfulProvider = { provider: last.provider, at: new Date(last.at).toISOString() };
     return summary;
   }
 

@@ -2,8 +2,8 @@
  * The router: which provider runs a call, and what happens when one fails.
  *
  * Providers are tried in the order of their slots (ascending priority),
- * skipping ones that are not runnable, not ready (declarative readiness:
- * the env vars an entry names), failing their active check, or backing off
+ * skipping ones that are not runnable, missing a credential (credentials.ts:
+ * when all are, the call is MISSING_CREDENTIALS), not ready, failing their active check, or backing off
  * (the health book's circuit). Each attempt runs under its own timeout
  * (`execution.timeoutSec`), raced against the signal so a provider that
  * ignores it still loses. A failure is retried by `retryClass`: on the next
@@ -18,6 +18,7 @@ import type { Provider, Tool } from '../model/schema.js';
 import { errorMessage } from '../model/errors.js';
 import { raceAbort, sleep } from './abort.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import { credentialNeeds, credentialRefusal, missingCredentials, notSetReason } from './credentials.js';
 import { CallError, type CallErrorCode } from './errors.js';
 import type { HealthBook } from './health.js';
 import type { ProviderSlot } from './providers/provider-types.js';
@@ -101,6 +102,8 @@ export class Router {
       const chosen = this.#choose(tool, slots, failed, tried, log.skipped, now);
       if ('retryAt' in chosen) {
         if (lastError) throw new CallError(lastError.code, lastError.message, { providers: log.attempts, callId });
+        const refusal = credentialRefusal(tool, slots, this.#o.env, callId);
+        if (refusal) throw refusal;
         const retryAfterMs = Number.isFinite(chosen.retryAt) ? Math.max(0, chosen.retryAt - now) : undefined;
         throw new CallError(
           'NO_HEALTHY_PROVIDER',
@@ -174,6 +177,7 @@ export class Router {
    */
   #choose(tool: Tool, slots: readonly ProviderSlot[], failed: ReadonlySet<string>, tried: ReadonlySet<string>, skipped: string[], now: number): Choice {
     let retryAt = Number.POSITIVE_INFINITY;
+    const needs = credentialNeeds(tool, slots.map((s) => s.entry));
     for (const slot of slots) {
       const name = slot.entry.name;
       if (failed.has(name)) continue;
@@ -181,9 +185,9 @@ export class Router {
         skip(skipped, name, slot.error ?? 'not runnable');
         continue;
       }
-      const missing = missingEnv(slot.entry, this.#o.env);
+      const missing = missingCredentials(needs, name, this.#o.env);
       if (missing.length > 0) {
-        skip(skipped, name, `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set`);
+        skip(skipped, name, notSetReason(missing));
         continue;
       }
       const ready = slot.instance.ready?.();

@@ -30,8 +30,10 @@ import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
 import { Approvals, type ApprovalView, type ReviewedCall } from './approvals.js';
 import { ArgumentChecker } from './arguments.js';
+import { credentialAvailability } from './availability.js';
 import { CallJournal } from './call-journal.js';
 import { codeHash } from './code-hash.js';
+import { credentialRefusal } from './credentials.js';
 import type { Redactor } from './containment/redact.js';
 import { CallError, redactCallError, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
@@ -97,6 +99,7 @@ export class Runtime {
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
+    this.health.useAvailability(credentialAvailability(this.#registry, this.#env));
     this.#redactor = options.redactor;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
@@ -189,6 +192,9 @@ export class Runtime {
       const snapshot = this.#registry.snapshot();
       const tool = resolveIn(snapshot, name, context.persona);
       const checked = this.#arguments.check(snapshot, tool, args);
+      // refused before anything runs or waits for approval: no provider has the credentials it needs
+      const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
+      if (refusal) throw refusal;
       const reason = approvalReason(tool, context.persona, this.#rules);
       if (reason !== undefined) {
         const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
@@ -280,7 +286,8 @@ export class Runtime {
     const calls = await this.store.listCalls({ since, limit: 10_000 });
     for (const c of calls.reverse()) {
       if (c.errorCode === 'TOOL_REJECTED') continue;
-      const at = Date.parse(c.startedAt);
+      // when it ended, as a live call is recorded
+      const at = Date.parse(c.startedAt) + c.durationMs;
       this.health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at, provider: c.provider, errorCode: c.errorCode }, c.job);
     }
     return calls.length;

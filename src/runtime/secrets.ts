@@ -9,6 +9,7 @@
  */
 import type { Tool } from '../model/schema.js';
 import { createRedactor, type Redactor } from './containment/redact.js';
+import { credentialNames } from './credentials.js';
 import { declaredEnvNames } from './providers/declared-env.js';
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -25,7 +26,8 @@ function references(value: unknown, out: Set<string>, depth = 0): void {
  * @example secretEnvNames(tool) // ['GITHUB_TOKEN', 'PGPASSWORD']
  */
 export function secretEnvNames(tool: Tool): string[] {
-  const out = new Set<string>(declaredEnvNames(tool));
+  // credentialNames: the variables provider types read by default (GOOGLE_API_KEY for google_cse) count too
+  const out = new Set<string>([...declaredEnvNames(tool), ...credentialNames(tool)]);
   for (const entry of tool.providers ?? []) {
     for (const n of declaredEnvNames(tool, entry)) out.add(n);
     references(entry.config ?? {}, out);

@@ -27,12 +27,6 @@ export function onePersona(params: URLSearchParams): string | undefined {
   return personas[0];
 }
 
-/** No parameters at all (`/summary` covers every persona). */
-export function noParameters(params: URLSearchParams): void {
-  const unknown = [...new Set(params.keys())];
-  if (unknown.length > 0) throw badParameters(unknown.map((parameter) => ({ parameter, message: 'The summary covers every persona; it takes no parameters.' })));
-}
-
 /** `/search`'s own parameters. */
 export interface SearchParams {
   q: string;

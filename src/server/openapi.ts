@@ -28,6 +28,8 @@ const ETAG_HEADERS = { ETag: { description: 'Send it back in If-None-Match: 304 
 const NOT_MODIFIED = { '304': { description: 'Not modified (If-None-Match matched the ETag).' } };
 
 /** What any authenticated operation can answer besides its own problems. */
+/** Which provider answered the latest successful call of a tool, and when. */
+const LAST_SUCCESS = { type: 'object', properties: { provider: { type: 'string' }, at: { type: 'string', format: 'date-time' } } };
 const AUTH_PROBLEMS: readonly ProblemCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'];
 
 /** The roles whose permissions include the action, least powerful first. */
@@ -94,6 +96,7 @@ export function openApiDocument(version: string): Json {
             detail: { type: 'string' },
             problems: { type: 'array', items: { type: 'object', properties: { parameter: { type: 'string' }, message: { type: 'string' } } } },
             allowed: { type: 'array', items: { type: 'string' }, description: 'FORBIDDEN_PERSONA, UNKNOWN_PERSONA: the personas the principal may use.' },
+            missing: { type: 'array', items: { type: 'string' }, description: 'MISSING_CREDENTIALS: the environment variables that are not set (names, never values).' },
           },
         },
         ToolView: {
@@ -107,12 +110,31 @@ export function openApiDocument(version: string): Json {
             authScopes: { type: 'array', items: { type: 'string' } },
             health: {
               type: 'object',
-              properties: { status: { type: 'string', enum: ['unknown', 'ok', 'degraded', 'down'] }, successRate: { type: 'number' }, calls: { type: 'integer' } },
+              properties: {
+                status: { type: 'string', enum: ['unknown', 'ok', 'degraded', 'down', 'unavailable'], description: 'unavailable: every provider misses a required credential (missingCredentials).' },
+                successRate: { type: 'number' },
+                calls: { type: 'integer' },
+                lastSuccessfulProvider: LAST_SUCCESS,
+                reason: { type: 'string' },
+                missingCredentials: { type: 'array', items: { type: 'string' }, description: 'Names of the variables that are not set (never values).' },
+              },
             },
             tool: { type: 'object', description: 'The merged, completed canonical tool: see `toolcap schema` (https://toolcap.dev/schema/toolcap.schema.json, tools[]).' },
           },
         },
-        ToolDetail: { allOf: [ref('ToolView'), { type: 'object', properties: { provenance: { type: 'array' } } }] },
+        ToolDetail: {
+          allOf: [
+            ref('ToolView'),
+            {
+              type: 'object',
+              properties: {
+                provenance: { type: 'array' },
+                providerHealth: { type: 'array', description: 'With a runtime: per provider, calls, success rate, last outcome and circuit.' },
+                lastSuccessfulProvider: { oneOf: [LAST_SUCCESS, { type: 'null' }], description: 'With a runtime: the provider of the latest successful call.' },
+              },
+            },
+          ],
+        },
         ToolsPage: {
           type: 'object',
           required: ['version', 'etag', 'total', 'tools'],

@@ -77,16 +77,16 @@ export const ROUTES = {
   skills: { method: 'GET', action: 'list', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
   agents: { method: 'GET', action: 'list', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
   jobs: {
-    method: 'GET', action: 'list', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, and incompatibilities', etag: true,
+    method: 'GET', action: 'list', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, incompatibilities, and observed health', etag: true,
     parameters: [personaParam],
     responses: { '200': listOf('jobs', 'Job summaries.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
   summary: {
-    method: 'GET', action: 'list', path: '/summary', summary: 'Counts, personas, effect histograms and job compatibility', etag: true,
-    parameters: [],
+    method: 'GET', action: 'list', path: '/summary', summary: 'Counts, personas, effect histograms, tool health by status, and jobs with compatibility and health; with persona, that persona\'s view', etag: true,
+    parameters: [personaParam],
     responses: { '200': json({ type: 'object' }, 'The catalog summary.') },
-    problems: ['NOT_READY'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
   health: {
     method: 'GET', action: 'public', path: '/health', summary: 'Registry status: serving version, last reload error, watching',
@@ -130,7 +130,7 @@ export const ROUTES = {
     },
     problems: [
       'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
-      'TOOL_REJECTED', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME',
+      'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME',
     ],
   },
   listApprovals: {
@@ -154,7 +154,7 @@ export const ROUTES = {
     parameters: [id],
     requestBody: decision,
     responses: { '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.') },
-    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   deny: {
     method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/deny', summary: 'Deny',

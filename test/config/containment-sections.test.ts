@@ -126,3 +126,13 @@ describe('the containment sections, read', () => {
     expect(providerEnvironment(config!).egress).toEqual({ allow: [] });
   });
 });
+
+describe('runtime.providerBaseUrls: an operator base URL per provider type', () => {
+  it('reaches the provider environment, and a relative URL is refused at its line', () => {
+    const { config, diagnostics } = loadConfig(project(`${S}runtime:\n  providerBaseUrls: { google_cse: "http://127.0.0.1:8080", serpapi: "https://serp-proxy.internal" }\n`));
+    expect(diagnostics).toEqual([]);
+    expect(providerEnvironment(config!).baseUrls).toEqual({ google_cse: 'http://127.0.0.1:8080', serpapi: 'https://serp-proxy.internal' });
+    const bad = loadConfig(project(`${S}runtime:\n  providerBaseUrls:\n    google_cse: localhost:8080\n`));
+    expect(bad.diagnostics.map((d) => ({ code: d.code, line: d.line, pointer: d.pointer }))).toEqual([{ code: 'INVALID_VALUE', line: 4, pointer: '/runtime/providerBaseUrls/google_cse' }]);
+  });
+});

@@ -33,7 +33,7 @@ describe('observed health', () => {
     );
     await run(h, 'svc', 10, { job: 'nightly' });
     const health = h.runtime.health.lookup('svc');
-    expect(health).toEqual({ status: 'degraded', successRate: 0.8, calls: 10, p50Ms: 60, p95Ms: 100 });
+    expect(health).toEqual({ status: 'degraded', successRate: 0.8, calls: 10, p50Ms: 60, p95Ms: 100, lastSuccessfulProvider: { provider: 'p1', at: expect.any(String) } });
     expect(h.runtime.health.job('nightly')).toMatchObject({ calls: 10, successRate: 0.8, lastOutcome: { ok: true, durationMs: 100, provider: 'p1' } });
     expect(h.runtime.health.providers('svc')).toEqual([
       expect.objectContaining({ provider: 'p1', calls: 10, successRate: 0.8, lastOutcome: expect.objectContaining({ ok: true }) }),

@@ -12,6 +12,7 @@ import { SIDE_EFFECTS } from '../../model/vocabulary.js';
 import type { ObjectReader } from '../../source/reader.js';
 import { at } from '../../source/source.js';
 import type { ConfigReading } from '../reading.js';
+import { keyOrAlias, MCP_ALIASES, MCP_DEFAULT_ALIASES, mcpSectionReader, reportUnread } from './mcp-atlas.js';
 import { PERSONA_NAME, PERSONA_PATTERN } from './personas.js';
 
 export type { McpConfig };
@@ -41,6 +42,18 @@ const MCP_SERVER_NAME = new RegExp(MCP_SERVER_PATTERN);
 const McpServers = <T extends TSchema>(server: T) =>
   Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { pattern: MCP_SERVER_PATTERN }, additionalProperties: server });
 
+/** ATLAS's spellings on a server (mcp-atlas.ts): filters, the health interval and the defaults' overrides. */
+const ATLAS_SERVER_KEYS = {
+  allow_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of allowTools.' })),
+  deny_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of denyTools.' })),
+  health_check_interval: Type.Optional(Type.Integer({ minimum: 1, description: 'ATLAS spelling of healthCheckIntervalSec.' })),
+  side_effects: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...SIDE_EFFECTS], description: 'ATLAS spelling of defaults.sideEffects.' })),
+  default_timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'ATLAS spelling of defaults.timeoutSec.' })),
+  allow_parallel: Type.Optional(Type.Boolean({ description: 'ATLAS spelling of defaults.allowParallel.' })),
+  requires_consent: Type.Optional(Type.Boolean({ description: 'ATLAS spelling of defaults.consent.' })),
+  idempotency_key: Type.Optional(Type.Boolean({ description: 'ATLAS spelling of defaults.idempotencyKey.' })),
+};
+
 /** `mcp`: servers to discover tools from and call through. */
 export const McpSchema = Type.Object(
   {
@@ -64,6 +77,10 @@ export const McpSchema = Type.Object(
     ),
     allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Keep only these tools (names or mcp.<server>.<tool>, * wildcards), on every server.' })),
     denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Drop these tools, on every server.' })),
+    healthCheckIntervalSec: Type.Optional(Type.Integer({ minimum: 1, description: 'Each server\'s default healthCheckIntervalSec.' })),
+    allow_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of allowTools.' })),
+    deny_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of denyTools.' })),
+    health_check_interval: Type.Optional(Type.Integer({ minimum: 1, description: 'ATLAS spelling of healthCheckIntervalSec.' })),
     servers: Type.Optional(
       McpServers(
         Type.Object(
@@ -78,6 +95,7 @@ export const McpSchema = Type.Object(
             allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
             denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
             healthCheckIntervalSec: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC })),
+            ...ATLAS_SERVER_KEYS,
             defaults: Type.Optional(
               Type.Object(
                 {
@@ -117,15 +135,17 @@ export function sameMcpSettings(a: McpSection, b: McpSection): boolean {
 export function readMcp(reading: ConfigReading): McpSection {
   const { report, file, root } = reading;
   const mcp: McpSection = { enabled: false, allowTools: [], denyTools: [], servers: [] };
-  const mcpReader = reading.top.object('mcp');
+  // `mcp`, or ATLAS's `tools.mcp`; ATLAS's key spellings are aliases (mcp-atlas.ts)
+  const mcpReader = mcpSectionReader(reading);
   if (!mcpReader) return mcp;
   const sessions = readSessions(mcpReader);
   if (sessions) mcp.sessions = sessions;
   const tools = mcpReader.enumValue('tools', GATEWAY_TOOLS_MODES);
   if (tools) mcp.tools = tools;
   const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
-  mcp.allowTools = patterns(mcpReader, 'allowTools');
-  mcp.denyTools = patterns(mcpReader, 'denyTools');
+  mcp.allowTools = patterns(mcpReader, keyOrAlias(mcpReader, 'allowTools', 'allow_tools'));
+  mcp.denyTools = patterns(mcpReader, keyOrAlias(mcpReader, 'denyTools', 'deny_tools'));
+  const defaultInterval = mcpReader.number(keyOrAlias(mcpReader, 'healthCheckIntervalSec', 'health_check_interval'), { integer: true, min: 1 });
   const enabled = mcpReader.boolean('enabled');
   const servers = mcpReader.object('servers');
   for (const name of servers ? Object.keys(servers.value) : []) {
@@ -155,7 +175,7 @@ export function readMcp(reading: ConfigReading): McpSection {
     const persona = sr.string('persona');
     if (persona !== undefined && !PERSONA_NAME.test(persona)) report('INVALID_VALUE', `The persona "${persona}" of MCP server "${name}" is not a persona name.`, sr.at('persona'), {});
     const cwd = sr.string('cwd');
-    const interval = sr.number('healthCheckIntervalSec', { integer: true, min: 1 });
+    const interval = sr.number(keyOrAlias(sr, 'healthCheckIntervalSec', 'health_check_interval'), { integer: true, min: 1 });
     const defaults = readServerDefaults(sr, name);
     const server: McpServerConfig = {
       name,
@@ -163,9 +183,9 @@ export function readMcp(reading: ConfigReading): McpSection {
       args: sr.strings('args') ?? [],
       env: stringMap('env'),
       headers: stringMap('headers'),
-      allowTools: patterns(sr, 'allowTools'),
-      denyTools: patterns(sr, 'denyTools'),
-      healthCheckIntervalSec: interval ?? DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC,
+      allowTools: patterns(sr, keyOrAlias(sr, 'allowTools', 'allow_tools')),
+      denyTools: patterns(sr, keyOrAlias(sr, 'denyTools', 'deny_tools')),
+      healthCheckIntervalSec: interval ?? defaultInterval ?? DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC,
       defaults,
       location: at(file, at0),
       ...(command !== undefined ? { command } : {}),
@@ -174,18 +194,32 @@ export function readMcp(reading: ConfigReading): McpSection {
       ...(command !== undefined ? { cwd: resolve(root, cwd ?? '.') } : {}),
       ...(persona !== undefined && PERSONA_NAME.test(persona) ? { persona } : {}),
     };
-    sr.rest({ where: `MCP server "${name}" (known: command, args, cwd, env, url, headers, persona, allowTools, denyTools, healthCheckIntervalSec, defaults)` });
+    reportUnread(sr, `MCP server "${name}"`, [...SERVER_KEYS, ...Object.keys(MCP_ALIASES), ...Object.keys(MCP_DEFAULT_ALIASES)]);
     mcp.servers.push(server);
   }
   mcp.enabled = enabled ?? mcp.servers.length > 0;
-  mcpReader.rest({ where: 'mcp (known: enabled, tools, sessions, allowTools, denyTools, servers)' });
+  reportUnread(mcpReader, 'the MCP settings', ['enabled', 'tools', 'sessions', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'servers', ...Object.keys(MCP_ALIASES)]);
   return mcp;
 }
 
-/** A server's `defaults` for its discovered tools, over MCP_DEFAULTS. */
+/** toolcap's own keys of one server. */
+const SERVER_KEYS = ['command', 'args', 'cwd', 'env', 'url', 'headers', 'persona', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'defaults'];
+
+/** A server's `defaults` for its discovered tools, over MCP_DEFAULTS, with ATLAS's server-level overrides. */
 function readServerDefaults(sr: ObjectReader, name: string): McpDefaults {
   const defaults: McpDefaults = { ...MCP_DEFAULTS };
   const dr = sr.object('defaults');
+  // ATLAS writes a server's overrides beside its other settings (side_effects, default_timeout, ...)
+  for (const [alias, key] of Object.entries(MCP_DEFAULT_ALIASES)) {
+    if (!sr.has(alias)) continue;
+    if (dr?.has(key)) {
+      sr.raw(alias);
+      sr.context.report('DUPLICATE_KEY', `"${alias}" is the ATLAS spelling of "defaults.${key}"; give one of them.`, sr.at(alias), { key: true, hint: `Remove "${alias}" or "defaults.${key}".` });
+      continue;
+    }
+    const value = key === 'sideEffects' ? sr.enumValue(alias, SIDE_EFFECTS) : key === 'timeoutSec' ? sr.number(alias, { min: 0.001 }) : sr.boolean(alias);
+    if (value !== undefined) (defaults as unknown as Record<string, unknown>)[key] = value;
+  }
   if (!dr) return defaults;
   const sideEffects = dr.enumValue('sideEffects', SIDE_EFFECTS);
   if (sideEffects) defaults.sideEffects = sideEffects;

@@ -12,6 +12,7 @@ import { Type } from '@sinclair/typebox';
 import { joinPointer } from '../../model/diagnostics.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js';
 import type { ProviderEnvironment } from '../../runtime/providers/types.js';
+import type { ObjectReader } from '../../source/reader.js';
 import { PathString, type ConfigReading } from '../reading.js';
 import type { EgressConfig } from './egress.js';
 
@@ -27,6 +28,8 @@ export interface RuntimeSection {
   moduleIsolation: ModuleIsolation;
   /** Largest response body a provider reads, in bytes. @default 10485760 (10 MiB) */
   maxResponseBytes: number;
+  /** Base URLs by provider type (`google_cse`, `serpapi`, `openai`): proxies or stand-ins, over the manifests' `baseUrl`. @default {} */
+  providerBaseUrls?: Record<string, string>;
 }
 
 /** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
@@ -40,6 +43,9 @@ export const RuntimeSchema = Type.Object(
       Type.Unsafe<ModuleIsolation>({ type: 'string', enum: [...MODULE_ISOLATIONS], default: DEFAULT_RUNTIME.moduleIsolation, description: 'Where module tools run unless one opts into inline: a worker thread each, or the server\'s thread.' }),
     ),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_RUNTIME.maxResponseBytes, description: 'Largest response body a provider reads, in bytes.' })),
+    providerBaseUrls: Type.Optional(
+      Type.Record(Type.String(), Type.String({ pattern: '^https?://' }), { description: 'Base URLs by provider type (google_cse, serpapi, openai): a proxy or stand-in, over the manifests\' baseUrl.' }),
+    ),
   },
   { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
 );
@@ -58,8 +64,10 @@ export function readRuntime(reading: ConfigReading): RuntimeSection {
   });
   const moduleIsolation = runtimeReader.enumValue('moduleIsolation', MODULE_ISOLATIONS);
   const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
-  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes)' });
+  const providerBaseUrls = readProviderBaseUrls(runtimeReader);
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, providerBaseUrls)' });
   return {
+    ...(providerBaseUrls ? { providerBaseUrls } : {}),
     trustedModuleDirs,
     moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
     maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
@@ -85,5 +93,20 @@ export function providerEnvironment(config: ContainmentSections): Omit<ProviderE
     maxResponseBytes: runtime.maxResponseBytes,
     trustedModuleDirs: [...runtime.trustedModuleDirs],
     moduleIsolation: runtime.moduleIsolation,
+    ...(runtime.providerBaseUrls ? { baseUrls: { ...runtime.providerBaseUrls } } : {}),
   };
+}
+
+/** `runtime.providerBaseUrls`: `{ <provider type>: <absolute http(s) URL> }`. */
+function readProviderBaseUrls(runtimeReader: ObjectReader): Record<string, string> | undefined {
+  const reader = runtimeReader.object('providerBaseUrls');
+  if (!reader) return undefined;
+  const out: Record<string, string> = {};
+  for (const type of Object.keys(reader.value)) {
+    const url = reader.string(type);
+    if (url === undefined) continue;
+    if (/^https?:\/\/\S+$/.test(url)) out[type] = url;
+    else reader.context.report('INVALID_VALUE', `The base URL of provider type "${type}" must be an absolute http(s) URL.`, reader.at(type), { hint: 'Write it as https://proxy.example.com.' });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 /**
- * The provider type registry: the four built-in types (`module`, `http`,
- * `command`, `mcp`) plus custom ones, and the step that turns a tool's
+ * The provider type registry: the built-in types (`module`, `http`,
+ * `command`, `mcp`, and ATLAS's `google_cse`, `serpapi`, `openai`,
+ * `internal_http_client`) plus custom ones, and the step that turns a tool's
  * provider entries into runnable instances in the order the router tries
  * them.
  * @module
@@ -8,10 +9,12 @@
 import type { Provider, Tool } from '../../model/schema.js';
 import { commandProviderType } from './command.js';
 import { httpProviderType } from './http.js';
+import { internalHttpClientProviderType, openAiProviderType } from './http-aliases.js';
 import { createMcpProviderType, type McpConnector } from './mcp.js';
 import { moduleProviderType } from './module.js';
 import { pythonProviderType } from './python.js';
 import { isPythonImplementation } from '../../load/python-modules.js';
+import { googleCseProviderType, serpApiProviderType } from './web-search.js';
 import { ProviderConfigError, type ProviderEnvironment, type ProviderInstance, type ProviderType } from './types.js';
 import { errorMessage } from '../../model/errors.js';
 
@@ -38,9 +41,12 @@ export interface ProviderTypesOptions {
   empty?: boolean;
 }
 
-/** The built-in provider types. */
+/** The built-in provider types (the ATLAS names last: web-search.ts, http-aliases.ts). */
 export function builtinProviderTypes(options: { mcpConnector?: McpConnector } = {}): ProviderType[] {
-  return [moduleProviderType, httpProviderType, commandProviderType, createMcpProviderType(options.mcpConnector), pythonProviderType];
+  return [
+    moduleProviderType, httpProviderType, commandProviderType, createMcpProviderType(options.mcpConnector), pythonProviderType,
+    googleCseProviderType, serpApiProviderType, openAiProviderType, internalHttpClientProviderType,
+  ];
 }
 
 /** Provider types by name. */

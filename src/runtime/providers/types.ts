@@ -108,6 +108,8 @@ export interface ProviderEnvironment {
   trustedModuleDirs?: string[];
   /** How `module` tools run unless a tool opts into `inline`. @default 'worker' */
   moduleIsolation?: 'worker' | 'inline';
+  /** Base URLs by provider type (`google_cse`, `serpapi`, `openai`): a proxy or stand-in the operator sets; wins over the manifest's `baseUrl`. */
+  baseUrls?: Readonly<Record<string, string>>;
 }
 
 /** A provider type. */
@@ -164,12 +166,13 @@ export class ProviderError extends Error {
     message: string,
     /** True when the failure provably happened before the tool could have had any effect (connection refused, spawn failed, HTTP 503 before processing...). */
     readonly beforeEffect: boolean,
-    options?: ErrorOptions & { status?: number; detail?: unknown },
+    /** `fault` overrides the status rule where the provider knows better (a quota 403 is the provider's, web-search.ts). */
+    options?: ErrorOptions & { status?: number; detail?: unknown; fault?: ProviderFault },
   ) {
     super(message, options);
     this.status = options?.status;
     this.detail = options?.detail;
-    this.fault = code === 'ABORTED' ? 'provider' : providerFault(this.status, this.detail);
+    this.fault = code === 'ABORTED' ? 'provider' : (options?.fault ?? providerFault(this.status, this.detail));
   }
   /** HTTP status, exit code, or JSON-RPC error code, when there was one. */
   readonly status: number | undefined;

@@ -13,8 +13,9 @@ import { getTool, listTools, searchAnswer, searchTools } from '../../query/views
 import { summarizeCatalog, summarizeJobs } from '../../registry/summary.js';
 import { ALL } from '../../runtime/identity/principal.js';
 import { principalOf } from '../auth.js';
+import { jobsWithHealth, summaryWithHealth } from '../health-views.js';
 import type { BodyCache } from '../body-cache.js';
-import { noParameters, onePersona, parseSearch } from '../catalog-params.js';
+import { onePersona, parseSearch } from '../catalog-params.js';
 import { routeModule, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
 import { scopedQuery, shownPersona } from '../personas.js';
 import { ApiProblem, badParameters, problem } from '../problem.js';
@@ -47,7 +48,11 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
         const name = c.req.param('name') ?? '';
         const found = getTool(snap, name, persona, health);
         if (!found) throw new ApiProblem(problem('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" that ${shownPersona(persona)} can see.`));
-        return { version: snap.version, ...found, ...(runtime ? { providerHealth: runtime.health.providers(name) } : {}) };
+        if (!runtime) return { version: snap.version, ...found };
+        const last = runtime.health.lastSuccess(name);
+        // ATLAS's "last successful provider": which provider answered the latest successful call
+        const lastSuccessfulProvider = last ? { provider: last.provider, at: new Date(last.at).toISOString() } : null;
+        return { version: snap.version, ...found, providerHealth: runtime.health.providers(name), lastSuccessfulProvider };
       },
       scoped(c, false),
     ),
@@ -75,17 +80,15 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
 
   on(ROUTES.skills, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, skills: snap.documentFor(onePersona(params)).skills }), scoped(c, false)));
   on(ROUTES.agents, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, agents: snap.documentFor(onePersona(params)).agents }), scoped(c, false)));
-  on(ROUTES.jobs, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, jobs: summarizeJobs(snap, onePersona(params)) }), scoped(c, false)));
+  on(ROUTES.jobs, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, jobs: jobsWithHealth(summarizeJobs(snap, onePersona(params)), snap, runtime) }), scoped(c, false)));
   on(ROUTES.summary, (c) => {
-    // the summary counts and names every persona's tools: only for those who may see them all
+    // without a persona the summary counts and names every persona's tools: only for those who may see them all
     const principal = principalOf(c);
-    if (principal && !principal.personas.includes(ALL)) {
-      throw new ApiProblem(problem('FORBIDDEN', `The summary covers every persona; "${principal.id}" is not granted all. Ask /tools or /jobs, which answer for its personas.`));
+    const perPersona = new URL(c.req.url).searchParams.has('persona');
+    if (principal && !principal.personas.includes(ALL) && !perPersona) {
+      throw new ApiProblem(problem('FORBIDDEN', `The summary covers every persona; "${principal.id}" is not granted all. Ask /summary?persona=<one of yours>, /tools or /jobs, which answer for its personas.`));
     }
-    return cache.answer(c, (snap, params) => {
-      noParameters(params);
-      return summarizeCatalog(snap);
-    });
+    return cache.answer(c, (snap, params) => summaryWithHealth(summarizeCatalog(snap, onePersona(params)), snap, health, runtime), perPersona ? scoped(c, false) : undefined);
   });
 
   return module;

@@ -22,16 +22,16 @@ function customType(type: string, onCreate?: (entry: Provider) => void): Provide
 }
 
 describe('ProviderTypes', () => {
-  it('registers the four built-in types', () => {
-    expect(new ProviderTypes().names()).toEqual(['module', 'http', 'command', 'mcp', 'python']);
+  it('registers the built-in types', () => {
+    expect(new ProviderTypes().names()).toEqual(['module', 'http', 'command', 'mcp', 'python', 'google_cse', 'serpapi', 'openai', 'internal_http_client']);
     expect(new ProviderTypes({ empty: true }).names()).toEqual([]);
   });
 
   it('registers custom types and refuses duplicates', () => {
     const types = new ProviderTypes();
-    types.register(customType('openai'));
-    expect(types.has('openai')).toBe(true);
-    expect(() => types.register(customType('openai'))).toThrow(/already registered/);
+    types.register(customType('anthropic'));
+    expect(types.has('anthropic')).toBe(true);
+    expect(() => types.register(customType('anthropic'))).toThrow(/already registered/);
     expect(() => types.register(customType('http'))).toThrow(/already registered/);
   });
 
@@ -39,7 +39,8 @@ describe('ProviderTypes', () => {
     ['config.type wins', { name: 'google_cse', config: { type: 'http' } }, 'http'],
     ['config.type even when unregistered', { name: 'x', config: { type: 'grpc' } }, 'grpc'],
     ['the name when a type of that name exists', { name: 'mcp', config: { server: 's' } }, 'mcp'],
-    ['nothing for an unknown name', { name: 'serpapi' }, undefined],
+    ['nothing for an unknown name', { name: 'bing_search' }, undefined],
+    ['the ATLAS names are built in', { name: 'serpapi' }, 'serpapi'],
     ['a non-string config.type is ignored', { name: 'command', config: { type: 7, command: 'x' } }, 'command'],
   ] as Array<[string, Provider, string | undefined]>)('typeOf: %s', (_label, entry, expected) => {
     expect(new ProviderTypes().typeOf(entry)).toBe(expected);
@@ -76,15 +77,15 @@ describe('ProviderTypes', () => {
     const tool: Tool = {
       name: 'mixed',
       providers: [
-        { name: 'serpapi', priority: 1 },
+        { name: 'bing_search', priority: 1 },
         { name: 'http', priority: 2, config: {} },
         { name: 'explodes', priority: 3 },
         { name: 'mcp', priority: 4, config: { server: 'srv' } },
       ],
     };
     const slots = types.instantiate(tool, ENV);
-    expect(slots.map((s) => s.entry.name)).toEqual(['serpapi', 'http', 'explodes', 'mcp']);
-    expect(slots[0]?.error).toMatch(/unknown provider type "serpapi".*registered: module, http, command, mcp, python, explodes/);
+    expect(slots.map((s) => s.entry.name)).toEqual(['bing_search', 'http', 'explodes', 'mcp']);
+    expect(slots[0]?.error).toMatch(/unknown provider type "bing_search".*registered: module, http, command, mcp, python, google_cse, serpapi, openai, internal_http_client, explodes/);
     expect(slots[0]?.instance).toBeUndefined();
     expect(slots[1]?.error).toMatch(/baseUrl/);
     expect(slots[1]?.type).toBe('http');
@@ -133,7 +134,6 @@ describe('ProviderTypes', () => {
   it('reads the real ATLAS provider entries', () => {
     const raw = JSON.parse(readFileSync(ATLAS, 'utf8')) as Array<{ name: string; providers?: Array<Record<string, unknown>> }>;
     const types = new ProviderTypes();
-    types.register(customType('openai'));
     const summary = Object.fromEntries(
       raw
         .filter((t) => Array.isArray(t.providers) && t.providers.length > 0)
@@ -148,7 +148,8 @@ describe('ProviderTypes', () => {
           return [t.name, slots.map((s) => `${s.entry.name}:${s.instance ? s.instance.type : 'error'}`)];
         }),
     );
-    expect(summary['google_search']).toEqual(['google_cse:error', 'serpapi:error']);
+    expect(summary['google_search']).toEqual(['google_cse:google_cse', 'serpapi:serpapi']);
+    expect(summary['webpage_fetch']).toEqual(['internal_http_client:error']);
     expect(summary['browser_lookup']).toEqual(['mcp:mcp', 'openai:openai']);
   });
 });

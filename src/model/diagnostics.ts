@@ -41,6 +41,7 @@ export const DIAGNOSTIC_CODES = {
   INVALID_CAPABILITY_NAME: 'error',
   DUPLICATE_TOOL: 'error',
   DUPLICATE_ENTRY: 'error',
+  OVERRIDE_UNMATCHED: 'info',
   UNKNOWN_REFERENCE: 'warning',
   // claims
   CONTRADICTORY_CLAIM: 'error',

@@ -15,7 +15,7 @@ import type { Locate } from './rules.js';
 const READ_ONLY_EFFECTS: ReadonlySet<SideEffect> = new Set(['none', 'compute', 'read_external_service']);
 
 function describe(evidence: readonly Evidence[]): string {
-  const label: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', name: 'its name says', description: 'its description says' };
+  const label: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', permissions: 'its manifest', name: 'its name says', description: 'its description says' };
   return evidence.map((e) => `${label[e.source]} ${e.detail}`).join('; ');
 }
 

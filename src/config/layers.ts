@@ -54,6 +54,7 @@ export function configLayers(config: LayerSections, extra: readonly string[] = [
  * built from a config (the host's registry, `toolcap validate`) uses these.
  * @example buildCatalog(configLayers(config), configCatalogOptions(config))
  */
-export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs'> {
-  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs] };
+export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> & Partial<Pick<RuntimeSection, 'allowAuditStatus'>> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs' | 'allowAuditStatus'> {
+  const { allowAuditStatus } = config.runtime;
+  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs], ...(allowAuditStatus !== undefined ? { allowAuditStatus: [...allowAuditStatus] } : {}) };
 }

@@ -42,6 +42,7 @@ export const DIAGNOSTIC_CODES = {
   DUPLICATE_TOOL: 'error',
   DUPLICATE_ENTRY: 'error',
   OVERRIDE_UNMATCHED: 'info',
+  AUDIT_STATUS_GATED: 'info',
   UNKNOWN_REFERENCE: 'warning',
   // claims
   CONTRADICTORY_CLAIM: 'error',

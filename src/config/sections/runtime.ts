@@ -14,6 +14,7 @@ import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js'
 import type { ProviderEnvironment } from '../../runtime/providers/types.js';
 import { PathString, type ConfigReading } from '../reading.js';
 import type { EgressConfig } from './egress.js';
+import { AUDIT_GATES, type AuditGate } from '../../registry/audit-gate.js';
 
 /** Where module tools run unless a tool opts into `inline`. */
 export const MODULE_ISOLATIONS = ['worker', 'inline'] as const satisfies ReadonlyArray<NonNullable<ProviderEnvironment['moduleIsolation']>>;
@@ -27,6 +28,8 @@ export interface RuntimeSection {
   moduleIsolation: ModuleIsolation;
   /** Largest response body a provider reads, in bytes. @default 10485760 (10 MiB) */
   maxResponseBytes: number;
+  /** Audit states whose tools are exposed (registry/audit-gate.ts). @default every state */
+  allowAuditStatus?: AuditGate[];
 }
 
 /** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
@@ -40,6 +43,7 @@ export const RuntimeSchema = Type.Object(
       Type.Unsafe<ModuleIsolation>({ type: 'string', enum: [...MODULE_ISOLATIONS], default: DEFAULT_RUNTIME.moduleIsolation, description: 'Where module tools run unless one opts into inline: a worker thread each, or the server\'s thread.' }),
     ),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_RUNTIME.maxResponseBytes, description: 'Largest response body a provider reads, in bytes.' })),
+    allowAuditStatus: Type.Optional(Type.Array(Type.Unsafe<AuditGate>({ type: 'string', enum: [...AUDIT_GATES] }), { description: 'Only tools whose audit_status is listed are exposed ("unset": tools that declare none). Default: every state.' })),
   },
   { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
 );
@@ -58,11 +62,13 @@ export function readRuntime(reading: ConfigReading): RuntimeSection {
   });
   const moduleIsolation = runtimeReader.enumValue('moduleIsolation', MODULE_ISOLATIONS);
   const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
-  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes)' });
+  const allowAuditStatus = runtimeReader.enumValues('allowAuditStatus', AUDIT_GATES);
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, allowAuditStatus)' });
   return {
     trustedModuleDirs,
     moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
     maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
+    ...(allowAuditStatus !== undefined ? { allowAuditStatus } : {}),
   };
 }
 

@@ -62,6 +62,7 @@ class Tail {
 
 class CommandInstance implements ProviderInstance {
   readonly type = 'command';
+  readonly enforcesResourceLimits = true;
   declare readonly healthCheckIntervalSec?: number;
   /** Children of calls under way, and the group endings not yet finished. */
   private readonly running = new Map<ChildProcess, () => Promise<boolean>>();

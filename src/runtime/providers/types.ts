@@ -68,6 +68,12 @@ export interface ProviderInstance {
   /** Release resources (child processes, connections). */
   close?(): Promise<void>;
   /**
+   * True when the instance applies `execution.resources` limits to the
+   * process it starts (containment/resource-limits.ts); otherwise every
+   * declared resource is reported as not enforced (containment/resource-report.ts).
+   */
+  readonly enforcesResourceLimits?: boolean;
+  /**
    * A stable hash of the code a call will run, apart from the manifest:
    * for `command` the resolved executable, its file's sha256 and the args
    * (and the files they name); for `http` the resolved method, URL template

@@ -1,0 +1,128 @@
+/**
+ * The honesty check of `toolcap convert`: the files a conversion would
+ * write are read back with the target dialect, exactly as `toolcap validate
+ * --dialect <target>` would read them, before anything is written or
+ * printed. A conversion whose output would not validate never succeeds
+ * silently: the findings are grouped by the entry they concern, naming the
+ * fields the target requires and the source did not have.
+ * @module
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import type { DialectId, ExportedFile } from '../dialects/types.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { isPlainObject } from '../model/objects.js';
+import { buildCatalog } from '../registry/catalog.js';
+import type { ParseLimits } from '../source/source.js';
+import { serialize, writeOut } from './io.js';
+
+/** A finding about the converted output, located in an exported file (its export path, `/`-separated). */
+export interface OutputFinding {
+  diagnostic: Diagnostic;
+  /** The exported file's path as the target format names it (e.g. `config/registry/tools.json`). */
+  file?: string;
+}
+
+/**
+ * Read the exported files back as `target`, in a temporary folder that is
+ * removed afterwards. Returns every finding, with file paths made relative
+ * to the export.
+ */
+export function checkExport(files: readonly ExportedFile[], target: DialectId, limits?: Partial<ParseLimits>): OutputFinding[] {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-convert-'));
+  try {
+    for (const file of files) {
+      const problem = writeOut(join(dir, ...file.path.split('/')), serialize(file.value, file.format));
+      if (problem !== undefined) return [{ diagnostic: { code: 'FILE_UNREADABLE', severity: 'error', message: `Could not stage ${file.path} for checking: ${problem}` } }];
+    }
+    const { diagnostics } = buildCatalog([dir], { dialect: target, ...(limits ? { limits } : {}) });
+    // the staging folder means nothing to the user: findings name the export's own paths
+    const unstage = (text: string) => text.split(`${dir}${sep}`).join('');
+    return diagnostics.map((d) => {
+      const file = d.file === undefined ? undefined : relativeTo(dir, d.file);
+      const related = d.related?.map((r) => ({ ...r, ...(r.file !== undefined ? { file: unstage(r.file) } : {}) }));
+      const diagnostic: Diagnostic = { ...d, message: unstage(d.message), ...(file !== undefined ? { file } : {}), ...(related ? { related } : {}) };
+      return { diagnostic, ...(file !== undefined ? { file } : {}) };
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function relativeTo(dir: string, file: string): string | undefined {
+  const rel = relative(dir, file);
+  return rel.startsWith('..') ? undefined : rel.split(sep).join('/');
+}
+
+/** The exported value of `file` (by export path). */
+export function exportedValue(files: readonly ExportedFile[], path: string | undefined): unknown {
+  return files.find((f) => f.path === path)?.value;
+}
+
+/** The value at a JSON pointer, or undefined. */
+export function valueAt(root: unknown, pointer: string | undefined): unknown {
+  if (pointer === undefined) return undefined;
+  let node = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isPlainObject(node)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}
+
+/** How an entry of the output calls itself: its `name`, `id` or `function.name`. */
+export function entryLabel(entry: unknown): string | undefined {
+  if (!isPlainObject(entry)) return undefined;
+  for (const key of ['id', 'name']) if (typeof entry[key] === 'string') return entry[key];
+  const fn = entry['function'];
+  return isPlainObject(fn) && typeof fn['name'] === 'string' ? fn['name'] : undefined;
+}
+
+/**
+ * The nearest entry at or above `pointer` that names itself: where a finding
+ * belongs (a surface's missing key belongs to its tool).
+ */
+export function owningEntry(root: unknown, pointer: string | undefined): { label?: string; pointer: string } {
+  const tokens = (pointer ?? '').split('/').slice(1);
+  for (let n = tokens.length; n >= 0; n--) {
+    const at = n === 0 ? '' : `/${tokens.slice(0, n).join('/')}`;
+    const label = entryLabel(valueAt(root, at));
+    if (label !== undefined) return { label, pointer: at };
+  }
+  return { pointer: pointer ?? '' };
+}
+
+/** How a report names an entry: its label and where it is, e.g. `"x" (tools.json#/tools/0)`. */
+export function entryKey(owner: { label?: string; pointer: string }, file: string | undefined): string {
+  return `${owner.label === undefined ? '' : `${JSON.stringify(owner.label)} `}(${file ?? 'output'}${owner.pointer === '' ? '' : `#${owner.pointer}`})`;
+}
+
+/**
+ * Errors (and, when strict, warnings) grouped by the entry they concern:
+ * one line per entry, missing fields first.
+ * @example
+ * 'tool.a (config/registry/tools.json#/tools/0): missing name, surface, riskLevel'
+ */
+export function reportLines(findings: readonly OutputFinding[], files: readonly ExportedFile[], strict = false): string[] {
+  const groups = new Map<string, { missing: string[]; other: string[] }>();
+  for (const { diagnostic: d, file } of findings) {
+    if (!(d.severity === 'error' || (strict && d.severity === 'warning'))) continue;
+    const owner = owningEntry(exportedValue(files, file), d.pointer);
+    const key = entryKey(owner, file);
+    const group = groups.get(key) ?? { missing: [], other: [] };
+    groups.set(key, group);
+    if (d.code === 'MISSING_FIELD' && d.field !== undefined) {
+      const below = d.pointer !== undefined && d.pointer.length > owner.pointer.length ? `${d.pointer.slice(owner.pointer.length + 1).replace(/\//g, '.')}.` : '';
+      if (!group.missing.includes(below + d.field)) group.missing.push(below + d.field);
+    } else group.other.push(`${d.code}: ${d.message}`);
+  }
+  const lines: string[] = [];
+  for (const [key, { missing, other }] of groups) {
+    lines.push(`  ${key}${missing.length > 0 ? `: missing ${missing.join(', ')}` : ''}`);
+    for (const message of other) lines.push(`      ${message}`);
+  }
+  return lines;
+}

@@ -9,8 +9,9 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import type { DialectId, ExportedFile } from '../dialects/types.js';
+import { detectDialect } from '../dialects/lookup.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { isPlainObject } from '../model/objects.js';
 import { buildCatalog } from '../registry/catalog.js';
@@ -37,17 +38,56 @@ export function checkExport(files: readonly ExportedFile[], target: DialectId, l
       if (problem !== undefined) return [{ diagnostic: { code: 'FILE_UNREADABLE', severity: 'error', message: `Could not stage ${file.path} for checking: ${problem}` } }];
     }
     const { diagnostics } = buildCatalog([dir], { dialect: target, ...(limits ? { limits } : {}) });
+    // files another exported file refers to (a capability manifest's schemas/x.json) are read through it, not as manifests
+    const auxiliary = referencedFiles(files);
     // the staging folder means nothing to the user: findings name the export's own paths
     const unstage = (text: string) => text.split(`${dir}${sep}`).join('');
-    return diagnostics.map((d) => {
+    const findings = diagnostics.map((d) => {
       const file = d.file === undefined ? undefined : relativeTo(dir, d.file);
       const related = d.related?.map((r) => ({ ...r, ...(r.file !== undefined ? { file: unstage(r.file) } : {}) }));
       const diagnostic: Diagnostic = { ...d, message: unstage(d.message), ...(file !== undefined ? { file } : {}), ...(related ? { related } : {}) };
       return { diagnostic, ...(file !== undefined ? { file } : {}) };
     });
+    return findings.filter((f) => f.file === undefined || !auxiliary.has(f.file));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Exported manifests (not files other exports refer to) that detection
+ * would not read as `target`: they validate only with `--dialect <target>`.
+ */
+export function undetected(files: readonly ExportedFile[], target: DialectId): string[] {
+  const auxiliary = referencedFiles(files);
+  return files.filter((f) => !auxiliary.has(f.path) && detectDialect(f.value, { path: f.path })?.dialect.id !== target).map((f) => f.path);
+}
+
+/** Export paths that some other exported file names by a relative path (schema files and the like). */
+export function referencedFiles(files: readonly ExportedFile[]): Set<string> {
+  const paths = new Set(files.map((f) => f.path));
+  const found = new Set<string>();
+  for (const file of files) {
+    const folder = posix.dirname(file.path);
+    for (const text of strings(file.value)) {
+      const target = posix.normalize(posix.join(folder, text));
+      if (target !== file.path && paths.has(target)) found.add(target);
+    }
+  }
+  return found;
+}
+
+/** Every string in a JSON value (iteratively, so deep values cannot overflow the stack). */
+function strings(value: unknown): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') out.push(node);
+    else if (Array.isArray(node)) stack.push(...node);
+    else if (isPlainObject(node)) stack.push(...Object.values(node));
+  }
+  return out;
 }
 
 function relativeTo(dir: string, file: string): string | undefined {

@@ -15,7 +15,7 @@ import { pathKind, serialize, writeOut, type CliIO } from './io.js';
 import { personaTools, toolsForExport, type Catalog } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 import type { DialectId, ExportedFile } from '../dialects/types.js';
-import { checkExport, reportLines } from './convert-check.js';
+import { checkExport, reportLines, undetected } from './convert-check.js';
 import { applyFills, hasFills, parseSets, readFillFile, type Fills } from './convert-fill.js';
 
 export interface ConvertFlags extends LoadFlags {
@@ -130,12 +130,19 @@ function verified(exported: readonly ExportedFile[], target: DialectId, fills: F
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     io.stderr(`toolcap: not converted: the ${target} output would fail ${target} validation (${errors} error${errors === 1 ? '' : 's'}); nothing was written.\n`);
     for (const line of reportLines(findings, files)) io.stderr(`${line}\n`);
-    io.stderr(
-      `Supply what the ${target} format requires with --set <field>=<value> (every entry that lacks it; a JSON value or a string)\n` +
-        'or --fill <file> (YAML/JSON: entry name or "*" -> fields); field names as listed above.\n',
-    );
+    if (diagnostics.some((d) => d.code === 'MISSING_FIELD' && d.field !== undefined)) {
+      io.stderr(
+        `Supply what the ${target} format requires with --set <field>=<value> (every entry that lacks it; a JSON value or a string)\n` +
+          'or --fill <file> (YAML/JSON: entry name or "*" -> fields); field names as listed above.\n',
+      );
+    }
+    if (diagnostics.some((d) => d.code === 'DUPLICATE_TOOL' || d.code === 'DUPLICATE_ENTRY')) {
+      io.stderr(`The ${target} format cannot hold two personas' versions of one tool: convert one persona's view with --persona <name>.\n`);
+    }
     return undefined;
   }
+  const unknown = undetected(files, target);
+  if (unknown.length > 0) io.stderr(`toolcap: note: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} valid ${target} but not recognised as ${target} by detection; read ${unknown.length === 1 ? 'it' : 'them'} with --dialect ${target}.\n`);
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   if (warnings > 0) io.stderr(`toolcap: the ${target} output has ${warnings} warning${warnings === 1 ? '' : 's'} (toolcap validate --dialect ${target} on it shows them).\n`);
   return files;

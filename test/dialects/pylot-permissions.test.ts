@@ -42,3 +42,16 @@ describe('permissions: [] and silence are different statements', () => {
     expect(stdout).toMatch(pattern);
   });
 });
+
+describe('an explicit permissions: [] is a claim the evidence can contradict', () => {
+  it.each([
+    ['word_count', 'Count the words of a text', false],
+    ['send_digest_email', 'Send the digest to the team', true],
+  ])('%s', (name, description, contradicted) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pylot-perm-'));
+    const file = join(dir, 'tool_manifest.json');
+    writeFileSync(file, JSON.stringify({ schema_version: '1.0', metadata: { name: 't' }, tools: [{ name, description, module: 'tools.x', permissions: [] }] }));
+    const found = buildCatalog([file]).diagnostics.filter((d) => d.code === 'EVIDENCE_CONTRADICTS_CLAIM');
+    expect(found.map((d) => d.pointer)).toEqual(contradicted ? ['/tools/0/permissions'] : []);
+  });
+});

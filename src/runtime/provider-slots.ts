@@ -62,14 +62,13 @@ export class ProviderSlots {
   #recordWarnings(tool: Tool, slots: readonly ProviderSlot[]): void {
     for (const slot of slots) {
       if (!slot.instance) continue;
-      const enforcement = slot.instance.enforcesResourceLimits ? 'process' : 'none';
       let own: string[] = [];
       try {
         own = slot.instance.ready?.().warnings ?? [];
       } catch {
         // readiness is asked again at call time, where a failure counts; here only warnings are collected
       }
-      const warnings = [...new Set([...resourceWarnings(tool.execution?.resources, enforcement, slot.type ?? slot.entry.name), ...own])];
+      const warnings = [...new Set([...resourceWarnings(tool.execution?.resources, slot.instance.enforcedResourceLimits ?? [], slot.type ?? slot.entry.name), ...own])];
       if (warnings.length > 0) this.#health.setWarnings(tool.name, slot.entry.name, warnings);
     }
   }

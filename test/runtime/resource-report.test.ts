@@ -10,32 +10,34 @@ import { join } from 'node:path';
 import { createToolcap, type Toolcap } from '../../src/host.js';
 import { createApi } from '../../src/server/app.js';
 import { findPrlimit } from '../../src/runtime/containment/resource-limits.js';
-import { isResourceLimitKey, resourceWarnings } from '../../src/runtime/containment/resource-report.js';
+import { resourceLimitOf, resourceWarnings } from '../../src/runtime/containment/resource-report.js';
+import { RESOURCE_LIMITS, type ResourceLimitName } from '../../src/runtime/containment/resource-limits.js';
 
 describe('resourceWarnings', () => {
-  it.each<[string, Record<string, unknown> | undefined, 'process' | 'none', string[]]>([
-    ['nothing declared', undefined, 'none', []],
-    ['a process provider enforces known limits', { memory_mb: 64, cpuSec: 2, open_files: 8 }, 'process', []],
-    ['a process provider cannot enforce a hint', { memory_mb: 64, gpu: 1 }, 'process', ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)']],
+  it.each<[string, Record<string, unknown> | undefined, readonly ResourceLimitName[], string[]]>([
+    ['nothing declared', undefined, [], []],
+    ['a provider applying every limit', { memory_mb: 64, cpuSec: 2, open_files: 8 }, RESOURCE_LIMITS, []],
+    ['no provider enforces a hint', { memory_mb: 64, gpu: 1 }, RESOURCE_LIMITS, ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)']],
+    ['a provider applying memory only', { memory_mb: 64, cpu_seconds: 2 }, ['memoryMb'], ['execution.resources.cpu_seconds is not enforced: a http provider cannot apply it']],
     [
-      'a provider without a process enforces nothing',
+      'a provider applying nothing',
       { memory_mb: 64, gpu: 1 },
-      'none',
-      ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)', 'execution.resources.memory_mb is not enforced: a http provider runs no process toolcap can limit'],
+      [],
+      ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)', 'execution.resources.memory_mb is not enforced: a http provider cannot apply it'],
     ],
-  ])('%s', (_label, resources, enforcement, expected) => {
-    expect(resourceWarnings(resources, enforcement, 'http')).toEqual(expected);
+  ])('%s', (_label, resources, enforced, expected) => {
+    expect(resourceWarnings(resources, enforced, 'http')).toEqual(expected);
   });
 
   it.each([
-    ['memory_mb', true],
-    ['memoryMb', true],
-    ['cpu_seconds', true],
-    ['open_files', true],
-    ['gpu', false],
-    ['cpu', false],
-  ])('isResourceLimitKey(%s) is %s', (key, expected) => {
-    expect(isResourceLimitKey(key)).toBe(expected);
+    ['memory_mb', 'memoryMb'],
+    ['memoryMb', 'memoryMb'],
+    ['cpu_seconds', 'cpuSec'],
+    ['open_files', 'openFiles'],
+    ['gpu', undefined],
+    ['cpu', undefined],
+  ])('resourceLimitOf(%s) is %s', (key, expected) => {
+    expect(resourceLimitOf(key)).toBe(expected);
   });
 });
 
@@ -61,9 +63,10 @@ describe('declared resources through the runtime', () => {
 
   it.each<[string, string, string[]]>([
     ['res_command', 'script', ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)']],
-    ['res_module', 'local', ['execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)', 'execution.resources.memory_mb is not enforced: a module provider runs no process toolcap can limit']],
-    ['res_http', 'remote', ['execution.resources.memory_mb is not enforced: a http provider runs no process toolcap can limit']],
-    ['res_mcp', 'server', ['execution.resources.cpu_seconds is not enforced: a mcp provider runs no process toolcap can limit']],
+    // a module worker's heap is capped (memory_mb); its CPU time is not
+    ['res_module', 'local', ['execution.resources.cpu_seconds is not enforced: a module provider cannot apply it', 'execution.resources.gpu is not enforced: toolcap has no limit for it (a hint)']],
+    ['res_http', 'remote', ['execution.resources.memory_mb is not enforced: a http provider cannot apply it']],
+    ['res_mcp', 'server', ['execution.resources.cpu_seconds is not enforced: a mcp provider cannot apply it']],
   ])('%s: its provider health lists what is not enforced', async (tool, provider, expected) => {
     if (tool === 'res_command' && !prlimit) expected = [...expected, 'execution.resources memoryMb is not enforced here (no prlimit)', 'execution.resources openFiles is not enforced here (no prlimit)'];
     const toolcap = await open();

@@ -25,7 +25,7 @@ import { resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
 import { envAllowList } from '../containment/child-env.js';
 import { containedSpawn, killGroup } from '../containment/process.js';
-import { findPrlimit, readResourceLimits, withResourceLimits } from '../containment/resource-limits.js';
+import { findPrlimit, readResourceLimits, RESOURCE_LIMITS, withResourceLimits } from '../containment/resource-limits.js';
 import { isCommandPath, missingVars, readCommandConfig, resolveCommand, VAR_PATTERN, type CommandProviderConfig } from './command-config.js';
 import { declaredEnvNames } from './declared-env.js';
 import { codeIdentityOf, fileSha256 } from './identity.js';
@@ -62,7 +62,8 @@ class Tail {
 
 class CommandInstance implements ProviderInstance {
   readonly type = 'command';
-  readonly enforcesResourceLimits = true;
+  /** All of them, through prlimit; without prlimit, ready() warns about each (the limits stay declared). */
+  readonly enforcedResourceLimits = RESOURCE_LIMITS;
   declare readonly healthCheckIntervalSec?: number;
   /** Children of calls under way, and the group endings not yet finished. */
   private readonly running = new Map<ChildProcess, () => Promise<boolean>>();

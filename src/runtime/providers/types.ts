@@ -14,6 +14,7 @@
  */
 import type { Provider, Tool } from '../../model/schema.js';
 import type { CrossOriginRedirects } from '../containment/redirects.js';
+import type { ResourceLimitName } from '../containment/resource-limits.js';
 
 /** What a provider gets for one call attempt. */
 export interface ProviderCallContext {
@@ -68,11 +69,12 @@ export interface ProviderInstance {
   /** Release resources (child processes, connections). */
   close?(): Promise<void>;
   /**
-   * True when the instance applies `execution.resources` limits to the
-   * process it starts (containment/resource-limits.ts); otherwise every
-   * declared resource is reported as not enforced (containment/resource-report.ts).
+   * The `execution.resources` limits this instance applies to what it runs
+   * (`memoryMb`, `cpuSec`, `openFiles`; containment/resource-limits.ts).
+   * Every other declared resource is reported as not enforced, in its health
+   * warnings (containment/resource-report.ts). Absent: none.
    */
-  readonly enforcesResourceLimits?: boolean;
+  readonly enforcedResourceLimits?: readonly ResourceLimitName[];
   /**
    * A stable hash of the code a call will run, apart from the manifest:
    * for `command` the resolved executable, its file's sha256 and the args

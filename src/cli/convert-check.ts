@@ -9,7 +9,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix, relative, sep } from 'node:path';
+import { join, posix, relative, resolve, sep } from 'node:path';
 import type { DialectId, ExportedFile } from '../dialects/types.js';
 import { detectDialect } from '../dialects/lookup.js';
 import type { Diagnostic } from '../model/diagnostics.js';
@@ -17,6 +17,12 @@ import { isPlainObject } from '../model/objects.js';
 import { buildCatalog } from '../registry/catalog.js';
 import type { ParseLimits } from '../source/source.js';
 import { serialize, writeOut } from './io.js';
+
+/**
+ * YAML output larger than this (as JSON) is staged as JSON: the same value,
+ * read many times faster (positions in such findings are of the JSON). @default 1 MB
+ */
+export const STAGE_YAML_AS_JSON_BYTES = 1_000_000;
 
 /** A finding about the converted output, located in an exported file (its export path, `/`-separated). */
 export interface OutputFinding {
@@ -32,18 +38,30 @@ export interface OutputFinding {
  */
 export function checkExport(files: readonly ExportedFile[], target: DialectId, limits?: Partial<ParseLimits>): OutputFinding[] {
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-convert-'));
+  /** Staged path -> export path, where they differ (a large YAML file staged as JSON). */
+  const renamed = new Map<string, string>();
   try {
     for (const file of files) {
-      const problem = writeOut(join(dir, ...file.path.split('/')), serialize(file.value, file.format));
+      // paths come from manifest data (persona names): never stage outside the staging folder
+      if (exportPathEscapes(file.path) || !isInside(dir, join(dir, ...file.path.split('/')))) {
+        return [{ diagnostic: { code: 'INVALID_VALUE', severity: 'error', message: `The exported path ${JSON.stringify(file.path)} points outside the output folder; nothing was written.` } }];
+      }
+      // The same value reads the same from JSON, and a large YAML file takes many times longer to read with positions.
+      const json = file.format === 'yaml' ? serialize(file.value, 'json') : undefined;
+      const asJson = json !== undefined && json.length > STAGE_YAML_AS_JSON_BYTES;
+      const staged = asJson ? `${file.path}.json` : file.path;
+      if (asJson) renamed.set(staged, file.path);
+      const problem = writeOut(join(dir, ...staged.split('/')), asJson ? json : serialize(file.value, file.format));
       if (problem !== undefined) return [{ diagnostic: { code: 'FILE_UNREADABLE', severity: 'error', message: `Could not stage ${file.path} for checking: ${problem}` } }];
     }
     const { diagnostics } = buildCatalog([dir], { dialect: target, ...(limits ? { limits } : {}) });
     // files another exported file refers to (a capability manifest's schemas/x.json) are read through it, not as manifests
     const auxiliary = referencedFiles(files);
     // the staging folder means nothing to the user: findings name the export's own paths
-    const unstage = (text: string) => text.split(`${dir}${sep}`).join('');
+    const unstage = (text: string) => [...renamed].reduce((t, [staged, path]) => t.split(staged).join(path), text.split(`${dir}${sep}`).join(''));
     const findings = diagnostics.map((d) => {
-      const file = d.file === undefined ? undefined : relativeTo(dir, d.file);
+      const rel = d.file === undefined ? undefined : relativeTo(dir, d.file);
+      const file = rel === undefined ? undefined : (renamed.get(rel) ?? rel);
       const related = d.related?.map((r) => ({ ...r, ...(r.file !== undefined ? { file: unstage(r.file) } : {}) }));
       const diagnostic: Diagnostic = { ...d, message: unstage(d.message), ...(file !== undefined ? { file } : {}), ...(related ? { related } : {}) };
       return { diagnostic, ...(file !== undefined ? { file } : {}) };
@@ -88,6 +106,21 @@ function strings(value: unknown): string[] {
     else if (isPlainObject(node)) stack.push(...Object.values(node));
   }
   return out;
+}
+
+/** Is `path` strictly inside `folder` (after resolving `..`)? */
+export function isInside(folder: string, path: string): boolean {
+  return resolve(path).startsWith(resolve(folder) + sep);
+}
+
+/**
+ * Would an exported path (`/`-separated, from manifest data such as persona
+ * names) leave whatever folder it is written under, or hold a NUL?
+ * @example exportPathEscapes('modules/Personas/../../../x') // true
+ */
+export function exportPathEscapes(path: string): boolean {
+  const probe = resolve(sep, 'toolcap-convert-out');
+  return path.includes('\u0000') || !isInside(probe, resolve(probe, ...path.split('/')));
 }
 
 function relativeTo(dir: string, file: string): string | undefined {

@@ -15,7 +15,7 @@ import { pathKind, serialize, writeOut, type CliIO } from './io.js';
 import { personaTools, toolsForExport, type Catalog } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 import type { DialectId, ExportedFile } from '../dialects/types.js';
-import { checkExport, reportLines, undetected } from './convert-check.js';
+import { checkExport, exportPathEscapes, reportLines, undetected } from './convert-check.js';
 import { applyFills, hasFills, parseSets, readFillFile, type Fills } from './convert-fill.js';
 
 export interface ConvertFlags extends LoadFlags {
@@ -57,6 +57,12 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
   if (exported.length === 0) {
     const empty = catalog.tools.length + catalog.skills.length + catalog.agents.length + catalog.jobs.length === 0;
     io.stderr(`toolcap: nothing to write: ${empty ? 'the catalog is empty' : `the ${dialect.id} format has no place for these entries`}.\n`);
+    return EXIT.FINDINGS;
+  }
+  // Paths come from manifest data (persona names): refuse any that would leave --out before staging or writing anything.
+  const escaping = exported.find((file) => exportPathEscapes(file.path));
+  if (escaping) {
+    io.stderr(`toolcap: refused to write ${JSON.stringify(escaping.path)}: it points outside ${flags.out ?? 'the output folder'}\n`);
     return EXIT.FINDINGS;
   }
   const files = verified(exported, dialect.id, fills, io);

@@ -122,3 +122,16 @@ describe('convert says when its output is valid but not detected as the target',
     expect(result.stderr).toMatch(/note: modules\/Tools\/tool_maps\/functions\.json is valid atlas but not recognised as atlas by detection; read it with --dialect atlas/);
   });
 });
+
+describe('exported paths never leave the output folder', () => {
+  it.each([
+    ['config/registry/tools.json', false],
+    ['modules/Personas/Atlas/Toolbox/functions.json', false],
+    ['modules/Personas/../../../escape/functions.json', true],
+    ['../x.json', true],
+    ['a\u0000b.json', true],
+  ])('%j escapes: %s', async (path, escapes) => {
+    const { exportPathEscapes } = await import('../../src/cli/convert-check.js');
+    expect(exportPathEscapes(path)).toBe(escapes);
+  });
+});

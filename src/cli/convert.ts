@@ -1,6 +1,10 @@
 /**
- * `toolcap convert <path>... --to <dialect> [--out F]`: write the merged
- * catalog in another format. Nothing is written when the input has errors.
+ * `toolcap convert <path>... --to <dialect> [--out F] [--set field=value]...
+ * [--fill file]`: write the merged catalog in another format. Nothing is
+ * written when the input has errors, nor when the output would not pass the
+ * target format's own validation (convert-check.ts): then the fields the
+ * target requires are named per entry, and the user may supply them
+ * (convert-fill.ts).
  * @module
  */
 import { resolve, sep } from 'node:path';
@@ -8,12 +12,21 @@ import { dialectIds, getDialect } from '../dialects/lookup.js';
 import { hasFailures } from '../model/diagnostics.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { pathKind, serialize, writeOut, type CliIO } from './io.js';
-import { toolsForExport } from '../registry/catalog.js';
+import { personaTools, toolsForExport, type Catalog } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
+import type { DialectId, ExportedFile } from '../dialects/types.js';
+import { checkExport, exportPathEscapes, reportLines, undetected } from './convert-check.js';
+import { applyFills, hasFills, parseSets, readFillFile, type Fills } from './convert-fill.js';
 
 export interface ConvertFlags extends LoadFlags {
   to: string;
   out?: string;
+  /** `field=value` for fields the target requires and the source lacks (every entry that lacks one). */
+  set?: string[];
+  /** A YAML/JSON file: entry name (or `*`) -> field values. */
+  fill?: string;
+  /** Convert only what this persona sees (shared tools plus its own, its own shadowing shared ones). */
+  persona?: string;
 }
 
 export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO): ExitCode {
@@ -28,19 +41,32 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stderr('toolcap: not converted: fix the errors above first.\n');
     return exitFor(result);
   }
-  const { catalog } = result;
-  const files = dialect.export({
+  const fills = userFills(flags);
+  if (typeof fills === 'string') {
+    io.stderr(`toolcap: ${fills}\n`);
+    return EXIT.USAGE;
+  }
+  const catalog = flags.persona === undefined ? result.catalog : personaCatalog(result.catalog, flags.persona);
+  const exported = dialect.export({
     ...(catalog.bundles[0] ? { bundle: catalog.bundles[0] } : {}),
     tools: toolsForExport(catalog, dialect.id),
     skills: catalog.skills.map((e) => e.value),
     agents: catalog.agents.map((e) => e.value),
     jobs: catalog.jobs.map((e) => e.value),
   });
-  if (files.length === 0) {
+  if (exported.length === 0) {
     const empty = catalog.tools.length + catalog.skills.length + catalog.agents.length + catalog.jobs.length === 0;
     io.stderr(`toolcap: nothing to write: ${empty ? 'the catalog is empty' : `the ${dialect.id} format has no place for these entries`}.\n`);
     return EXIT.FINDINGS;
   }
+  // Paths come from manifest data (persona names): refuse any that would leave --out before staging or writing anything.
+  const escaping = exported.find((file) => exportPathEscapes(file.path));
+  if (escaping) {
+    io.stderr(`toolcap: refused to write ${JSON.stringify(escaping.path)}: it points outside ${flags.out ?? 'the output folder'}\n`);
+    return EXIT.FINDINGS;
+  }
+  const files = verified(exported, dialect.id, fills, io);
+  if (files === undefined) return EXIT.FINDINGS;
   const [only] = files;
   if (flags.out === undefined) {
     if (files.length > 1 || !only) {
@@ -80,4 +106,56 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stderr(`Wrote ${target}\n`);
   }
   return EXIT.OK;
+}
+
+/** The values the user passes with --set and --fill: per-entry values first, then --set, then the file's "*". */
+function userFills(flags: ConvertFlags): Fills | string {
+  const sets = parseSets(flags.set ?? []);
+  if (sets.problem !== undefined) return sets.problem;
+  const file = flags.fill === undefined ? { fills: { all: {}, byEntry: {} } } : readFillFile(flags.fill);
+  if (file.problem !== undefined || !file.fills) return file.problem ?? 'the fill file is unusable';
+  return { all: { ...file.fills.all, ...sets.fills }, byEntry: file.fills.byEntry };
+}
+
+/**
+ * The files to write, once they pass the target's validation (after the
+ * user's values are filled in); undefined, with the report printed, when
+ * they do not.
+ */
+function verified(exported: readonly ExportedFile[], target: DialectId, fills: Fills, io: CliIO): ExportedFile[] | undefined {
+  let files = [...exported];
+  let findings = checkExport(files, target);
+  if (hasFills(fills) && hasFailures(findings.map((f) => f.diagnostic))) {
+    files = files.map((f) => ({ ...f, value: structuredClone(f.value) }));
+    const filled = applyFills(files, findings, fills);
+    for (const line of filled) io.stderr(`Filled ${line}\n`);
+    if (filled.length > 0) findings = checkExport(files, target);
+  }
+  const diagnostics = findings.map((f) => f.diagnostic);
+  if (hasFailures(diagnostics)) {
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    io.stderr(`toolcap: not converted: the ${target} output would fail ${target} validation (${errors} error${errors === 1 ? '' : 's'}); nothing was written.\n`);
+    for (const line of reportLines(findings, files)) io.stderr(`${line}\n`);
+    if (diagnostics.some((d) => d.code === 'MISSING_FIELD' && d.field !== undefined)) {
+      io.stderr(
+        `Supply what the ${target} format requires with --set <field>=<value> (every entry that lacks it; a JSON value or a string)\n` +
+          'or --fill <file> (YAML/JSON: entry name or "*" -> fields); field names as listed above.\n',
+      );
+    }
+    if (diagnostics.some((d) => d.code === 'DUPLICATE_TOOL' || d.code === 'DUPLICATE_ENTRY')) {
+      io.stderr(`The ${target} format cannot hold two personas' versions of one tool: convert one persona's view with --persona <name>.\n`);
+    }
+    return undefined;
+  }
+  const unknown = undetected(files, target);
+  if (unknown.length > 0) io.stderr(`toolcap: note: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} valid ${target} but not recognised as ${target} by detection; read ${unknown.length === 1 ? 'it' : 'them'} with --dialect ${target}.\n`);
+  const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+  if (warnings > 0) io.stderr(`toolcap: the ${target} output has ${warnings} warning${warnings === 1 ? '' : 's'} (toolcap validate --dialect ${target} on it shows them).\n`);
+  return files;
+}
+
+/** The catalog as one persona sees it: a flat format cannot hold two personas' versions of one tool. */
+function personaCatalog(catalog: Catalog, persona: string): Catalog {
+  const visible = new Set(personaTools(catalog, persona));
+  return { ...catalog, tools: catalog.tools.filter((e) => visible.has(e.value)) };
 }

@@ -9,6 +9,7 @@ import type { Tool } from '../model/schema.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { pathKind, writeOut, type CliIO } from './io.js';
 import { summarize } from './render.js';
+import { basisLines } from './inspect-basis.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 
 export interface InspectFlags extends LoadFlags {
@@ -46,6 +47,7 @@ function flag(tool: Tool, path: string): string {
 function describe(catalog: Catalog, tools: readonly Tool[]): string {
   const lines: string[] = [];
   const origins = provenance(catalog);
+  const entries = new Map(catalog.tools.map((e) => [e.key, e]));
   for (const tool of tools) {
     const e = tool.effects ?? {};
     const scope = tool.scope?.personas?.length ? `personas: ${tool.scope.personas.join(', ')}` : 'shared';
@@ -59,8 +61,10 @@ function describe(catalog: Catalog, tools: readonly Tool[]): string {
     );
     const chain = (origins[toolKey(tool)] ?? []).map((o) => `${o.file}:${o.line ?? '?'} (${o.dialect})`);
     if (chain.length > 0) lines.push(`  from ${chain.join(' <- overridden by ')}`.replace(/ <- overridden by /g, ', overridden by '));
+    const entry = entries.get(toolKey(tool));
+    if (entry) for (const basis of basisLines(entry, catalog)) lines.push(`  ${basis}`);
   }
-  lines.push('', '* derived: not declared by any layer; the most restrictive reading consistent with what was declared.');
+  lines.push('', '* derived: not declared as such; read off the source\'s own words ("read off" above), or else the most restrictive reading consistent with what was declared.');
   const counts = [`${catalog.skills.length} skills`, `${catalog.agents.length} agents`, `${catalog.jobs.length} jobs`].join(', ');
   lines.push(counts);
   return `${lines.join('\n')}\n`;

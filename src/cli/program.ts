@@ -22,6 +22,9 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_CONFIG_FILE } from '../config/config.js';
 import { validateCommand, type ValidateFlags } from './validate.js';
 
+/** Collect a repeatable option's values. */
+const collectValues = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
   const configOption = () => new Option('--config <file>', 'a toolcap.config.yaml: its sources come first, paths given here are later layers (docs/config.md)');
   /** Run a catalog command once the paths and --config are settled; without either, a usage error. */
@@ -77,6 +80,9 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
     .addOption(new Option('--to <dialect>', 'the format to write').choices(dialectIds()).makeOptionMandatory())
     .option('--out <path>', 'a file, or a folder when the format writes several files')
+    .option('--set <field=value>', 'a value for a field the target format requires and the source lacks, for every entry missing it (JSON or a string; repeatable)', collectValues)
+    .option('--fill <file>', 'values for required fields per entry: YAML/JSON mapping entry names (or "*") to fields')
+    .option('--persona <persona>', 'convert only what this persona sees (a format without personas cannot hold two versions of one tool)')
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withPaths<ConvertFlags>(convertCommand));

@@ -56,7 +56,13 @@ export function configLayers(config: LayerSections, extra: readonly string[] = [
  * built from a config (the host's registry, `toolcap validate`) uses these.
  * @example buildCatalog(configLayers(config), configCatalogOptions(config))
  */
-export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs' | 'pythonImports'> {
+export function configCatalogOptions(config: { limits: ParseLimits; runtime: Pick<RuntimeSection, 'trustedModuleDirs'> & Partial<Pick<RuntimeSection, 'allowAuditStatus'>> }): Pick<CatalogOptions, 'limits' | 'trustedModuleDirs' | 'pythonImports' | 'allowAuditStatus'> {
+  const { allowAuditStatus } = config.runtime;
   // Python tools' modules must import (MODULE_NOT_IMPORTABLE): Python is asked, once per project root
-  return { limits: config.limits, trustedModuleDirs: [...config.runtime.trustedModuleDirs], pythonImports: createPythonImportChecker() };
+  return {
+    limits: config.limits,
+    trustedModuleDirs: [...config.runtime.trustedModuleDirs],
+    pythonImports: createPythonImportChecker(),
+    ...(allowAuditStatus !== undefined ? { allowAuditStatus: [...allowAuditStatus] } : {}),
+  };
 }

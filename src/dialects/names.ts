@@ -32,6 +32,7 @@ export function readName(reader: ObjectReader, what: string): string | undefined
   if (name !== undefined && name.trim() !== '') return name;
   if (absent) {
     reader.context.report('MISSING_FIELD', `This ${what} has no "name"; it is skipped.`, reader.pointer, {
+      field: 'name',
       hint: `Give every ${what} a unique "name".`,
     });
   } else if (name !== undefined) {

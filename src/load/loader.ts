@@ -14,6 +14,7 @@ import { createImportContext } from '../source/context.js';
 import { displayPath } from '../source/paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import { errorMessage } from '../model/errors.js';
+import { tieredFiles } from './override-order.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -49,6 +50,11 @@ export interface LoadedDocument {
   file: SourceFile;
   dialect: Dialect;
   imported: ImportedDocument;
+  /**
+   * 0 (or absent) for a base file; 1, 2, ... for override files, which apply
+   * after the layer's base files, one tier each (see load/override-order.ts).
+   */
+  tier?: number;
 }
 
 /**
@@ -136,12 +142,12 @@ export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions =
     }
     const root = resolve(stat.isDirectory() ? path : join(path, '..'));
     const files = stat.isDirectory() ? walk(resolve(path), diagnostics) : [resolve(path)];
-    for (const file of files) {
+    for (const { path: file, tier } of tieredFiles(files)) {
       const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) }, diagnostics);
       if (doc === 'unreadable') unreadable = true;
       else if (doc) {
         if (spec.persona !== undefined) scopeToPersona(doc, spec.persona, diagnostics);
-        layer.documents.push(doc);
+        layer.documents.push(tier > 0 ? { ...doc, tier } : doc);
       }
     }
   });

@@ -41,6 +41,8 @@ export const DIAGNOSTIC_CODES = {
   INVALID_CAPABILITY_NAME: 'error',
   DUPLICATE_TOOL: 'error',
   DUPLICATE_ENTRY: 'error',
+  OVERRIDE_UNMATCHED: 'info',
+  AUDIT_STATUS_GATED: 'info',
   UNKNOWN_REFERENCE: 'warning',
   // claims
   CONTRADICTORY_CLAIM: 'error',
@@ -73,6 +75,12 @@ export interface Diagnostic extends Location {
   severity: Severity;
   message: string;
   hint?: string;
+  /**
+   * For MISSING_FIELD: the key that is missing, in the source format's own
+   * words, in the object at `pointer` (e.g. `surface` of a Xena tool). Lets
+   * tools act on the finding without reading the message (`toolcap convert --set`).
+   */
+  field?: string;
   /** Other places that belong to the same finding (e.g. the first of two duplicates). */
   related?: Array<Location & { message: string }>;
 }

@@ -1,6 +1,7 @@
 /**
  * Evidence about what a tool does, from sources other than its declared
- * effects: the HTTP method of an `http` provider, the hints its server
+ * effects: the HTTP method of an `http` provider, an explicit empty
+ * permission list (`permissions: []`), the hints its server
  * reports (MCP annotations), and the verbs in its name and description.
  *
  * Words are weak evidence. They feed honesty lints and the measured
@@ -14,7 +15,7 @@ import type { Tool } from './schema.js';
 export type Verdict = 'read' | 'write' | 'destructive';
 
 export interface Evidence {
-  source: 'http-method' | 'hints' | 'name' | 'description';
+  source: 'http-method' | 'hints' | 'permissions' | 'name' | 'description';
   says: Verdict;
   /** What was seen, e.g. `DELETE`, `readOnlyHint: false`, `"revoke"`. */
   detail: string;
@@ -111,7 +112,7 @@ function descriptionEvidence(description: string): Evidence[] {
 }
 
 /** All evidence about a tool's effects, strongest sources first. */
-export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 'hints' | 'providers'>): Evidence[] {
+export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 'hints' | 'providers' | 'permissions'>): Evidence[] {
   const out: Evidence[] = [];
   for (const p of tool.providers ?? []) {
     const method = p.name === 'http' && typeof p.config?.['method'] === 'string' ? p.config['method'].toUpperCase() : undefined;
@@ -121,6 +122,8 @@ export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 
   if (h?.readOnly === true) out.push({ source: 'hints', says: 'read', detail: 'readOnlyHint: true' });
   if (h?.readOnly === false) out.push({ source: 'hints', says: h.destructive === false ? 'write' : 'destructive', detail: 'readOnlyHint: false' });
   else if (h?.destructive === true && h.readOnly !== true) out.push({ source: 'hints', says: 'destructive', detail: 'destructiveHint: true' });
+  // An explicit empty permission list (Pylot's "needs no capability") is a declaration, not silence.
+  if (tool.permissions?.length === 0) out.push({ source: 'permissions', says: 'read', detail: 'declared: permissions []' });
   out.push(...nameEvidence(tool.id ?? tool.name));
   if (tool.id !== undefined && tool.id !== tool.name) out.push(...nameEvidence(tool.name));
   if (tool.description) out.push(...descriptionEvidence(tool.description));

@@ -12,6 +12,7 @@ import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { entryLocator } from '../validate/locate.js';
+import { gateByAuditStatus, type AuditGate } from './audit-gate.js';
 import { lintModulePaths } from '../validate/module-paths.js';
 import { lintPythonImports, type PythonImportChecker, type PythonToolUse } from '../validate/python-imports.js';
 import { pythonTargets } from '../load/python-modules.js';
@@ -31,6 +32,12 @@ export interface CatalogOptions extends LoadOptions {
    * project root); failures are MODULE_NOT_IMPORTABLE. Absent: not asked.
    */
   pythonImports?: PythonImportChecker;
+  /**
+   * Audit states whose tools are exposed (the config's
+   * `runtime.allowAuditStatus`); others are disabled with AUDIT_STATUS_GATED
+   * (registry/audit-gate.ts). @default every state
+   */
+  allowAuditStatus?: readonly AuditGate[];
 }
 
 /** A loaded catalog, with everything found on the way. */
@@ -79,6 +86,13 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
     documents: new Map([...merged.catalog.documents].map(([path, d]) => [path, { file: { path: d.file.path, text: d.file.text, locate: d.file.locate }, dialect: d.dialect }])),
   };
   diagnostics.push(...lint(catalog, merged.catalog, options));
+  if (options.allowAuditStatus !== undefined) {
+    catalog.tools = catalog.tools.map((entry) => {
+      const gated = gateByAuditStatus(entry.value, options.allowAuditStatus, entryLocator('tool', entry, merged.catalog.documents));
+      if (gated.diagnostic) diagnostics.push(gated.diagnostic);
+      return gated.tool === entry.value ? entry : { ...entry, value: gated.tool };
+    });
+  }
   const sources = new Map<string, string>();
   for (const [path, doc] of merged.catalog.documents) sources.set(path, doc.file.text);
   return { catalog, diagnostics: sortDiagnostics(diagnostics), unreadable: loaded.unreadable, sources };

@@ -21,6 +21,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import { applyFloor, floorOf, type Floor } from './floors.js';
 import { isPlainObject } from '../model/objects.js';
+import { unmatchedOverride } from './override-notes.js';
 
 /** What a catalog keeps of a loaded file: enough to show positions, not its parsed value. */
 export interface SourceRef {
@@ -130,8 +131,15 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
   /** Floors from discovered tools' hints, by tool key (registry/floors.ts). */
   const floors = new Map<string, Floor>();
   for (const layer of layers) {
-    const seen = { tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() };
+    const fresh = () => ({ tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() });
+    let seen = fresh();
+    let tier = 0;
     for (const doc of layer.documents) {
+      // An override file is a sub-layer of its own (load/override-order.ts): names repeat across tiers by design.
+      if ((doc.tier ?? 0) !== tier) {
+        tier = doc.tier ?? 0;
+        seen = fresh();
+      }
       catalog.documents.set(doc.file.path, doc);
       if (doc.imported.bundle) catalog.bundles.push(doc.imported.bundle);
       const originOf = (pointer: string): Origin => ({ file: doc.file.path, pointer, dialect: doc.dialect.id, layer: layer.index, source: layer.source });
@@ -152,6 +160,7 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
             if (floor) floors.set(key, floor);
           }
           if (!existing) {
+            if (kind === 'tools' && tier > 0) diagnostics.push(unmatchedOverride(value as Tool, origin, originPosition(origin, catalog.documents)));
             map.set(key, { key, value, origins: [origin] });
           } else {
             existing.origins.push(origin);

@@ -2,7 +2,8 @@
  * When a call needs human approval: when the manifest says so
  * (`approval.required`, or `approval.consent`), or when a configured policy
  * rule matches the tool and the caller (by side-effect severity, risk,
- * mode, tool name, persona). Rules can only add approval, never waive one
+ * mode, tool name, persona, audit status), and the built-in rule that an
+ * `experimental` tool needs approval. Rules can only add approval, never waive one
  * the manifest asks for. The matching rule also says whether the requester
  * may approve its own call (`selfApproval`) and whether an MCP elicitation
  * may decide it (`elicitation`).
@@ -10,6 +11,7 @@
  */
 import type { Tool } from '../model/schema.js';
 import { RISK_LEVELS, SIDE_EFFECTS, rank, type Mode, type RiskLevel, type SideEffect } from '../model/vocabulary.js';
+import { auditGateOf, type AuditGate } from '../registry/audit-gate.js';
 
 /** One policy rule: every condition given must hold. */
 export interface ApprovalRule {
@@ -23,6 +25,8 @@ export interface ApprovalRule {
   minRisk?: RiskLevel;
   /** Modes (`write`, `mixed`). */
   modes?: Mode[];
+  /** Audit states (Pylot `audit_status`; `unset` for tools that declare none). */
+  auditStatus?: AuditGate[];
   /** Shown to the reviewer. */
   reason?: string;
   /**
@@ -53,8 +57,19 @@ function ruleMatches(rule: ApprovalRule, tool: Tool, persona: string | undefined
   if (rule.minSideEffects && !atLeast(SIDE_EFFECTS, tool.effects?.sideEffects, rule.minSideEffects)) return false;
   if (rule.minRisk && !atLeast(RISK_LEVELS, tool.effects?.risk, rule.minRisk)) return false;
   if (rule.modes && !rule.modes.includes(tool.effects?.mode ?? 'write')) return false;
+  if (rule.auditStatus && !rule.auditStatus.includes(auditGateOf(tool))) return false;
   return true;
 }
+
+/**
+ * Rules every runtime has after the configured ones: a tool its author marks
+ * `experimental` is listed, but each call waits for a person. Rules only add
+ * approval, so this cannot be waived by config; an operator who has reviewed
+ * such a tool marks it `audit_status: trusted` (an override file does).
+ */
+export const BUILT_IN_RULES: readonly ApprovalRule[] = Object.freeze([
+  Object.freeze<ApprovalRule>({ auditStatus: ['experimental'], reason: 'the tool\'s audit_status is experimental: a person approves each call until it is marked trusted' }),
+]);
 
 /**
  * Why this call needs approval, or undefined when it does not.
@@ -74,5 +89,5 @@ export function approvalReason(tool: Tool, persona: string | undefined, rules: r
  * @example matchingRule(tool, 'atlas', [{ tools: ['notes.*'], selfApproval: true }])?.selfApproval // true
  */
 export function matchingRule(tool: Tool, persona: string | undefined, rules: readonly ApprovalRule[]): ApprovalRule | undefined {
-  return rules.find((r) => ruleMatches(r, tool, persona));
+  return rules.find((r) => ruleMatches(r, tool, persona)) ?? BUILT_IN_RULES.find((r) => ruleMatches(r, tool, persona));
 }

@@ -65,6 +65,8 @@ export interface CircuitState {
   probing: boolean;
   /** Latest active health check result. */
   check?: { healthy: boolean; reason?: string; at: number };
+  /** What works less safely than declared (e.g. a declared resource limit this provider does not enforce). */
+  warnings?: string[];
 }
 
 export interface ProviderHealth extends CircuitState {
@@ -186,6 +188,14 @@ export class HealthBook implements HealthSource {
   /** A probe that never ran (the call went elsewhere) gives the slot back. */
   release(tool: string, provider: string): void {
     this.circuit(tool, provider).probing = false;
+  }
+
+  /** Record what a provider does less safely than declared (shown with its health). An empty list clears them. */
+  setWarnings(tool: string, provider: string, warnings: readonly string[]): void {
+    const c = this.circuit(tool, provider);
+    if (warnings.length > 0) c.warnings = [...warnings];
+    else delete c.warnings;
+    this.#version++;
   }
 
   setCheck(tool: string, provider: string, result: { healthy: boolean; reason?: string }, at: number): void {

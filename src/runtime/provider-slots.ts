@@ -16,6 +16,7 @@ import type { HealthBook } from './health.js';
 import type { HealthChecks } from './health-checks.js';
 import type { ProviderSlot } from './providers/provider-types.js';
 import type { ProviderEnvironment } from './providers/types.js';
+import { resourceWarnings } from './containment/resource-report.js';
 
 /** Turns a tool's provider entries into runnable instances, in ascending priority (see providers/provider-types.ts). */
 export interface ProviderResolver {
@@ -53,6 +54,7 @@ export class ProviderSlots {
       this.#cache.set(tool, list);
       this.#health.declare(tool);
       for (const slot of list) if (slot.instance) this.#checks.schedule(tool, slot.entry.name, slot.instance);
+      this.#recordWarnings(tool, list);
     }
     return list;
   }
@@ -80,6 +82,25 @@ export class ProviderSlots {
     const slots = [...this.#cache.values()].flat();
     this.#cache.clear();
     await Promise.all(slots.map(({ instance }) => instance?.close?.().catch(() => undefined)));
+  }
+
+  /**
+   * Each provider's standing warnings into the health book: declared
+   * resources it does not enforce (containment/resource-report.ts) and what
+   * its own readiness check warns about.
+   */
+  #recordWarnings(tool: Tool, slots: readonly ProviderSlot[]): void {
+    for (const slot of slots) {
+      if (!slot.instance) continue;
+      let own: string[] = [];
+      try {
+        own = slot.instance.ready?.().warnings ?? [];
+      } catch {
+        // readiness is asked again at call time, where a failure counts; here only warnings are collected
+      }
+      const warnings = [...new Set([...resourceWarnings(tool.execution?.resources, slot.instance.enforcedResourceLimits ?? [], slot.type ?? slot.entry.name), ...own])];
+      if (warnings.length > 0) this.#health.setWarnings(tool.name, slot.entry.name, warnings);
+    }
   }
 
   /** Relative module paths and commands resolve from the folder of the manifest that first defined the tool. */

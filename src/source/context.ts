@@ -16,7 +16,7 @@ export interface ImportContext {
   readonly persona?: string;
   readonly limits: ParseLimits;
   /** Record a finding at a pointer of this file; `key` points at the key rather than the value. */
-  report(code: DiagnosticCode, message: string, pointer: string, extra?: { hint?: string; key?: boolean; severity?: Severity }): void;
+  report(code: DiagnosticCode, message: string, pointer: string, extra?: { hint?: string; key?: boolean; severity?: Severity; field?: string }): void;
   /**
    * Read and parse another file named relative to this one (e.g. `inputSchemaRef`).
    * Problems are reported as diagnostics; undefined when nothing usable was read.
@@ -57,6 +57,7 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
       const d = diagnostic(code, message, at(file, pointer, extra.key ?? false));
       if (extra.hint !== undefined) d.hint = extra.hint;
       if (extra.severity !== undefined) d.severity = extra.severity;
+      if (extra.field !== undefined) d.field = extra.field;
       diagnostics.push(d);
     },
     readRelative(relativePath, fromPointer) {

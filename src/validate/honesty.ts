@@ -15,7 +15,7 @@ import type { Locate } from './rules.js';
 const READ_ONLY_EFFECTS: ReadonlySet<SideEffect> = new Set(['none', 'compute', 'read_external_service']);
 
 function describe(evidence: readonly Evidence[]): string {
-  const label: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', name: 'its name says', description: 'its description says' };
+  const label: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', permissions: 'its manifest', name: 'its name says', description: 'its description says' };
   return evidence.map((e) => `${label[e.source]} ${e.detail}`).join('; ');
 }
 
@@ -23,7 +23,9 @@ function describe(evidence: readonly Evidence[]): string {
 export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
   const mode = tool.effects?.mode;
   const sideEffects = tool.effects?.sideEffects;
-  const claim = (path: string) => !isDerived(tool, path);
+  // An explicit empty permission list is the author's statement of no side effects (dialects/pylot/permissions.ts).
+  const declaresNone = tool.permissions?.length === 0 && mode === 'read' && sideEffects === 'none';
+  const claim = (path: string) => !isDerived(tool, path) || (declaresNone && (path === 'effects.mode' || path === 'effects.sideEffects'));
   const claimsRead = (mode === 'read' && claim('effects.mode')) || (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects'));
   const claimsReversible = tool.effects?.reversible === 'full' && claim('effects.reversible');
   if (!claimsRead && !claimsReversible) return []; // no claim to contradict: skip gathering evidence
@@ -40,7 +42,8 @@ export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
     );
 
   if (writes.length > 0) {
-    if (mode === 'read' && claim('effects.mode')) warn('effects.mode', 'Declared mode "read"', writes);
+    if (declaresNone && isDerived(tool, 'effects.mode')) warn('effects.mode', 'Declared "permissions: []" (no side effects)', writes);
+    else if (mode === 'read' && claim('effects.mode')) warn('effects.mode', 'Declared mode "read"', writes);
     // a declared write mode already tells the truth, whatever the side-effect category
     else if (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects') && !(mode !== undefined && claim('effects.mode')))
       warn('effects.sideEffects', `Declared side effects "${sideEffects}"`, writes);

@@ -130,7 +130,7 @@ describe('pylot import: effects derived from permissions', () => {
     [['process', 'network'], { sideEffects: 'system', mode: 'write' }, ['effects.sideEffects', 'effects.mode']],
     [['read_repo', 'gpu_access'], { sideEffects: 'filesystem' }, ['effects.sideEffects']],
     [['gpu_access'], undefined, undefined],
-    [[], undefined, undefined],
+    [[], { sideEffects: 'none', mode: 'read' }, ['effects.sideEffects', 'effects.mode']],
   ])('%j', (permissions, effects, derived) => {
     const { tool } = importEntry({ name: 'x', permissions });
     expect(tool?.permissions).toEqual(permissions);
@@ -138,8 +138,8 @@ describe('pylot import: effects derived from permissions', () => {
     expect(tool?.derived).toEqual(derived);
   });
 
-  it('derives nothing without permissions', () => {
-    expect(impliedEffects([])).toEqual({});
+  it('derives nothing without permissions (silence is not an empty list)', () => {
+    expect(impliedEffects([])).toEqual({ sideEffects: 'none', mode: 'read' });
     const { tool } = importEntry({ name: 'x' });
     expect(tool?.effects).toBeUndefined();
     expect(tool?.derived).toBeUndefined();

@@ -10,6 +10,7 @@ import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
 import type { ApprovalRule } from '../../runtime/approval-rules.js';
 import { ObjectReader } from '../../source/reader.js';
 import type { ConfigReading } from '../reading.js';
+import { AUDIT_GATES, type AuditGate } from '../../registry/audit-gate.js';
 
 /** Fields of a rule that say what it allows, not which calls it matches. */
 const NOT_CONDITIONS = new Set(['reason', 'selfApproval', 'elicitation']);
@@ -40,6 +41,7 @@ export const ApprovalsSchema = Type.Object(
             minSideEffects: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...SIDE_EFFECTS] })),
             minRisk: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...RISK_LEVELS] })),
             modes: Type.Optional(Type.Array(Type.Unsafe<string>({ type: 'string', enum: [...MODES] }))),
+            auditStatus: Type.Optional(Type.Array(Type.Unsafe<AuditGate>({ type: 'string', enum: [...AUDIT_GATES] }), { description: 'Audit states (Pylot audit_status; "unset": none declared).' })),
             reason: Type.Optional(Type.String()),
             selfApproval: Type.Optional(Type.Boolean({ description: 'Calls this rule gates may be approved by whoever asked.' })),
             elicitation: Type.Optional(Type.Boolean({ description: 'An MCP client may approve through elicitation (needs selfApproval too: the client is the asker).' })),
@@ -77,15 +79,17 @@ export function readApprovals(reading: ConfigReading): ApprovalsConfig {
     if (minRisk) r.minRisk = minRisk;
     const modes = rule.enumValues('modes', MODES);
     if (modes) r.modes = modes;
+    const auditStatus = rule.enumValues('auditStatus', AUDIT_GATES);
+    if (auditStatus) r.auditStatus = auditStatus;
     const reason = rule.string('reason');
     if (reason !== undefined) r.reason = reason;
     for (const key of ['selfApproval', 'elicitation'] as const) {
       const allowed = rule.boolean(key);
       if (allowed !== undefined) r[key] = allowed;
     }
-    rule.rest({ where: 'an approval rule (known: tools, personas, minSideEffects, minRisk, modes, reason, selfApproval, elicitation)' });
+    rule.rest({ where: 'an approval rule (known: tools, personas, minSideEffects, minRisk, modes, auditStatus, reason, selfApproval, elicitation)' });
     if (Object.keys(r).filter((k) => !NOT_CONDITIONS.has(k)).length === 0) {
-      reading.report('INVALID_VALUE', 'An approval rule with no condition would gate every call.', rule.pointer, { hint: 'Give at least one of tools, personas, minSideEffects, minRisk, modes.' });
+      reading.report('INVALID_VALUE', 'An approval rule with no condition would gate every call.', rule.pointer, { hint: 'Give at least one of tools, personas, minSideEffects, minRisk, modes, auditStatus.' });
     } else rules.push(r);
   });
   if (rules.length > 0) approvals.rules = rules;

@@ -15,6 +15,7 @@ import type { ProviderEnvironment } from '../../runtime/providers/types.js';
 import type { ObjectReader } from '../../source/reader.js';
 import { PathString, type ConfigReading } from '../reading.js';
 import type { EgressConfig } from './egress.js';
+import { AUDIT_GATES, type AuditGate } from '../../registry/audit-gate.js';
 
 /** Where module tools run unless a tool opts into `inline`. */
 export const MODULE_ISOLATIONS = ['worker', 'inline'] as const satisfies ReadonlyArray<NonNullable<ProviderEnvironment['moduleIsolation']>>;
@@ -30,6 +31,8 @@ export interface RuntimeSection {
   maxResponseBytes: number;
   /** Base URLs by provider type (`google_cse`, `serpapi`, `openai`): proxies or stand-ins, over the manifests' `baseUrl`. @default {} */
   providerBaseUrls?: Record<string, string>;
+  /** Audit states whose tools are exposed (registry/audit-gate.ts). @default every state */
+  allowAuditStatus?: AuditGate[];
 }
 
 /** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
@@ -46,6 +49,7 @@ export const RuntimeSchema = Type.Object(
     providerBaseUrls: Type.Optional(
       Type.Record(Type.String(), Type.String({ pattern: '^https?://' }), { description: 'Base URLs by provider type (google_cse, serpapi, openai): a proxy or stand-in, over the manifests\' baseUrl.' }),
     ),
+    allowAuditStatus: Type.Optional(Type.Array(Type.Unsafe<AuditGate>({ type: 'string', enum: [...AUDIT_GATES] }), { description: 'Only tools whose audit_status is listed are exposed ("unset": tools that declare none). Default: every state.' })),
   },
   { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
 );
@@ -65,12 +69,14 @@ export function readRuntime(reading: ConfigReading): RuntimeSection {
   const moduleIsolation = runtimeReader.enumValue('moduleIsolation', MODULE_ISOLATIONS);
   const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
   const providerBaseUrls = readProviderBaseUrls(runtimeReader);
-  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, providerBaseUrls)' });
+  const allowAuditStatus = runtimeReader.enumValues('allowAuditStatus', AUDIT_GATES);
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, providerBaseUrls, allowAuditStatus)' });
   return {
     ...(providerBaseUrls ? { providerBaseUrls } : {}),
     trustedModuleDirs,
     moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
     maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
+    ...(allowAuditStatus !== undefined ? { allowAuditStatus } : {}),
   };
 }
 

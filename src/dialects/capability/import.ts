@@ -70,6 +70,7 @@ function readEntry(context: ImportContext, value: unknown, pointer: string): Loc
 function readName(entry: ObjectReader): string | undefined {
   if (!entry.has('name')) {
     entry.context.report('MISSING_FIELD', 'This manifest has no "name"; it is skipped.', entry.pointer, {
+      field: 'name',
       hint: 'Add a name such as "github.create_pull_request".',
     });
     return undefined;

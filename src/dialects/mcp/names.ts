@@ -54,6 +54,7 @@ export interface NameFields {
 export function readName(reader: ObjectReader): NameFields | undefined {
   if (!reader.has('name')) {
     reader.context.report('MISSING_FIELD', 'An MCP tool has no "name".', reader.pointer, {
+      field: 'name',
       hint: 'Give every tool the "name" clients call it by.',
     });
     return undefined;

@@ -31,6 +31,7 @@ interface ToolExtension {
 function readInputSchema(reader: ObjectReader): JsonObject | undefined {
   if (reader.has('inputSchema')) return reader.object('inputSchema')?.value;
   reader.context.report('MISSING_FIELD', 'An MCP tool has no "inputSchema".', reader.pointer, {
+    field: 'inputSchema',
     hint: 'MCP requires one; write { "type": "object" } for a tool without arguments.',
   });
   return undefined;

@@ -37,6 +37,9 @@ export interface ImpliedEffects {
   mode?: Mode;
 }
 
+/** What `permissions: []` declares: no side effects, read-only. */
+export const NO_PERMISSIONS: Readonly<ImpliedEffects> = Object.freeze({ sideEffects: 'none', mode: 'read' });
+
 /**
  * The effects a permission list implies: the most severe side-effect category
  * of its known words, `write` mode when any word writes, `read` mode when
@@ -45,8 +48,13 @@ export interface ImpliedEffects {
  * @example
  * impliedEffects(['read_repo', 'network']) // { sideEffects: 'network' }
  * impliedEffects(['read_repo'])            // { sideEffects: 'filesystem', mode: 'read' }
+ * impliedEffects([])                       // { sideEffects: 'none', mode: 'read' }
  */
 export function impliedEffects(permissions: readonly string[]): ImpliedEffects {
+  // An explicit empty list is a statement: the tool needs no capability at all
+  // (no files, no network, no processes), so it changes nothing outside itself.
+  // Silence (no `permissions` key) is not this statement and implies nothing.
+  if (permissions.length === 0) return NO_PERMISSIONS;
   let sideEffects: SideEffect | undefined;
   let writes = false;
   let allReads = permissions.length > 0;

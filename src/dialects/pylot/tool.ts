@@ -91,7 +91,7 @@ function readName(reader: ObjectReader): string | undefined {
 
 /** Report a required Pylot field that is absent (a wrong type is reported by the read). */
 function requireField(reader: ObjectReader, key: string, hint: string): void {
-  if (!reader.has(key)) reader.context.report('MISSING_FIELD', `Missing required field "${key}".`, reader.pointer, { hint });
+  if (!reader.has(key)) reader.context.report('MISSING_FIELD', `Missing required field "${key}".`, reader.pointer, { hint, field: key });
 }
 
 function readModule(reader: ObjectReader): string | undefined {

@@ -42,6 +42,7 @@ export function requireKeys(reader: ObjectReader, keys: readonly string[], what:
     if (reader.has(key)) continue;
     reader.context.report('MISSING_FIELD', `${what} has no "${key}".`, reader.pointer, {
       hint: `Add "${key}"; the Xena registry contract requires it.`,
+      field: key,
     });
   }
 }
@@ -53,6 +54,7 @@ export function requireKeys(reader: ObjectReader, keys: readonly string[], what:
 function readId(reader: ObjectReader, what: string): string | undefined {
   if (!reader.has('id')) {
     reader.context.report('MISSING_FIELD', `${what} has no "id".`, reader.pointer, {
+      field: 'id',
       hint: 'Give every registry entry an "id" such as "tool.tasks.example.source".',
     });
     return undefined;

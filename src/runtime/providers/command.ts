@@ -24,8 +24,8 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
 import { containedSpawn, killGroup } from '../containment/process.js';
-import { findPrlimit, readResourceLimits, withResourceLimits } from '../containment/resource-limits.js';
-import { childEnvOf, isCommandPath, missingVars, readCommandConfig, resolveCommand, type CommandProviderConfig } from './command-config.js';
+import { findPrlimit, readResourceLimits, RESOURCE_LIMITS, withResourceLimits } from '../containment/resource-limits.js';
+import { childEnvOf, isCommandPath, missingVars, readCommandConfig, resolveCommand, VAR_PATTERN, type CommandProviderConfig } from './command-config.js';
 import { declaredEnvNames } from './declared-env.js';
 import { Tail } from './output-tail.js';
 import { codeIdentityOf, fileSha256 } from './identity.js';
@@ -44,6 +44,8 @@ const STDERR_TAIL_BYTES = 2048;
 
 class CommandInstance implements ProviderInstance {
   readonly type = 'command';
+  /** All of them, through prlimit; without prlimit, ready() warns about each (the limits stay declared). */
+  readonly enforcedResourceLimits = RESOURCE_LIMITS;
   declare readonly healthCheckIntervalSec?: number;
   /** Children of calls under way, and the group endings not yet finished. */
   private readonly running = new Map<ChildProcess, () => Promise<boolean>>();

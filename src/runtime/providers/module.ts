@@ -33,7 +33,7 @@ import { pathToFileURL } from 'node:url';
 import type { Provider, Tool } from '../../model/schema.js';
 import { errorMessage } from '../../model/errors.js';
 import { envAllowList } from '../containment/child-env.js';
-import { readResourceLimits } from '../containment/resource-limits.js';
+import { readResourceLimits, type ResourceLimitName } from '../containment/resource-limits.js';
 import { declaredEnvNames } from './declared-env.js';
 import { codeIdentityOf } from './identity.js';
 import { abortedError, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
@@ -61,6 +61,8 @@ interface Current {
 
 class ModuleInstance implements ProviderInstance {
   readonly type = 'module';
+  /** A worker's heap is capped at `memoryMb`; inline code shares the server's thread and is held to nothing. */
+  readonly enforcedResourceLimits: readonly ResourceLimitName[];
   declare readonly healthCheckIntervalSec?: number;
   declare readonly check?: (signal: AbortSignal) => Promise<HealthCheckResult>;
   readonly #config: ModuleProviderConfig;
@@ -85,6 +87,7 @@ class ModuleInstance implements ProviderInstance {
     this.#trusted = environment.trustedModuleDirs ?? [];
     this.#isolation = config.isolation ?? environment.moduleIsolation ?? 'worker';
     this.#memoryMb = readResourceLimits(tool.execution?.resources).limits.memoryMb;
+    this.enforcedResourceLimits = this.#isolation === 'worker' ? ['memoryMb'] : [];
     this.#env = envAllowList({ base: environment.env, declared: declaredEnvNames(tool) });
     this.#verdict = moduleAllowed(config.module, this.#baseDir, this.#trusted);
     this.#describe = `export "${config.export}" of module "${config.module}"`;

@@ -35,7 +35,7 @@ import { readdirSync, statSync } from 'node:fs';
 import type { Provider, Tool } from '../../model/schema.js';
 import { packageInits, pythonModuleFile, pythonProjectRoot } from '../../load/python-modules.js';
 import { createRedactor } from '../containment/redact.js';
-import { findPrlimit, readResourceLimits, withResourceLimits } from '../containment/resource-limits.js';
+import { findPrlimit, readResourceLimits, withResourceLimits, type ResourceLimitName } from '../containment/resource-limits.js';
 import { childEnvOf, missingVars } from './command-config.js';
 import { declaredEnvNames } from './declared-env.js';
 import { codeIdentityOf, fileSha256 } from './identity.js';
@@ -59,6 +59,8 @@ const stderrOutput = (tool: string, output: string) => process.stderr.write(`too
 
 class PythonInstance implements ProviderInstance {
   readonly type = 'python';
+  /** Per process, through prlimit; `cpuSec` would bound the worker's whole life, so it is reported as not enforced (containment/resource-report.ts). */
+  readonly enforcedResourceLimits: readonly ResourceLimitName[] = ['memoryMb', 'openFiles'];
   declare readonly healthCheckIntervalSec?: number;
   readonly #config: PythonProviderConfig;
   readonly #tool: string;
@@ -86,14 +88,13 @@ class PythonInstance implements ProviderInstance {
     if (config.healthCheckIntervalSec !== undefined) this.healthCheckIntervalSec = config.healthCheckIntervalSec;
     // cpuSec would bound the worker's whole life, not a call: the timeout does that
     const { limits, problems } = readResourceLimits(tool.execution?.resources);
-    const { cpuSec, ...perProcess } = limits;
+    const { cpuSec: _lifetime, ...perProcess } = limits;
     this.#resources = Object.keys(perProcess).length > 0 ? perProcess : undefined;
     this.#prlimit = findPrlimit() ?? null;
     const { unenforced } = withResourceLimits(this.#command, [], perProcess, this.#prlimit);
     this.#warnings = [
       ...problems,
       ...unenforced.map((l) => `execution.resources ${l} is not enforced here (no prlimit)`),
-      ...(cpuSec !== undefined ? ['execution.resources cpuSec is not enforced for a long-lived python worker (execution.timeoutSec bounds each call)'] : []),
     ];
     // the worker sees the declared variables: their values are what it could leak
     const env = this.#childEnv();

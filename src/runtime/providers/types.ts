@@ -14,6 +14,7 @@
  */
 import type { Provider, Tool } from '../../model/schema.js';
 import type { CrossOriginRedirects } from '../containment/redirects.js';
+import type { ResourceLimitName } from '../containment/resource-limits.js';
 
 /** What a provider gets for one call attempt. */
 export interface ProviderCallContext {
@@ -69,6 +70,13 @@ export interface ProviderInstance {
   close?(): Promise<void>;
   /** The tool's version left the serving catalog (a reload): release resources once the calls under way finish. Absent: `close()`. */
   retire?(): void;
+  /**
+   * The `execution.resources` limits this instance applies to what it runs
+   * (`memoryMb`, `cpuSec`, `openFiles`; containment/resource-limits.ts).
+   * Every other declared resource is reported as not enforced, in its health
+   * warnings (containment/resource-report.ts). Absent: none.
+   */
+  readonly enforcedResourceLimits?: readonly ResourceLimitName[];
   /**
    * A stable hash of the code a call will run, apart from the manifest:
    * for `command` the resolved executable, its file's sha256 and the args

@@ -17,6 +17,7 @@ import { RuntimeSchema } from './sections/runtime.js';
 import { ServerSchema } from './sections/server.js';
 import { SourcesSchema } from './sections/sources.js';
 import { StoreSchema } from './sections/store.js';
+import { ToolsSchema } from './sections/tools.js';
 
 /** The schema of `toolcap.config.yaml`; its property order is the order the sections are listed in messages. */
 export const ConfigFileSchema = Type.Object(
@@ -32,6 +33,7 @@ export const ConfigFileSchema = Type.Object(
     egress: Type.Optional(EgressSchema),
     runtime: Type.Optional(RuntimeSchema),
     limits: Type.Optional(LimitsSchema),
+    tools: Type.Optional(ToolsSchema),
   },
   { additionalProperties: false, description: 'toolcap.config.yaml: see docs/config.md.' },
 );

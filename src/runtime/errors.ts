@@ -44,6 +44,8 @@ export const CALL_ERROR_STATUS = {
   RATE_LIMITED: 429,
   /** The provider refused the caller's input (an HTTP 4xx, an MCP tool error): the caller's fault, not the provider's. */
   TOOL_REJECTED: 422,
+  /** The tool's result does not match its declared outputSchema, and the config says `runtime.results: fail`. */
+  RESULT_MISMATCH: 502,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;

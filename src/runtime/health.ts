@@ -92,6 +92,8 @@ export class HealthBook implements HealthSource {
   readonly #random: () => number;
   readonly #declared = new Map<string, number>();
   #version = 0;
+  /** What else is shown with a tool's health (tool-services.ts: result drift, an unavailable reason). */
+  #annotate: ((name: string) => Record<string, unknown> | undefined) | undefined;
 
   constructor(options: { backoff?: Partial<BackoffPolicy>; random?: () => number } = {}) {
     this.#policy = { ...DEFAULT_BACKOFF, ...options.backoff };
@@ -100,6 +102,11 @@ export class HealthBook implements HealthSource {
 
   version(): number {
     return this.#version;
+  }
+
+  /** Show more with each tool's health: fields merged into {@link lookup}'s answer (a `status` among them wins). */
+  annotate(fn: (name: string) => Record<string, unknown> | undefined): void {
+    this.#annotate = fn;
   }
 
   /** Remember a tool's declared p95, to flag a stale manifest. */
@@ -170,6 +177,12 @@ export class HealthBook implements HealthSource {
 
   /** The health summary of a tool, for `/tools` and `min_success_rate`. */
   lookup(name: string): HealthSummary | undefined {
+    const extra = this.#annotate?.(name);
+    const seen = this.#observed(name);
+    return extra === undefined ? seen : ({ ...(seen ?? { status: 'unknown' }), ...extra } as HealthSummary);
+  }
+
+  #observed(name: string): HealthSummary | undefined {
     const r = this.#tools.get(name)?.summary();
     if (!r) return undefined;
     const declared = this.#declared.get(name);

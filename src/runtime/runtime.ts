@@ -44,6 +44,7 @@ import { manifestRedactor } from './secrets.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
+import { ToolServices } from './tool-services.js';
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
 export type { ApprovalView } from './approvals.js';
@@ -66,6 +67,8 @@ export class Runtime {
   readonly health: HealthBook;
   readonly metrics: CallMetrics;
   readonly store: Store;
+  /** Tools' configurations, SQL databases and result checks (tool-services.ts). */
+  readonly services: ToolServices;
   readonly #registry: Registry;
   readonly #rules: readonly ApprovalRule[];
   readonly #tracer: Tracer;
@@ -97,6 +100,8 @@ export class Runtime {
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
+    this.services = options.services ?? new ToolServices({ env: this.#env });
+    this.health.annotate((name) => this.#annotation(name));
     this.#redactor = options.redactor;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
@@ -133,7 +138,7 @@ export class Runtime {
   #redactorOf(snapshot: Snapshot): Redactor {
     if (this.#redactor) return this.#redactor;
     let r = this.#redactors.get(snapshot);
-    if (!r) this.#redactors.set(snapshot, (r = manifestRedactor(snapshot.tools, this.#env)));
+    if (!r) this.#redactors.set(snapshot, (r = manifestRedactor(snapshot.tools, this.#env, this.services.secrets(snapshot.tools))));
     return r;
   }
 
@@ -229,10 +234,12 @@ export class Runtime {
       return durationMs;
     };
     try {
+      const extras = await this.services.forCall(tool, callId);
       const { provider, result } = await this.#router.route(
-        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal },
+        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal, extras },
         log,
       );
+      this.services.checkResult(tool, result, callId);
       const durationMs = await finish(true, provider);
       return { status: 'ok', callId, tool: tool.name, provider, attempts: log.count, durationMs, result, skipped: log.skipped };
     } catch (error) {
@@ -271,6 +278,16 @@ export class Runtime {
     this.#checks.stop();
     await this.#journal.flush();
     await this.#checks.close();
+    await this.services.close();
+  }
+
+  /** Result drift and an unavailable reason, shown with a tool's health. */
+  #annotation(name: string): Record<string, unknown> | undefined {
+    const tool = this.#registry.snapshot().byName.get(name)?.[0];
+    const unavailable = tool === undefined ? undefined : this.services.unavailable(tool);
+    const drift = this.services.drift(name);
+    if (unavailable === undefined && drift === undefined) return undefined;
+    return { ...(unavailable !== undefined ? { status: 'down', unavailable } : {}), ...(drift !== undefined ? { resultDrift: drift } : {}) };
   }
 
   /** Seed observed health from calls the store remembers (after a restart, or from other instances). */

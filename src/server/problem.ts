@@ -66,6 +66,7 @@ const TITLES: Record<ProblemCode, string> = {
   SELF_APPROVAL: 'Somebody else must decide',
   RATE_LIMITED: 'Too many calls',
   TOOL_REJECTED: 'The tool refused the arguments',
+  RESULT_MISMATCH: 'The result does not match the declared outputSchema',
   FORBIDDEN_ORIGIN: 'Origin not allowed',
   MISDIRECTED_REQUEST: 'Host not served here',
   AUTH_UNAVAILABLE: 'Credentials cannot be checked now',

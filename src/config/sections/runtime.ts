@@ -14,6 +14,9 @@ import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js'
 import type { ProviderEnvironment } from '../../runtime/providers/types.js';
 import { PathString, type ConfigReading } from '../reading.js';
 import type { EgressConfig } from './egress.js';
+import type { ResultPolicy } from '../../runtime/result-check.js';
+
+const RESULT_POLICIES = ['warn', 'fail'] as const satisfies readonly ResultPolicy[];
 
 /** Where module tools run unless a tool opts into `inline`. */
 export const MODULE_ISOLATIONS = ['worker', 'inline'] as const satisfies ReadonlyArray<NonNullable<ProviderEnvironment['moduleIsolation']>>;
@@ -27,10 +30,12 @@ export interface RuntimeSection {
   moduleIsolation: ModuleIsolation;
   /** Largest response body a provider reads, in bytes. @default 10485760 (10 MiB) */
   maxResponseBytes: number;
+  /** A result that does not match the tool's outputSchema: counted as drift (`warn`), or also failing the call (`fail`). @default 'warn' */
+  results: ResultPolicy;
 }
 
 /** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
-export const DEFAULT_RUNTIME: Readonly<RuntimeSection> = Object.freeze({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: DEFAULT_MAX_BODY_BYTES });
+export const DEFAULT_RUNTIME: Readonly<RuntimeSection> = Object.freeze({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: DEFAULT_MAX_BODY_BYTES, results: 'warn' });
 
 /** `runtime`: trusted module folders, module isolation, the response size limit. */
 export const RuntimeSchema = Type.Object(
@@ -40,6 +45,7 @@ export const RuntimeSchema = Type.Object(
       Type.Unsafe<ModuleIsolation>({ type: 'string', enum: [...MODULE_ISOLATIONS], default: DEFAULT_RUNTIME.moduleIsolation, description: 'Where module tools run unless one opts into inline: a worker thread each, or the server\'s thread.' }),
     ),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_RUNTIME.maxResponseBytes, description: 'Largest response body a provider reads, in bytes.' })),
+    results: Type.Optional(Type.Unsafe<ResultPolicy>({ type: 'string', enum: [...RESULT_POLICIES], default: 'warn', description: 'A result that does not match the tool\'s outputSchema: counted as drift (warn), or also failing the call (fail).' })),
   },
   { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
 );
@@ -58,11 +64,13 @@ export function readRuntime(reading: ConfigReading): RuntimeSection {
   });
   const moduleIsolation = runtimeReader.enumValue('moduleIsolation', MODULE_ISOLATIONS);
   const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
-  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes)' });
+  const results = runtimeReader.enumValue('results', RESULT_POLICIES);
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, results)' });
   return {
     trustedModuleDirs,
     moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
     maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
+    results: results ?? DEFAULT_RUNTIME.results,
   };
 }
 

@@ -78,7 +78,7 @@ async function refusalOf(db: ToolDatabase, sql: string): Promise<string | undefi
   let memo = decided.get(db);
   if (!memo) decided.set(db, (memo = new Map()));
   if (memo.has(sql)) return memo.get(sql);
-  const refused = await refusalOf(db, sql);
+  const refused = await db.refusal(sql);
   // ad hoc statements are not remembered: they are many and may be unique
   if (memo.size < 1000) memo.set(sql, refused);
   return refused;

@@ -37,7 +37,7 @@ export function toolSettingsDiagnostics(section: ToolsSection, tools: readonly T
       out.push(
         diagnostic('TOOL_CONFIGURATION_INVALID', `Tool "${tool.name}" is unavailable: ${p.message}.`, {
           ...location,
-          hint: `Give it in the config: tools: { ${tool.name}: { configurations: { ${key ?? 'name'}: ... } } } (a secret as { env: NAME }).`,
+          hint: p.hint ?? `Give it in the config: tools: { ${tool.name}: { configurations: { ${key ?? 'name'}: ... } } } (a secret as { env: NAME }).`,
         }),
       );
     }

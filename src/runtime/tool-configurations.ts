@@ -27,6 +27,8 @@ export interface ToolSettings {
 export interface ConfigurationProblem {
   pointer: string;
   message: string;
+  /** How to fix it, when the general advice (give the value in the config) is not it. */
+  hint?: string;
 }
 
 /** A tool's resolved configuration: the values, the secrets among them, and what is wrong. */
@@ -54,7 +56,7 @@ function resolveValue(value: unknown, pointer: string, env: Readonly<Record<stri
   if (name !== undefined) {
     const v = env[name];
     if (v === undefined || v === '') {
-      out.problems.push({ pointer, message: `the environment variable ${name} is not set` });
+      out.problems.push({ pointer, message: `the environment variable ${name} is not set`, hint: `Set ${name} in the environment toolcap runs in.` });
       return undefined;
     }
     out.secrets.push(v);

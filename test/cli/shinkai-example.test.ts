@@ -113,11 +113,11 @@ describe('examples/shinkai through the HTTP API', () => {
     const added = await post({ action: 'add', text: 'call the plumber' });
     expect(added.status).toBe(200);
     expect(await added.json()).toMatchObject({ status: 'ok', result: { total: 2 } });
-    const listed = await (await post({ action: 'list' })).json();
+    const listed = (await (await post({ action: 'list' })).json()) as { result: { notes: Array<{ text: string }> } };
     expect(listed.result.notes.map((n: { text: string }) => n.text)).toEqual(['buy milk', 'call the plumber']);
     const bad = await post({ action: 'shout' });
     expect(bad.status).toBe(400);
-    const tool = await (await fetch(`${url}/tools/notes_keeper`)).json();
+    const tool = (await (await fetch(`${url}/tools/notes_keeper`)).json()) as { health: unknown };
     expect(tool.health).toMatchObject({ resultDrift: { checked: 2, mismatches: 0 } });
     expect(JSON.stringify(tool)).not.toContain(KEY);
   }, 60_000);

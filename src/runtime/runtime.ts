@@ -283,7 +283,8 @@ export class Runtime {
 
   /** Result drift and an unavailable reason, shown with a tool's health. */
   #annotation(name: string): Record<string, unknown> | undefined {
-    const tool = this.#registry.snapshot().byName.get(name)?.[0];
+    // before the first build there is no catalog to ask (only observations)
+    const tool = this.#registry.status().version === 0 ? undefined : this.#registry.snapshot().byName.get(name)?.[0];
     const unavailable = tool === undefined ? undefined : this.services.unavailable(tool);
     const drift = this.services.drift(name);
     if (unavailable === undefined && drift === undefined) return undefined;

@@ -101,6 +101,8 @@ function workerMain(
   const work = (m: Extract<ToWorker, { t: 'call' | 'check' }>, signal: AbortSignal): unknown => {
     if (m.t === 'call') {
       const { sql, ...context } = m.context;
+      // frozen as the host's are: the values are the tool's to read, not to change
+      if (context.configurations !== undefined) Object.freeze(context.configurations);
       return run(m.args, { ...context, signal, ...(sql === true ? { sql: sqlProxy(m.id) } : {}) });
     }
     const { value, exports } = lookup(namespace, m.name);

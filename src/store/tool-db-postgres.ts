@@ -72,6 +72,21 @@ export function toPostgres(sql: string, params: SqlParams | undefined): { text: 
   return { text, values };
 }
 
+/**
+ * The URL without its `options` parameter: pg lets the URL's parameters win
+ * over the pool's own, and a `search_path` there would put the tool's tables
+ * in the store's schema.
+ */
+function withoutOptions(url: string): string {
+  try {
+    const u = new URL(url);
+    u.searchParams.delete('options');
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 class PostgresToolDatabase implements ToolDatabase {
   readonly location: string;
   readonly #pool: pg.Pool;
@@ -81,7 +96,7 @@ class PostgresToolDatabase implements ToolDatabase {
   constructor(url: string, schema: string) {
     this.#schema = schema;
     this.location = `schema ${schema}`;
-    this.#pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000, options: `-c search_path=${schema}` });
+    this.#pool = new pg.Pool({ connectionString: withoutOptions(url), max: 4, connectionTimeoutMillis: 5000, options: `-c search_path=${schema}` });
     this.#pool.on('error', () => undefined);
   }
 

@@ -68,7 +68,7 @@ export class ToolServices {
   unavailable(tool: Tool): string | undefined {
     const { problems } = this.configuration(tool);
     if (problems.length === 0) return undefined;
-    return `its configuration is incomplete: ${problems.map((p) => p.message).join('; ')} (set tools.${tool.name}.configurations in the config)`;
+    return `its configuration is incomplete: ${problems.map((p) => p.message).join('; ')} (see tools.${tool.name} in the config)`;
   }
 
   /** Every configuration value that came from the environment, for the redactor. */

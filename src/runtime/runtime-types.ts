@@ -53,7 +53,7 @@ export interface RuntimeOptions {
    * shapes (secrets.ts; rebuilt when the catalog reloads)
    */
   redactor?: Redactor;
-  /** Tools' configurations, SQL databases and result checks. @default new ToolServices({ env }): no settings, results `warn`, no tool databases */
+  /** Tools' configurations, SQL databases and result checks. @default new ToolServices({ env, databases: defaultToolDatabases(store) }): no settings, results `warn`, tool databases beside an SQLite store */
   services?: ToolServices;
 }
 

@@ -44,7 +44,7 @@ import { manifestRedactor } from './secrets.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
-import { ToolServices } from './tool-services.js';
+import { defaultToolDatabases, ToolServices } from './tool-services.js';
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
 export type { ApprovalView } from './approvals.js';
@@ -100,7 +100,8 @@ export class Runtime {
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
-    this.services = options.services ?? new ToolServices({ env: this.#env });
+    const databases = defaultToolDatabases(this.store);
+    this.services = options.services ?? new ToolServices({ env: this.#env, ...(databases ? { databases } : {}) });
     this.health.annotate((name) => this.#annotation(name));
     this.#redactor = options.redactor;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));

@@ -6,7 +6,9 @@
  * before routing a call, and {@link ToolServices.checkResult} after it.
  * @module
  */
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Tool } from '../model/schema.js';
+import type { Store } from '../store/types.js';
 import type { ToolDatabaseLocation, ToolSql } from '../store/tool-db.js';
 import { CallError } from './errors.js';
 import { ResultChecker, type ResultDrift, type ResultPolicy } from './result-check.js';
@@ -27,6 +29,16 @@ export interface ToolServicesOptions {
   /** Where tools' own databases are kept; absent: tools declaring SQL tables are unavailable. */
   databases?: ToolDatabaseLocation;
   clock?: () => number;
+}
+
+/**
+ * Where tools' databases go for a runtime given no services: beside an
+ * SQLite store's file (`tools/`); none for another store (its location
+ * names no folder, and a PostgreSQL URL is not kept with its password).
+ * @example defaultToolDatabases(store) // { kind: 'sqlite', dir: '/srv/app/.toolcap/tools' }
+ */
+export function defaultToolDatabases(store: Pick<Store, 'kind' | 'location'>): ToolDatabaseLocation | undefined {
+  return store.kind === 'sqlite' && isAbsolute(store.location) ? { kind: 'sqlite', dir: join(dirname(store.location), 'tools') } : undefined;
 }
 
 /** What a provider gets for a call besides the arguments (fields of ProviderCallContext). */

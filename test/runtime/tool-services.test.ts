@@ -182,6 +182,14 @@ describe('the tool\'s own SQL database', () => {
     expect((await expectCode(again.call('visits', {}), 'PROVIDER_ERROR')).message).toMatch(/refused: ATTACH/);
   });
 
+  it('a runtime given no services keeps tool databases beside its SQLite store', async () => {
+    const h = await harness([SQL_TOOL]);
+    h.fakes.on('p1', async (args, ctx) => (await ctx.sql!.query('visit', { page: String(args['page']) })).rows[0]);
+    expect(await h.runtime.call('visits', { page: '/b' })).toMatchObject({ result: { n: 1 } });
+    const { readdirSync } = await import('node:fs');
+    expect(readdirSync(join(h.dir, 'tools')).filter((f) => f.endsWith('.db'))).toEqual([expect.stringMatching(/^visits_[0-9a-f]{8}\.db$/)]);
+  });
+
   it('a definition the database rejects makes the tool unavailable, naming the table', async () => {
     const broken = fakeTool('broken', { storage: { sqlTables: [{ name: 't', definition: 'CREATE TABLE t (' }] } });
     const h = await harness([broken], { services: services({ databases: sqliteLocation() }) });

@@ -60,19 +60,16 @@ export function sqlRefusal(sql: string, own: string): string | undefined {
     if (text.startsWith('pg_')) return `"${w.text}": names starting with pg_ (the server's catalog and functions) are refused`;
   }
   // qualified names: schema.table or schema.table.column must name the tool's own schema
+  const isWord = (t: Token | undefined): t is Word => t !== undefined && 'text' in t;
+  const isDot = (t: Token | undefined): boolean => t !== undefined && 'punct' in t && t.punct === '.';
   for (let i = 0; i + 2 < tokens.length; i++) {
-    const a = tokens[i]!;
-    const dot = tokens[i + 1]!;
-    const b = tokens[i + 2]!;
-    if (!('text' in a) || !('punct' in dot) || dot.punct !== '.' || !('text' in b)) continue;
+    const head = tokens[i];
+    const second = tokens[i + 2];
+    // only the start of a dotted name (not `b.c` inside `a.b.c`)
+    if (!isWord(head) || !isDot(tokens[i + 1]) || !isWord(second) || isDot(tokens[i - 1]) || head.text === own) continue;
     const third = tokens[i + 4];
-    const fourth = tokens[i + 3];
-    const threePart = fourth !== undefined && 'punct' in fourth && fourth.punct === '.' && third !== undefined && 'text' in third;
-    const previous = tokens[i - 1];
-    const continues = previous !== undefined && 'punct' in previous && previous.punct === '.';
-    if (continues) continue;
-    if (threePart && a.text !== own) return `"${a.text}.${b.text}.${(third as Word).text}" names another schema than the tool's own`;
-    if (KNOWN_SCHEMAS.has(a.text) && a.text !== own) return `"${a.text}.${b.text}" names another schema than the tool's own`;
+    if (isDot(tokens[i + 3]) && isWord(third)) return `"${head.text}.${second.text}.${third.text}" names another schema than the tool's own`;
+    if (KNOWN_SCHEMAS.has(head.text)) return `"${head.text}.${second.text}" names another schema than the tool's own`;
   }
   return undefined;
 }

@@ -22,7 +22,7 @@ export class ToolSqlError extends Error {
 /** Opens and keeps the tools' databases; one per tool name, its tables ensured per set of definitions. */
 export class ToolStorage {
   readonly #location: ToolDatabaseLocation | undefined;
-  readonly #open = new Map<string, ToolDatabase>();
+  readonly #open = new Map<string, Promise<ToolDatabase>>();
   /** Per tool name, the definitions already ensured (a reload that adds a table ensures again). */
   readonly #ensured = new Map<string, Promise<void>>();
 
@@ -41,14 +41,18 @@ export class ToolStorage {
     const queries = tool.storage?.sqlQueries ?? [];
     if (tables.length === 0 && queries.length === 0) return undefined;
     if (this.#location === undefined) throw new Error('this toolcap has no store folder for tool databases');
-    let db = this.#open.get(tool.name);
-    if (!db) {
-      try {
-        db = openToolDatabase(this.#location, tool.name);
-      } catch (error) {
-        throw new Error(`its database cannot be opened: ${errorMessage(error)}`, { cause: error });
-      }
-      this.#open.set(tool.name, db);
+    let opening = this.#open.get(tool.name);
+    if (!opening) {
+      opening = openToolDatabase(this.#location, tool.name);
+      this.#open.set(tool.name, opening);
+      // a database that did not open is tried again on the next call
+      opening.catch(() => this.#open.delete(tool.name));
+    }
+    let db: ToolDatabase;
+    try {
+      db = await opening;
+    } catch (error) {
+      throw new Error(`its database cannot be opened: ${errorMessage(error)}`, { cause: error });
     }
     const key = `${tool.name}\u0000${createHash('sha256').update(JSON.stringify(tables)).digest('hex')}`;
     let ensured = this.#ensured.get(key);
@@ -67,7 +71,7 @@ export class ToolStorage {
     const all = [...this.#open.values()];
     this.#open.clear();
     this.#ensured.clear();
-    await Promise.all(all.map((db) => db.close()));
+    await Promise.all(all.map((opening) => opening.then((db) => db.close(), () => undefined)));
   }
 }
 

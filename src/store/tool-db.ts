@@ -6,8 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { openPostgresToolDatabase } from './tool-db-postgres.js';
-import { openSqliteToolDatabase } from './tool-db-sqlite.js';
 import type { ToolDatabase, ToolDatabaseLocation } from './tool-db-types.js';
 
 export type { SqlParams, SqlResult, ToolDatabase, ToolDatabaseLocation, ToolSql } from './tool-db-types.js';
@@ -22,9 +20,13 @@ export function toolDatabaseName(tool: string): string {
   return `${slug}_${createHash('sha256').update(tool).digest('hex').slice(0, 8)}`;
 }
 
-/** Open (creating) the database of `tool` in `location`: `<dir>/<name>.db`, or the schema `toolcap_tool_<name>`. */
-export function openToolDatabase(location: ToolDatabaseLocation, tool: string): ToolDatabase {
+/**
+ * Open (creating) the database of `tool` in `location`: `<dir>/<name>.db`, or
+ * the schema `toolcap_tool_<name>`. The driver is imported on first use, so
+ * a runtime whose tools declare no tables loads none.
+ */
+export async function openToolDatabase(location: ToolDatabaseLocation, tool: string): Promise<ToolDatabase> {
   const name = toolDatabaseName(tool);
-  if (location.kind === 'sqlite') return openSqliteToolDatabase(join(location.dir, `${name}.db`));
-  return openPostgresToolDatabase(location.url, `${location.schemaPrefix ?? 'toolcap_tool_'}${name}`);
+  if (location.kind === 'sqlite') return (await import('./tool-db-sqlite.js')).openSqliteToolDatabase(join(location.dir, `${name}.db`));
+  return (await import('./tool-db-postgres.js')).openPostgresToolDatabase(location.url, `${location.schemaPrefix ?? 'toolcap_tool_'}${name}`);
 }

@@ -30,8 +30,8 @@ interface Harness {
 function runToolDatabaseContract(name: string, harness: Harness): void {
   describe(`${name}: a tool's own database`, () => {
     const opened: ToolDatabase[] = [];
-    const open = (location: ToolDatabaseLocation, tool = 'notes.keeper') => {
-      const db = openToolDatabase(location, tool);
+    const open = async (location: ToolDatabaseLocation, tool = 'notes.keeper') => {
+      const db = await openToolDatabase(location, tool);
       opened.push(db);
       return db;
     };
@@ -42,13 +42,13 @@ function runToolDatabaseContract(name: string, harness: Harness): void {
 
     it('creates the declared tables once, and keeps rows across a close and reopen', async () => {
       const location = harness.location();
-      const first = open(location);
+      const first = await open(location);
       await first.ensureTables(TABLES);
       // a definition without IF NOT EXISTS is not run again for a table that exists
       await first.ensureTables(TABLES);
       await first.run('INSERT INTO notes (id, text, n) VALUES (:id, :text, :n)', { id: 'a', text: 'first', n: 1 });
       await first.close();
-      const again = open(location);
+      const again = await open(location);
       await again.ensureTables(TABLES);
       expect((await again.run('SELECT id, text, n FROM notes', undefined)).rows).toEqual([{ id: 'a', text: 'first', n: 1 }]);
     });
@@ -59,14 +59,14 @@ function runToolDatabaseContract(name: string, harness: Harness): void {
       ['named, prefix in the key', 'SELECT text FROM notes WHERE id = :id', { ':id': 'b' }],
       ['positional (?)', 'SELECT text FROM notes WHERE id = ?', ['b']],
     ])('binds %s parameters', async (_, sql, params) => {
-      const db = open(harness.location());
+      const db = await open(harness.location());
       await db.ensureTables(TABLES);
       await db.run('INSERT INTO notes (id, text) VALUES (?, ?)', ['b', 'second']);
       expect((await db.run(sql, params)).rows).toEqual([{ text: 'second' }]);
     });
 
     it('binds a hostile value as a value: nothing is spliced into the statement', async () => {
-      const db = open(harness.location());
+      const db = await open(harness.location());
       await db.ensureTables(TABLES);
       const hostile = "x'); DROP TABLE notes; --";
       const inserted = await db.run('INSERT INTO notes (id, text) VALUES (:id, :text)', { id: 'h', text: hostile });
@@ -76,7 +76,7 @@ function runToolDatabaseContract(name: string, harness: Harness): void {
     });
 
     it('counts the rows a statement changed, and gives RETURNING rows', async () => {
-      const db = open(harness.location());
+      const db = await open(harness.location());
       await db.ensureTables(TABLES);
       const bump = 'INSERT INTO counters (name, value) VALUES (:name, 1) ON CONFLICT (name) DO UPDATE SET value = counters.value + 1 RETURNING value';
       expect((await db.run(bump, { name: 'c' })).rows).toEqual([{ value: 1 }]);
@@ -85,19 +85,19 @@ function runToolDatabaseContract(name: string, harness: Harness): void {
     });
 
     it('refuses a definition that attaches another database, naming the table', async () => {
-      const db = open(harness.location());
+      const db = await open(harness.location());
       await expect(db.ensureTables([{ name: 'evil', definition: "ATTACH DATABASE 'other.db' AS other" }])).rejects.toThrow(/table "evil" is refused: ATTACH/);
     });
 
     it('reports a definition the database rejects, naming the table', async () => {
-      const db = open(harness.location());
+      const db = await open(harness.location());
       await expect(db.ensureTables([{ name: 'broken', definition: 'CREATE TABLE broken (' }])).rejects.toThrow(/table "broken" failed/);
     });
 
     it('keeps each tool apart: the same table name in two tools holds different rows', async () => {
       const location = harness.location();
-      const a = open(location, 'tool.a');
-      const b = open(location, 'tool.b');
+      const a = await open(location, 'tool.a');
+      const b = await open(location, 'tool.b');
       await a.ensureTables(TABLES);
       await b.ensureTables(TABLES);
       await a.run('INSERT INTO notes (id, text) VALUES (?, ?)', ['1', 'of a']);
@@ -145,7 +145,7 @@ describe('sqlite: the file', () => {
   it('is <dir>/<name>.db', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolcap-tool-db-'));
     try {
-      const db = openToolDatabase({ kind: 'sqlite', dir }, 'x');
+      const db = await openToolDatabase({ kind: 'sqlite', dir }, 'x');
       await db.ensureTables(TABLES);
       await db.close();
       expect(existsSync(join(dir, `${toolDatabaseName('x')}.db`))).toBe(true);
@@ -182,7 +182,7 @@ describe.skipIf(!probe.reachable)('postgres (server reachable)', () => {
     await client.query(`CREATE SCHEMA ${other}`);
     await client.end();
     const prefix = `${schemaName('tc_tooldb')}_`;
-    const db = openToolDatabase({ kind: 'postgres', url: PG_URL, schemaPrefix: prefix }, 'x');
+    const db = await openToolDatabase({ kind: 'postgres', url: PG_URL, schemaPrefix: prefix }, 'x');
     try {
       await db.ensureTables(TABLES);
       expect(await db.refusal(`SELECT * FROM ${other}.secrets`)).toMatch(/another schema/);

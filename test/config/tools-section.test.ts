@@ -58,7 +58,7 @@ describe('the tools section, read', () => {
     expect(diagnostics).toMatchObject([{ code, pointer, line }]);
   });
 
-  it('the JSON Schema of a config accepts the section, and refuses a malformed env reference', () => {
+  it('the JSON Schema of a config accepts the section, and refuses a malformed sql setting', () => {
     const validate = createAjv().compile(configJsonSchema());
     expect(validate(parse('sources: [m]\ntools:\n  notes:\n    configurations: { owner: ada, apiKey: { env: NOTES_KEY } }\n    sql: { allowAdHoc: false }\n'))).toBe(true);
     expect(validate(parse('sources: [m]\ntools:\n  notes:\n    sql: { allowAdHoc: 1 }\n'))).toBe(false);

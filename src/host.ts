@@ -19,6 +19,8 @@ import { configCatalogOptions, configLayers, loadConfig, mcpCacheDir, providerEn
 import { createIdentity, identityRuntimeOptions, LOCAL_MODE, type Identity } from './config/identity.js';
 import { sameMcpSettings } from './config/sections/mcp.js';
 import { defaultStoreConfig } from './config/sections/store.js';
+import { diagnosticLine, toolServicesOptions, toolSettingsDiagnostics } from './config/tool-settings.js';
+import { ToolServices } from './runtime/tool-services.js';
 import { watchConfig, type ConfigWatcher } from './config/watch.js';
 import type { DialectId } from './dialects/types.js';
 import type { LayerInput } from './load/loader.js';
@@ -207,9 +209,13 @@ export async function createToolcap(config: Config | string | undefined, options
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     // egress, response size, trusted module folders, module isolation: what the providers contain code with
     environment: { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) },
+    // configurations, tools' own SQL databases (in the store's place), result checks
+    services: new ToolServices(toolServicesOptions(cfg, storeConfig)),
     onWarning: (message) => warn(runtime.redactor.redactText(message)),
   });
   redactorOf = () => runtime.redactor;
+  // a tool whose configuration does not check out is unavailable (with the reason); the others run
+  if (cfg) for (const d of toolSettingsDiagnostics(cfg.tools, registry.snapshot().tools, process.env)) warn(diagnosticLine(d));
   // what a crash left behind: calls started without an outcome, approvals approved but never run, marked interrupted (never re-run)
   try {
     const recovered = await runtime.recoverInterrupted();

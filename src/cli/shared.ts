@@ -10,6 +10,7 @@ import { hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnost
 import { buildCatalog, type CatalogResult } from '../registry/catalog.js';
 import { createPythonImportChecker } from '../runtime/providers/python-check.js';
 import type { PythonImportChecker } from '../validate/python-imports.js';
+import { toolSettingsDiagnostics } from '../config/tool-settings.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
@@ -47,7 +48,8 @@ export function loadCatalog(paths: readonly string[], flags: LoadFlags): Catalog
   if (!loaded.config) return configFailure(loaded.diagnostics, loaded.unreadable, loaded.sources);
   const result = catalogFromConfig(loaded.config, paths, flags, true);
   for (const [file, text] of loaded.sources) result.sources.set(file, text);
-  result.diagnostics = sortDiagnostics([...loaded.diagnostics, ...result.diagnostics]);
+  const settings = toolSettingsDiagnostics(loaded.config.tools, result.catalog.tools.map((e) => e.value), process.env);
+  result.diagnostics = sortDiagnostics([...loaded.diagnostics, ...result.diagnostics, ...settings]);
   return result;
 }
 

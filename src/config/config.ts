@@ -31,6 +31,7 @@ import { readRuntime, type RuntimeSection } from './sections/runtime.js';
 import { readServer, type ServerConfig } from './sections/server.js';
 import { readSources, type ConfigSource } from './sections/sources.js';
 import { readStore, type StoreConfig } from './sections/store.js';
+import { readTools, type ToolsSection } from './sections/tools.js';
 
 // the names commands, tests and scripts have imported from here since before the split
 export { configJsonSchema, ConfigFileSchema } from './schema.js';
@@ -38,6 +39,7 @@ export { configCatalogOptions, configLayers, mcpCacheDir } from './layers.js';
 export { DEFAULT_RUNTIME, providerEnvironment } from './sections/runtime.js';
 export { DEFAULT_SERVER } from './sections/server.js';
 export { DEFAULT_STORE_PATH } from './sections/store.js';
+export type { ToolsSection } from './sections/tools.js';
 export type { ApprovalsConfig, AuthSection, ConfigSource, EgressConfig, LocalPrincipalConfig, McpSection, McpSessionsConfig, PersonaFolder, RankingConfig, RuntimeSection, ServerConfig, StoreConfig };
 
 /** The file name looked for in the current folder when no paths are given. */
@@ -74,6 +76,8 @@ export interface Config {
   egress?: EgressConfig;
   /** The registry's and the providers': trusted module folders, module isolation, the response size limit. @default DEFAULT_RUNTIME */
   runtime: RuntimeSection;
+  /** The runtime's: settings of single tools (configurations, SQL). @default { settings: {} } */
+  tools: ToolsSection;
 }
 
 /** What reading a config file gave. */
@@ -151,6 +155,7 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
     mcp: readMcp(reading),
     auth: readAuth(reading),
     runtime: readRuntime(reading),
+    tools: readTools(reading),
   };
   const egress = readEgress(reading);
   if (egress) config.egress = egress;

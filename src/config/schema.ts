@@ -17,6 +17,7 @@ import { RuntimeSchema } from './sections/runtime.js';
 import { ServerSchema } from './sections/server.js';
 import { SourcesSchema } from './sections/sources.js';
 import { StoreSchema } from './sections/store.js';
+import { ToolsSchema } from './sections/tools.js';
 
 /** The schema of `toolcap.config.yaml`; its property order is the order the sections are listed in messages. */
 export const ConfigFileSchema = Type.Object(
@@ -29,10 +30,10 @@ export const ConfigFileSchema = Type.Object(
     approvals: Type.Optional(ApprovalsSchema),
     auth: Type.Optional(AuthSchema),
     mcp: Type.Optional(McpSchema),
-    tools: Type.Optional(Type.Object({ mcp: Type.Optional(McpSchema) }, { additionalProperties: false, description: 'ATLAS\'s place for the MCP settings (tools.mcp): an alias of mcp.' })),
     egress: Type.Optional(EgressSchema),
     runtime: Type.Optional(RuntimeSchema),
     limits: Type.Optional(LimitsSchema),
+    tools: Type.Optional(ToolsSchema),
   },
   { additionalProperties: false, description: 'toolcap.config.yaml: see docs/config.md.' },
 );

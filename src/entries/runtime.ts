@@ -13,6 +13,9 @@ export type { RuntimeOptions, CallContext, CallResult, ApprovalView, ProviderRes
 export { CallError, CALL_ERROR_STATUS, callErrorWire } from '../runtime/errors.js';
 export type { CallErrorCode, WireCallError } from '../runtime/errors.js';
 export { HealthBook } from '../runtime/health.js';
+export { ToolServices } from '../runtime/tool-services.js';
+export type { ToolServicesOptions, ToolSettings, ToolExtras, ResultPolicy, ResultDrift } from '../runtime/tool-services.js';
+export type { ToolSql, SqlParams, SqlResult, ToolDatabaseLocation } from '../store/tool-db.js';
 export { backoffDelay, DEFAULT_BACKOFF } from '../runtime/backoff.js';
 export type { BackoffPolicy } from '../runtime/backoff.js';
 export { raceAbort } from '../runtime/abort.js';

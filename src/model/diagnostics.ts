@@ -56,6 +56,9 @@ export const DIAGNOSTIC_CODES = {
   MODULE_PATH_REFUSED: 'error',
   MODULE_NOT_IMPORTABLE: 'error',
   PYTHON_UNAVAILABLE: 'warning',
+  SQL_REFUSED: 'error',
+  // a tool's settings in the config (tools.<name>): the tool is unavailable, the rest runs
+  TOOL_CONFIGURATION_INVALID: 'warning',
 } as const satisfies Record<string, Severity>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

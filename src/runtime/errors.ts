@@ -46,6 +46,8 @@ export const CALL_ERROR_STATUS = {
   TOOL_REJECTED: 422,
   /** Every provider lacks a credential the manifest requires (`missing` names the variables, never their values): nothing ran. */
   MISSING_CREDENTIALS: 503,
+  /** The tool's result does not match its declared outputSchema, and the config says `runtime.results: fail`. */
+  RESULT_MISMATCH: 502,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;

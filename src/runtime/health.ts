@@ -104,6 +104,8 @@ export class HealthBook implements HealthSource {
   readonly #lastOk = new Map<string, { provider: string; at: number }>();
   #availability: Availability | undefined;
   #version = 0;
+  /** What else is shown with a tool's health (tool-services.ts: result drift, an unavailable reason). */
+  #annotate: ((name: string) => Record<string, unknown> | undefined) | undefined;
 
   constructor(options: { backoff?: Partial<BackoffPolicy>; random?: () => number } = {}) {
     this.#policy = { ...DEFAULT_BACKOFF, ...options.backoff };
@@ -126,6 +128,11 @@ export class HealthBook implements HealthSource {
   /** The provider of the tool's latest successful call, and when (epoch ms). */
   lastSuccess(tool: string): { provider: string; at: number } | undefined {
     return this.#lastOk.get(tool);
+  }
+
+  /** Show more with each tool's health: fields merged into {@link lookup}'s answer (a `status` among them wins). */
+  annotate(fn: (name: string) => Record<string, unknown> | undefined): void {
+    this.#annotate = fn;
   }
 
   /** Remember a tool's declared p95, to flag a stale manifest. */
@@ -208,8 +215,9 @@ export class HealthBook implements HealthSource {
   lookup(name: string): HealthSummary | undefined {
     const observed = this.#observed(name);
     const unavailable = this.#availability?.of(name);
-    if (!unavailable) return observed;
-    return { ...(observed ?? {}), status: 'unavailable', reason: unavailable.reason, missingCredentials: unavailable.missingCredentials };
+    const seen: HealthSummary | undefined = unavailable ? { ...(observed ?? {}), status: 'unavailable', reason: unavailable.reason, missingCredentials: unavailable.missingCredentials } : observed;
+    const extra = this.#annotate?.(name);
+    return extra === undefined ? seen : ({ ...(seen ?? { status: 'unknown' }), ...extra } as HealthSummary);
   }
 
   #observed(name: string): HealthSummary | undefined {

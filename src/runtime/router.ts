@@ -24,6 +24,7 @@ import type { HealthBook } from './health.js';
 import type { ProviderSlot } from './providers/provider-types.js';
 import { ProviderError, type ProviderInstance } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
+import type { ToolExtras } from './tool-services.js';
 
 /** What the router needs from the runtime. */
 export interface RouterOptions {
@@ -50,6 +51,8 @@ export interface RouteRequest {
   idempotencyKey?: string | undefined;
   /** The caller giving up. */
   signal?: AbortSignal | undefined;
+  /** What the provider gets besides the arguments: configurations, the SQL handle (tool-services.ts). */
+  extras?: ToolExtras;
 }
 
 /** One attempt or skip as the audit log shows it. */
@@ -117,7 +120,7 @@ export class Router {
       const signals = [AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])];
       const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
       try {
-        const context = { signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) };
+        const context = { ...request.extras, signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) };
         const result = await raceAbort(chosen.instance.call(request.args, context), signal);
         health.recordAttempt(tool.name, chosen.name, { ok: true, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: null });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: 'ok' });

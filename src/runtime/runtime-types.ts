@@ -15,6 +15,7 @@ import type { RateLimitConfig } from './identity/rate-limit.js';
 import type { ProviderResolver } from './provider-slots.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
+import type { ToolServices } from './tool-services.js';
 
 /** What a runtime is built from; everything but registry, store and providers has a default. */
 export interface RuntimeOptions {
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
    * shapes (secrets.ts; rebuilt when the catalog reloads)
    */
   redactor?: Redactor;
+  /** Tools' configurations, SQL databases and result checks. @default new ToolServices({ env, databases: defaultToolDatabases(store) }): no settings, results `warn`, tool databases beside an SQLite store */
+  services?: ToolServices;
 }
 
 /** Who calls, as whom, and how. */

@@ -46,6 +46,7 @@ import { manifestRedactor } from './secrets.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
+import { defaultToolDatabases, ToolServices } from './tool-services.js';
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
 export type { ApprovalView } from './approvals.js';
@@ -68,6 +69,8 @@ export class Runtime {
   readonly health: HealthBook;
   readonly metrics: CallMetrics;
   readonly store: Store;
+  /** Tools' configurations, SQL databases and result checks (tool-services.ts). */
+  readonly services: ToolServices;
   readonly #registry: Registry;
   readonly #rules: readonly ApprovalRule[];
   readonly #tracer: Tracer;
@@ -100,6 +103,9 @@ export class Runtime {
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
     this.health.useAvailability(credentialAvailability(this.#registry, this.#env));
+    const databases = defaultToolDatabases(this.store);
+    this.services = options.services ?? new ToolServices({ env: this.#env, ...(databases ? { databases } : {}) });
+    this.health.annotate((name) => this.#annotation(name));
     this.#redactor = options.redactor;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
@@ -136,7 +142,7 @@ export class Runtime {
   #redactorOf(snapshot: Snapshot): Redactor {
     if (this.#redactor) return this.#redactor;
     let r = this.#redactors.get(snapshot);
-    if (!r) this.#redactors.set(snapshot, (r = manifestRedactor(snapshot.tools, this.#env)));
+    if (!r) this.#redactors.set(snapshot, (r = manifestRedactor(snapshot.tools, this.#env, this.services.secrets(snapshot.tools))));
     return r;
   }
 
@@ -235,10 +241,12 @@ export class Runtime {
       return durationMs;
     };
     try {
+      const extras = await this.services.forCall(tool, callId);
       const { provider, result } = await this.#router.route(
-        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal },
+        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal, extras },
         log,
       );
+      this.services.checkResult(tool, result, callId);
       const durationMs = await finish(true, provider);
       return { status: 'ok', callId, tool: tool.name, provider, attempts: log.count, durationMs, result, skipped: log.skipped };
     } catch (error) {
@@ -278,6 +286,17 @@ export class Runtime {
     await this.#journal.flush();
     await this.#checks.close();
     await this.#slots.close();
+    await this.services.close();
+  }
+
+  /** Result drift and an unavailable reason, shown with a tool's health. */
+  #annotation(name: string): Record<string, unknown> | undefined {
+    // before the first build there is no catalog to ask (only observations)
+    const tool = this.#registry.status().version === 0 ? undefined : this.#registry.snapshot().byName.get(name)?.[0];
+    const unavailable = tool === undefined ? undefined : this.services.unavailable(tool);
+    const drift = this.services.drift(name);
+    if (unavailable === undefined && drift === undefined) return undefined;
+    return { ...(unavailable !== undefined ? { status: 'unavailable', reason: unavailable, unavailable } : {}), ...(drift !== undefined ? { resultDrift: drift } : {}) };
   }
 
   /** Seed observed health from calls the store remembers (after a restart, or from other instances). */

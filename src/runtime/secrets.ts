@@ -40,8 +40,8 @@ export function secretEnvNames(tool: Tool): string[] {
  * its manifests name, plus token shapes.
  * @example const redactor = manifestRedactor(snapshot.tools, process.env);
  */
-export function manifestRedactor(tools: Iterable<Tool>, env: Readonly<Record<string, string | undefined>>): Redactor {
+export function manifestRedactor(tools: Iterable<Tool>, env: Readonly<Record<string, string | undefined>>, extra: readonly string[] = []): Redactor {
   const names = new Set<string>();
   for (const tool of tools) for (const n of secretEnvNames(tool)) names.add(n);
-  return createRedactor({ secrets: [...names].map((n) => env[n]) });
+  return createRedactor({ secrets: [...[...names].map((n) => env[n]), ...extra] });
 }

@@ -67,6 +67,7 @@ const TITLES: Record<ProblemCode, string> = {
   RATE_LIMITED: 'Too many calls',
   TOOL_REJECTED: 'The tool refused the arguments',
   MISSING_CREDENTIALS: 'A required credential is not set',
+  RESULT_MISMATCH: 'The result does not match the declared outputSchema',
   FORBIDDEN_ORIGIN: 'Origin not allowed',
   MISDIRECTED_REQUEST: 'Host not served here',
   AUTH_UNAVAILABLE: 'Credentials cannot be checked now',

@@ -8,6 +8,7 @@ import { isDerived } from '../model/derive.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Location, type Severity } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
 import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
+import { lintSqlStorage } from './sql-storage.js';
 
 /**
  * Where a canonical field of the entry being linted stands in its source;
@@ -73,6 +74,7 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
     const problem = typeof schema === 'object' && schema !== null ? checkSchema(schema) : undefined;
     if (problem !== undefined) report('INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
   }
+  out.push(...lintSqlStorage(tool, locate));
   return out;
 }
 

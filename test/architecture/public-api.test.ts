@@ -39,7 +39,7 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
       'ACTIONS', 'Authenticator', 'CALL_ERROR_STATUS', 'CallError', 'CallRateLimiter', 'DEFAULT_BACKOFF', 'EgressError', 'EgressGuard', 'HealthBook',
       'JsonLinesSpanExporter', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
       'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
-      'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona',
+      'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona', 'ToolServices',
     ],
   },
   'toolcap/store': { module: store, names: ['StoreUnavailableError', 'StoreVersionError', 'openPostgresStore', 'openSqliteStore', 'openStore'] },

@@ -49,6 +49,7 @@ const CASES: Array<[string, string, Array<{ code: string; line: number; pointer:
   ['a response limit of 0', `${S}runtime:\n  maxResponseBytes: 0\n`, [{ code: 'INVALID_VALUE', line: 3, pointer: '/runtime/maxResponseBytes' }]],
   ['a response limit that is a fraction', `${S}runtime:\n  maxResponseBytes: 1.5\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/runtime/maxResponseBytes' }]],
   ['a response limit written as text', `${S}runtime:\n  maxResponseBytes: 10MiB\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/runtime/maxResponseBytes' }]],
+  ['a result policy that is neither warn nor fail', `${S}runtime:\n  results: ignore\n`, [{ code: 'UNKNOWN_ENUM_VALUE', line: 3, pointer: '/runtime/results' }]],
   ['an unknown runtime field (warning)', `${S}runtime:\n  sandbox: true\n`, [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/runtime/sandbox' }]],
 ];
 
@@ -93,6 +94,7 @@ runtime:
   trustedModuleDirs: [shared-tools, more-tools/]
   moduleIsolation: inline
   maxResponseBytes: 1048576
+  results: fail
 `;
 
 describe('the containment sections, read', () => {
@@ -100,7 +102,7 @@ describe('the containment sections, read', () => {
     const { config, diagnostics } = loadConfig(project(S));
     expect(diagnostics).toEqual([]);
     expect(config?.egress).toBeUndefined();
-    expect(config?.runtime).toEqual({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 * 1024 * 1024 });
+    expect(config?.runtime).toEqual({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 * 1024 * 1024, results: 'warn' });
     expect(DEFAULT_RUNTIME).toEqual(config?.runtime);
     expect(providerEnvironment(config!)).toEqual({ maxResponseBytes: 10 * 1024 * 1024, trustedModuleDirs: [], moduleIsolation: 'worker' });
     expect(configCatalogOptions(config!)).toEqual({ limits: config!.limits, trustedModuleDirs: [], pythonImports: expect.any(Function) });
@@ -111,7 +113,7 @@ describe('the containment sections, read', () => {
     expect(diagnostics).toEqual([]);
     const trusted = [join(config!.root, 'shared-tools'), join(config!.root, 'more-tools')];
     expect(config?.egress).toEqual({ allow: ['api.example.com', '*.example.org', '10.0.0.0/8', '169.254.169.254'], crossOriginRedirects: 'refuse' });
-    expect(config?.runtime).toEqual({ trustedModuleDirs: trusted, moduleIsolation: 'inline', maxResponseBytes: 1048576 });
+    expect(config?.runtime).toEqual({ trustedModuleDirs: trusted, moduleIsolation: 'inline', maxResponseBytes: 1048576, results: 'fail' });
     expect(providerEnvironment(config!)).toEqual({
       egress: { allow: ['api.example.com', '*.example.org', '10.0.0.0/8', '169.254.169.254'], crossOriginRedirects: 'refuse' },
       maxResponseBytes: 1048576,

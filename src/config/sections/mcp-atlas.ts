@@ -68,7 +68,8 @@ export function reportUnread(reader: ObjectReader, where: string, known: readonl
 
 /**
  * The reader of the MCP section: `mcp`, or ATLAS's `tools.mcp` (both: an
- * error, `mcp` wins). Other keys under `tools` are reported as unknown.
+ * error, `mcp` wins). The other keys under `tools` name tools (their
+ * settings: sections/tools.ts).
  */
 export function mcpSectionReader(reading: ConfigReading): ObjectReader | undefined {
   const own = reading.top.has('mcp') ? reading.top.object('mcp') : undefined;
@@ -82,6 +83,6 @@ export function mcpSectionReader(reading: ConfigReading): ObjectReader | undefin
       reading.report('DUPLICATE_KEY', 'The MCP settings are given twice: as "mcp" and as ATLAS\'s "tools.mcp"; give one.', tools.at('mcp'), { key: true, hint: 'Move everything under one of them.' });
     } else atlas = tools.object('mcp');
   }
-  reportUnread(tools, '"tools" (ATLAS\'s config section; toolcap reads only tools.mcp)', ['mcp']);
+  // the other keys of `tools` are tools' own settings (sections/tools.ts)
   return own ?? atlas;
 }

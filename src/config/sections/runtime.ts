@@ -16,6 +16,9 @@ import type { ObjectReader } from '../../source/reader.js';
 import { PathString, type ConfigReading } from '../reading.js';
 import type { EgressConfig } from './egress.js';
 import { AUDIT_GATES, type AuditGate } from '../../registry/audit-gate.js';
+import type { ResultPolicy } from '../../runtime/result-check.js';
+
+const RESULT_POLICIES = ['warn', 'fail'] as const satisfies readonly ResultPolicy[];
 
 /** Where module tools run unless a tool opts into `inline`. */
 export const MODULE_ISOLATIONS = ['worker', 'inline'] as const satisfies ReadonlyArray<NonNullable<ProviderEnvironment['moduleIsolation']>>;
@@ -33,10 +36,12 @@ export interface RuntimeSection {
   providerBaseUrls?: Record<string, string>;
   /** Audit states whose tools are exposed (registry/audit-gate.ts). @default every state */
   allowAuditStatus?: AuditGate[];
+  /** A result that does not match the tool's outputSchema: counted as drift (`warn`), or also failing the call (`fail`). @default 'warn' */
+  results: ResultPolicy;
 }
 
 /** @default { trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: 10 MiB } */
-export const DEFAULT_RUNTIME: Readonly<RuntimeSection> = Object.freeze({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: DEFAULT_MAX_BODY_BYTES });
+export const DEFAULT_RUNTIME: Readonly<RuntimeSection> = Object.freeze({ trustedModuleDirs: [], moduleIsolation: 'worker', maxResponseBytes: DEFAULT_MAX_BODY_BYTES, results: 'warn' });
 
 /** `runtime`: trusted module folders, module isolation, the response size limit. */
 export const RuntimeSchema = Type.Object(
@@ -50,6 +55,7 @@ export const RuntimeSchema = Type.Object(
       Type.Record(Type.String(), Type.String({ pattern: '^https?://' }), { description: 'Base URLs by provider type (google_cse, serpapi, openai): a proxy or stand-in, over the manifests\' baseUrl.' }),
     ),
     allowAuditStatus: Type.Optional(Type.Array(Type.Unsafe<AuditGate>({ type: 'string', enum: [...AUDIT_GATES] }), { description: 'Only tools whose audit_status is listed are exposed ("unset": tools that declare none). Default: every state.' })),
+    results: Type.Optional(Type.Unsafe<ResultPolicy>({ type: 'string', enum: [...RESULT_POLICIES], default: 'warn', description: 'A result that does not match the tool\'s outputSchema: counted as drift (warn), or also failing the call (fail).' })),
   },
   { additionalProperties: false, description: 'How the code of tools is contained (docs/security.md).' },
 );
@@ -70,13 +76,15 @@ export function readRuntime(reading: ConfigReading): RuntimeSection {
   const maxResponseBytes = runtimeReader.number('maxResponseBytes', { integer: true, min: 1 });
   const providerBaseUrls = readProviderBaseUrls(runtimeReader);
   const allowAuditStatus = runtimeReader.enumValues('allowAuditStatus', AUDIT_GATES);
-  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, providerBaseUrls, allowAuditStatus)' });
+  const results = runtimeReader.enumValue('results', RESULT_POLICIES);
+  runtimeReader.rest({ where: 'runtime (known: trustedModuleDirs, moduleIsolation, maxResponseBytes, providerBaseUrls, allowAuditStatus, results)' });
   return {
     ...(providerBaseUrls ? { providerBaseUrls } : {}),
     trustedModuleDirs,
     moduleIsolation: moduleIsolation ?? DEFAULT_RUNTIME.moduleIsolation,
     maxResponseBytes: maxResponseBytes ?? DEFAULT_RUNTIME.maxResponseBytes,
     ...(allowAuditStatus !== undefined ? { allowAuditStatus } : {}),
+    results: results ?? DEFAULT_RUNTIME.results,
   };
 }
 

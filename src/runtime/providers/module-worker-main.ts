@@ -22,19 +22,35 @@ export interface WorkerCallContext {
   tool: unknown;
   persona?: string;
   idempotencyKey?: string;
+  configurations?: Readonly<Record<string, unknown>>;
+  /** The call has an SQL handle: the worker gives the code a proxy that asks the host (`sql` messages). */
+  sql?: boolean;
+}
+
+/** A statement the worker's code asks the host's SQL handle of call `id` to run. */
+export interface SqlRequest {
+  t: 'sql';
+  id: number;
+  req: number;
+  op: 'query' | 'execute';
+  text: string;
+  params?: unknown;
 }
 
 /** Host → worker. */
 export type ToWorker =
   | { t: 'call'; id: number; args: Record<string, unknown>; context: WorkerCallContext }
   | { t: 'check'; id: number; name: string }
-  | { t: 'abort'; id: number };
+  | { t: 'abort'; id: number }
+  | { t: 'sql-done'; req: number; ok: true; value: unknown }
+  | { t: 'sql-done'; req: number; ok: false; message: string };
 
 /** Worker → host. */
 export type FromWorker =
   | { t: 'loaded' }
   | { t: 'load-failed'; message: string; config: boolean }
   | { t: 'ack'; id: number }
+  | SqlRequest
   | { t: 'done'; id: number; ok: true; value: unknown }
   | { t: 'done'; id: number; ok: false; code: 'PROVIDER_ERROR' | 'BAD_RESPONSE'; message: string };
 
@@ -51,6 +67,23 @@ function workerMain(
   const post = (message: FromWorker): void => port.postMessage(message);
   const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
   const controllers = new Map<number, AbortController>();
+  const sqlWaits = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let sqlNext = 0;
+  // context.sql in the worker: each statement goes to the host's handle of the call, and its answer comes back
+  const sqlProxy = (id: number) => {
+    const ask = (op: 'query' | 'execute', text: unknown, params: unknown): Promise<unknown> =>
+      new Promise((resolve, reject) => {
+        const req = ++sqlNext;
+        sqlWaits.set(req, { resolve, reject });
+        try {
+          port.postMessage({ t: 'sql', id, req, op, text: String(text), ...(params !== undefined ? { params } : {}) });
+        } catch (err) {
+          sqlWaits.delete(req);
+          reject(new Error(`the SQL parameters cannot leave the worker: ${messageOf(err)}`));
+        }
+      });
+    return { query: (name: unknown, params?: unknown) => ask('query', name, params), execute: (sql: unknown, params?: unknown) => ask('execute', sql, params) };
+  };
   let namespace: Record<string, unknown> = {};
   let run: Runner = () => undefined;
 
@@ -65,14 +98,26 @@ function workerMain(
     (err: unknown) => post({ t: 'load-failed', message: `module "${spec}" failed to load: ${messageOf(err)}`, config: false }),
   );
 
-  const work = (m: Exclude<ToWorker, { t: 'abort' }>, signal: AbortSignal): unknown => {
-    if (m.t === 'call') return run(m.args, { ...m.context, signal });
+  const work = (m: Extract<ToWorker, { t: 'call' | 'check' }>, signal: AbortSignal): unknown => {
+    if (m.t === 'call') {
+      const { sql, ...context } = m.context;
+      // frozen as the host's are: the values are the tool's to read, not to change
+      if (context.configurations !== undefined) Object.freeze(context.configurations);
+      return run(m.args, { ...context, signal, ...(sql === true ? { sql: sqlProxy(m.id) } : {}) });
+    }
     const { value, exports } = lookup(namespace, m.name);
     if (typeof value !== 'function') throw new Error(`module "${spec}" has no function export "${m.name}" (exports: ${exports})`);
     return (value as (s: AbortSignal) => unknown)(signal);
   };
 
   port.on('message', (m: ToWorker) => {
+    if (m.t === 'sql-done') {
+      const wait = sqlWaits.get(m.req);
+      sqlWaits.delete(m.req);
+      if (m.ok) wait?.resolve(m.value);
+      else wait?.reject(new Error(m.message));
+      return;
+    }
     if (m.t === 'abort') {
       controllers.get(m.id)?.abort(new Error('the call was aborted (timeout or caller)'));
       return post({ t: 'ack', id: m.id });

@@ -23,6 +23,7 @@ import { errorMessage } from '../../model/errors.js';
 import { abortedError, describeTarget, raceAborted, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
 import { WORKER_SOURCE, type FromWorker, type ToWorker, type WorkerCallContext } from './module-worker-main.js';
 import { ProviderConfigError, ProviderError, type ProviderCallContext } from './types.js';
+import type { SqlParams, ToolSql } from '../../store/tool-db-types.js';
 
 /** How long a worker has to acknowledge an abort before it is terminated. @default 250 */
 export const ABORT_ACK_MS = 250;
@@ -46,6 +47,8 @@ export interface WorkerExecutorOptions {
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: ProviderError) => void;
+  /** The call's SQL handle, for the statements its code sends. */
+  sql?: ToolSql;
 }
 
 /** Runs a module in a worker thread of its own. */
@@ -91,14 +94,16 @@ export class WorkerExecutor implements ModuleExecutor {
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
-    const { signal, callId, attempt, tool, persona, idempotencyKey } = context;
+    const { signal, callId, attempt, tool, persona, idempotencyKey, configurations, sql } = context;
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
     await raceAborted(this.#loaded, signal, this.#describe);
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
     const plain: WorkerCallContext = { callId, attempt, tool };
     if (persona !== undefined) plain.persona = persona;
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
-    return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe);
+    if (configurations !== undefined) plain.configurations = configurations;
+    if (sql !== undefined) plain.sql = true;
+    return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe, sql);
   }
 
   async check(name: string, signal: AbortSignal): Promise<unknown> {
@@ -118,12 +123,12 @@ export class WorkerExecutor implements ModuleExecutor {
   }
 
   /** Post one request and wait for its answer, or its abort. */
-  #send(message: (id: number) => Exclude<ToWorker, { t: 'abort' }>, signal: AbortSignal, what: string): Promise<unknown> {
+  #send(message: (id: number) => Extract<ToWorker, { t: 'call' | 'check' }>, signal: AbortSignal, what: string, sql?: ToolSql): Promise<unknown> {
     if (this.#ended !== undefined) {
       return Promise.reject(new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${this.#ended}`, true));
     }
     const id = ++this.#next;
-    const answer = new Promise<unknown>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    const answer = new Promise<unknown>((resolve, reject) => this.#pending.set(id, { resolve, reject, ...(sql ? { sql } : {}) }));
     try {
       this.#worker.postMessage(message(id));
     } catch (err) {
@@ -157,6 +162,8 @@ export class WorkerExecutor implements ModuleExecutor {
         this.#settleLoad?.reject(this.#loadFailure);
         return this.#terminate(m.message);
       }
+      case 'sql':
+        return this.#runSql(m);
       case 'ack':
         clearTimeout(this.#ackTimers.get(m.id));
         this.#ackTimers.delete(m.id);
@@ -169,6 +176,21 @@ export class WorkerExecutor implements ModuleExecutor {
         return;
       }
     }
+  }
+
+  /** A statement from a call's code: run on the call's handle while the call is pending, and answer. */
+  #runSql(m: Extract<FromWorker, { t: 'sql' }>): void {
+    const reply = (answer: ToWorker): void => {
+      if (this.#ended === undefined) this.#worker.postMessage(answer);
+    };
+    const sql = this.#pending.get(m.id)?.sql;
+    if (!sql) return reply({ t: 'sql-done', req: m.req, ok: false, message: 'no SQL database for this call (the tool declares no sqlTables, or the call is over)' });
+    const params = m.params as SqlParams | undefined;
+    const run = m.op === 'query' ? sql.query(m.text, params) : sql.execute(m.text, params);
+    run.then(
+      (value) => reply({ t: 'sql-done', req: m.req, ok: true, value }),
+      (err: unknown) => reply({ t: 'sql-done', req: m.req, ok: false, message: errorMessage(err) }),
+    );
   }
 
   /** Call `id` needs no answer any more; a retiring worker with nothing left to do ends. */

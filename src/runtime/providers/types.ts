@@ -15,6 +15,7 @@
 import type { Provider, Tool } from '../../model/schema.js';
 import type { CrossOriginRedirects } from '../containment/redirects.js';
 import type { ResourceLimitName } from '../containment/resource-limits.js';
+import type { ToolSql } from '../../store/tool-db-types.js';
 
 /** What a provider gets for one call attempt. */
 export interface ProviderCallContext {
@@ -29,6 +30,10 @@ export interface ProviderCallContext {
   persona?: string;
   /** Present when the tool takes an idempotency key and the caller gave one (or toolcap made one). */
   idempotencyKey?: string;
+  /** The tool's configuration values (`configSchema`, Shinkai `configurations`; config `tools.<name>.configurations`). */
+  configurations?: Readonly<Record<string, unknown>>;
+  /** The tool's own SQL database, when it declares `storage.sqlTables`/`sqlQueries` (runtime/tool-storage.ts). */
+  sql?: ToolSql;
 }
 
 /** The outcome of a health check. */

@@ -1,0 +1,75 @@
+/**
+ * A tool's own SQLite database: one file per tool in the store's folder
+ * (`tools/<name>-<hash>.db` beside `toolcap.db`). Statements are prepared one
+ * at a time (better-sqlite3 refuses a text with two), parameters bound.
+ * @module
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { sqlRefusal } from '../validate/sql-guard.js';
+import type { SqlParams, SqlResult, SqlTable, ToolDatabase } from './tool-db-types.js';
+
+/** SQLite binds numbers, strings, bigints, buffers and null; a boolean becomes 1 or 0. */
+function bindable(value: unknown, where: string): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'bigint' || Buffer.isBuffer(value)) return value;
+  throw new TypeError(`parameter ${where} is ${Array.isArray(value) ? 'an array' : typeof value}; bind numbers, strings, booleans or null (JSON.stringify objects)`);
+}
+
+/** Parameters as better-sqlite3 takes them: an array, or an object whose keys drop the `:`/`@`/`$` prefix. */
+function bindParams(params: SqlParams | undefined): unknown[] {
+  if (params === undefined) return [];
+  if (Array.isArray(params)) return params.map((v, i) => bindable(v, String(i + 1)));
+  const named: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) named[k.replace(/^[:@$]/, '')] = bindable(v, `"${k}"`);
+  return [named];
+}
+
+class SqliteToolDatabase implements ToolDatabase {
+  readonly #db: Database.Database;
+  constructor(readonly location: string) {
+    mkdirSync(dirname(location), { recursive: true });
+    this.#db = new Database(location);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('busy_timeout = 5000');
+    // ATTACH is refused by the guard; a link that could still reach another file is not followed either
+    this.#db.pragma('trusted_schema = OFF');
+  }
+
+  async ensureTables(tables: readonly SqlTable[]): Promise<void> {
+    const exists = this.#db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE");
+    for (const table of tables) {
+      if (exists.get(table.name) !== undefined) continue;
+      const why = sqlRefusal(table.definition, 'main');
+      if (why !== undefined) throw new Error(`the definition of table "${table.name}" is refused: ${why}`);
+      try {
+        this.#db.prepare(table.definition).run();
+      } catch (err) {
+        throw new Error(`the definition of table "${table.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      }
+    }
+  }
+
+  async refusal(sql: string): Promise<string | undefined> {
+    return sqlRefusal(sql, 'main');
+  }
+
+  async run(sql: string, params: SqlParams | undefined): Promise<SqlResult> {
+    const statement = this.#db.prepare(sql);
+    const bound = bindParams(params);
+    if (statement.reader) return { rows: statement.all(...bound) as Array<Record<string, unknown>>, changes: 0 };
+    const info = statement.run(...bound);
+    return { rows: [], changes: info.changes };
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+/** Open (creating) the SQLite database of one tool at `file`. */
+export function openSqliteToolDatabase(file: string): ToolDatabase {
+  return new SqliteToolDatabase(file);
+}

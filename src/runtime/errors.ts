@@ -44,6 +44,10 @@ export const CALL_ERROR_STATUS = {
   RATE_LIMITED: 429,
   /** The provider refused the caller's input (an HTTP 4xx, an MCP tool error): the caller's fault, not the provider's. */
   TOOL_REJECTED: 422,
+  /** The tool needs an OAuth service connected and it is not (or its tokens cannot be read); `command` connects it. */
+  OAUTH_NOT_CONNECTED: 412,
+  /** The tool's expired OAuth token could not be refreshed (revoked refresh token, token endpoint down); `command` reconnects. */
+  OAUTH_REFRESH_FAILED: 412,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
@@ -68,6 +72,8 @@ export class CallError extends Error {
       allowed?: string[];
       /** The approval a refusal is about (FORBIDDEN, SELF_APPROVAL). */
       approvalId?: string;
+      /** The command that fixes it (OAUTH_NOT_CONNECTED, OAUTH_REFRESH_FAILED). */
+      command?: string;
     } = {},
     options?: ErrorOptions,
   ) {
@@ -82,7 +88,7 @@ export interface WireCallError {
   /** The HTTP status of the code; transports without statuses ignore it. */
   status: number;
   message: string;
-  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId. */
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, command. */
   details: Partial<CallError['extra']>;
   /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
   retryAfterSec?: number;

@@ -21,7 +21,7 @@ import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { CallError, type CallErrorCode } from './errors.js';
 import type { HealthBook } from './health.js';
 import type { ProviderSlot } from './providers/provider-types.js';
-import { ProviderError, type ProviderInstance } from './providers/types.js';
+import { ProviderError, type ProviderCallContext, type ProviderInstance } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
 
 /** What the router needs from the runtime. */
@@ -49,6 +49,8 @@ export interface RouteRequest {
   idempotencyKey?: string | undefined;
   /** The caller giving up. */
   signal?: AbortSignal | undefined;
+  /** The tool's OAuth tokens, for the provider's context. */
+  oauth?: ProviderCallContext['oauth'] | undefined;
 }
 
 /** One attempt or skip as the audit log shows it. */
@@ -114,7 +116,7 @@ export class Router {
       const signals = [AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])];
       const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
       try {
-        const context = { signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) };
+        const context = { signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(request.oauth !== undefined ? { oauth: request.oauth } : {}) };
         const result = await raceAbort(chosen.instance.call(request.args, context), signal);
         health.recordAttempt(tool.name, chosen.name, { ok: true, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: null });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: 'ok' });

@@ -15,6 +15,7 @@ import type { RateLimitConfig } from './identity/rate-limit.js';
 import type { ProviderResolver } from './provider-slots.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
+import type { OAuthVault } from './oauth/vault.js';
 
 /** What a runtime is built from; everything but registry, store and providers has a default. */
 export interface RuntimeOptions {
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
    * shapes (secrets.ts; rebuilt when the catalog reloads)
    */
   redactor?: Redactor;
+  /** OAuth connections (docs/oauth.md): a tool declaring OAuth services is refused unless they are connected, and its provider gets their tokens. */
+  oauth?: OAuthVault;
 }
 
 /** Who calls, as whom, and how. */

@@ -41,6 +41,8 @@ import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { Router, type RouteLog } from './router.js';
 import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
 import { manifestRedactor } from './secrets.js';
+import { withOAuthTokens } from './oauth/redaction.js';
+import type { OAuthVault } from './oauth/vault.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
@@ -84,6 +86,7 @@ export class Runtime {
   readonly #approvals: Approvals;
   readonly #policy: ApprovalPolicy;
   readonly #admission: Admission;
+  readonly #oauth: OAuthVault | undefined;
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -98,6 +101,7 @@ export class Runtime {
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
     this.#redactor = options.redactor;
+    this.#oauth = options.oauth;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
     this.#journal = new CallJournal(this.store, warn, this.#clock);
@@ -189,6 +193,7 @@ export class Runtime {
       const snapshot = this.#registry.snapshot();
       const tool = resolveIn(snapshot, name, context.persona);
       const checked = this.#arguments.check(snapshot, tool, args);
+      await this.#oauth?.check(tool);
       const reason = approvalReason(tool, context.persona, this.#rules);
       if (reason !== undefined) {
         const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
@@ -211,7 +216,8 @@ export class Runtime {
    * record of an approved call and of a call that may write).
    */
   async #execute(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
-    const redactor = this.#redactorOf(snapshot);
+    const oauth = await this.#oauth?.accessFor(tool, context.signal);
+    const redactor = withOAuthTokens(this.#redactorOf(snapshot), oauth);
     const party = { persona: context.persona ?? null, actor: context.caller ?? null, job: context.job ?? null, approvalId: context.approvalId };
     await this.#journal.started(tool, callId, args, party, redactor);
     const started = this.#clock();
@@ -230,7 +236,7 @@ export class Runtime {
     };
     try {
       const { provider, result } = await this.#router.route(
-        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal },
+        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal, oauth },
         log,
       );
       const durationMs = await finish(true, provider);

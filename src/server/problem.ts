@@ -66,6 +66,8 @@ const TITLES: Record<ProblemCode, string> = {
   SELF_APPROVAL: 'Somebody else must decide',
   RATE_LIMITED: 'Too many calls',
   TOOL_REJECTED: 'The tool refused the arguments',
+  OAUTH_NOT_CONNECTED: 'The tool\'s OAuth service is not connected',
+  OAUTH_REFRESH_FAILED: 'The tool\'s OAuth token could not be refreshed',
   FORBIDDEN_ORIGIN: 'Origin not allowed',
   MISDIRECTED_REQUEST: 'Host not served here',
   AUTH_UNAVAILABLE: 'Credentials cannot be checked now',

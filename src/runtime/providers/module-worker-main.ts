@@ -22,6 +22,8 @@ export interface WorkerCallContext {
   tool: unknown;
   persona?: string;
   idempotencyKey?: string;
+  /** The tool's OAuth access tokens by service (ProviderCallContext.oauth). */
+  oauth?: Readonly<Record<string, unknown>>;
 }
 
 /** Host → worker. */

@@ -91,13 +91,14 @@ export class WorkerExecutor implements ModuleExecutor {
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
-    const { signal, callId, attempt, tool, persona, idempotencyKey } = context;
+    const { signal, callId, attempt, tool, persona, idempotencyKey, oauth } = context;
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
     await raceAborted(this.#loaded, signal, this.#describe);
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
     const plain: WorkerCallContext = { callId, attempt, tool };
     if (persona !== undefined) plain.persona = persona;
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
+    if (oauth !== undefined) plain.oauth = oauth;
     return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe);
   }
 

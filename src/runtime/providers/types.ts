@@ -28,6 +28,17 @@ export interface ProviderCallContext {
   persona?: string;
   /** Present when the tool takes an idempotency key and the caller gave one (or toolcap made one). */
   idempotencyKey?: string;
+  /** The tool's OAuth access tokens by service name (docs/oauth.md); present when the tool declares OAuth services, all connected. */
+  oauth?: Readonly<Record<string, ProviderOAuthToken>>;
+}
+
+/** One OAuth service's access token as a provider gets it (never logged: the call's redactor knows it). */
+export interface ProviderOAuthToken {
+  accessToken: string;
+  /** `bearer` for the usual token. */
+  tokenType: string;
+  expiresAt?: string;
+  scope?: string;
 }
 
 /** The outcome of a health check. */

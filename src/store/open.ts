@@ -10,7 +10,10 @@ import type { KeyStore, Store } from './types.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 
 /** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
-export type StoreConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type StoreConfig = ({ kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }) & {
+  /** The environment variable holding the key OAuth tokens are sealed with (docs/oauth.md). @default 'TOOLCAP_SECRET_KEY' */
+  secretKeyEnv?: string;
+};
 
 export interface OpenStoreOptions {
   sqlite?: SqliteStoreOptions;

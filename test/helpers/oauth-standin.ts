@@ -25,8 +25,8 @@ export interface StandIn {
   challenges: Array<{ challenge: string | null; method: string | null }>;
   /** Make every refresh answer `invalid_grant` (a revoked refresh token). */
   revokeRefresh(): void;
-  /** Hold refresh answers until release() (to line up concurrent refreshes). */
-  holdRefreshes(): { release(): void };
+  /** Hold refresh answers until release(); `arrived` resolves once `count` refresh requests are held (to line up concurrent refreshes). */
+  holdRefreshes(count?: number): { arrived: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -42,6 +42,7 @@ export async function startStandIn(options: { clientId: string; clientSecret?: s
   const codes = new Map<string, { challenge: string | null; method: string | null; redirectUri: string }>();
   let revoked = false;
   let hold: Promise<void> | undefined;
+  let onHeld: (() => void) | undefined;
   let n = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -79,7 +80,10 @@ export async function startStandIn(options: { clientId: string; clientSecret?: s
           if (expected !== issued.challenge) return fail('invalid_grant');
         }
       } else if (body.grant_type === 'refresh_token') {
-        if (hold) await hold;
+        if (hold) {
+          onHeld?.();
+          await hold;
+        }
         if (revoked || !body.refresh_token?.startsWith('rt-')) return fail('invalid_grant');
       } else return fail('unsupported_grant_type');
       n += 1;
@@ -97,10 +101,16 @@ export async function startStandIn(options: { clientId: string; clientSecret?: s
     requests,
     challenges,
     revokeRefresh: () => void (revoked = true),
-    holdRefreshes() {
+    holdRefreshes(count = 1) {
       let release!: () => void;
+      let arrivedNow!: () => void;
+      const arrived = new Promise<void>((r) => (arrivedNow = r));
+      let seen = 0;
+      onHeld = () => {
+        if (++seen === count) arrivedNow();
+      };
       hold = new Promise<void>((r) => (release = r));
-      return { release: () => ((hold = undefined), release()) };
+      return { arrived, release: () => ((hold = undefined), (onHeld = undefined), release()) };
     },
     close: () =>
       new Promise<void>((resolve) => {

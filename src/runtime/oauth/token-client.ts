@@ -59,10 +59,21 @@ export function authorizationServer(service: OAuthService, issuer?: string): oau
   };
 }
 
-/** The client's authentication at the token endpoint (see services.ts). */
+/**
+ * The client's authentication at the token endpoint (see services.ts).
+ * `basic` is the header exactly as Shinkai writes it, `base64(id:secret)`:
+ * oauth4webapi's ClientSecretBasic form-encodes both first (RFC 6749
+ * 2.3.1), which servers that do not decode (as Shinkai's targets may not)
+ * would refuse; a decoding server reads the same values either way unless
+ * they hold reserved characters.
+ */
 export function clientAuthOf(service: OAuthService): oauth.ClientAuth {
-  if (service.clientSecret === undefined) return oauth.None();
-  return service.clientAuth === 'basic' ? oauth.ClientSecretBasic(service.clientSecret) : oauth.ClientSecretPost(service.clientSecret);
+  const secret = service.clientSecret;
+  if (secret === undefined) return oauth.None();
+  if (service.clientAuth === 'body') return oauth.ClientSecretPost(secret);
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${client.client_id}:${secret}`, 'utf8').toString('base64')}`);
+  };
 }
 
 /** Exchange an authorization response's code (its `state` already checked) for tokens. */

@@ -11,8 +11,6 @@
  * (this one for rows, sqlite-oauth.ts / postgres-oauth.ts for queries).
  * @module
  */
-import type { Migration } from './migrations.js';
-
 /** One stored OAuth connection. */
 export interface OAuthTokenRecord {
   /** The tool the connection is for (its name). */
@@ -107,8 +105,8 @@ export function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** Migration 5: the `oauth_tokens` table. */
-export const OAUTH_MIGRATION: Migration = {
+/** Migration 5: the `oauth_tokens` table (a `Migration` of migrations.ts, which lists it; typed there to keep imports one way). */
+export const OAUTH_MIGRATION = {
   version: 5,
   description: 'OAuth connections: sealed tokens per tool and service',
   sqlite: [

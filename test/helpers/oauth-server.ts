@@ -38,7 +38,7 @@ export async function startAuthServer(options: { accessTokenTtlSec?: number } = 
     ...(method === 'none' ? {} : { client_secret: CLIENT_SECRET }),
     application_type: 'native' as const,
     grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
+    response_types: ['code' as const],
     redirect_uris: ['http://127.0.0.1/callback'],
     token_endpoint_auth_method: method,
   });

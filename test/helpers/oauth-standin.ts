@@ -45,7 +45,7 @@ export async function startStandIn(options: { clientId: string; clientSecret?: s
   let onHeld: (() => void) | undefined;
   let n = 0;
   const server: Server = createServer((req, res) => {
-    void (async () => {
+    void (async (): Promise<void> => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.pathname === '/authorize') {
         const code = randomBytes(8).toString('hex');
@@ -64,7 +64,7 @@ export async function startStandIn(options: { clientId: string; clientSecret?: s
       const contentType = req.headers['content-type'];
       const body: Record<string, string> = contentType?.startsWith('application/json') ? (JSON.parse(text) as Record<string, string>) : Object.fromEntries(new URLSearchParams(text));
       requests.push({ contentType, authorization: req.headers.authorization, body });
-      const fail = (error: string) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+      const fail = (error: string): void => void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
       // client authentication: Basic header or body, never both
       const basic = req.headers.authorization?.startsWith('Basic ') ? Buffer.from(req.headers.authorization.slice(6), 'base64').toString() : undefined;
       const id = basic !== undefined ? decodeURIComponent(basic.split(':')[0]!) : body.client_id;

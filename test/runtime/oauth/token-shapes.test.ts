@@ -15,6 +15,7 @@ import type { Tool } from '../../../src/model/schema.js';
 import { connectOAuth, OAuthConnectError } from '../../../src/runtime/oauth/connect.js';
 import { OAuthVault } from '../../../src/runtime/oauth/vault.js';
 import { CallError } from '../../../src/runtime/errors.js';
+import type { TokenSet } from '../../../src/runtime/oauth/token-client.js';
 import type { OAuthTokenStore } from '../../../src/store/oauth-tokens.js';
 import { openSqliteStore } from '../../../src/store/sqlite.js';
 import type { Store } from '../../../src/store/types.js';
@@ -33,7 +34,7 @@ afterAll(() => {
 
 const SECRET = 'standin-secret-0123456789';
 
-async function world(fields: Partial<ServiceFields>, options: { clientSecret?: string } = {}) {
+async function world(fields: Partial<ServiceFields>, options: { clientSecret?: string | undefined } = {}) {
   const standIn = await startStandIn({ clientId: 'tc-client', ...('clientSecret' in options ? (options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}) : { clientSecret: SECRET }) });
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-oauth-shapes-'));
   dirs.push(dir);
@@ -115,8 +116,8 @@ describe('refresh (stand-in server)', () => {
     const v = w.vault();
     await connectVia(w.standIn, v, w.tool);
     const row = (await w.store.getOAuthToken('svc.tool', 'svc'))!;
-    const tokens = JSON.parse(v.box().open(row.sealed, 'svc.tool\u0000svc')) as Record<string, unknown>;
-    await v.save('svc.tool', 'svc', { ...(tokens as never), expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const tokens = JSON.parse(v.box().open(row.sealed, 'svc.tool\u0000svc')) as TokenSet;
+    await v.save('svc.tool', 'svc', { ...tokens, expiresAt: new Date(Date.now() - 1000).toISOString() });
     return { ...w, first: tokens };
   }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Command, Option } from 'commander';
+import { existsSync } from 'node:fs';
 import { errorMessage } from '../model/errors.js';
 import type { Tool } from '../model/schema.js';
 import type { Toolcap } from '../host.js';
@@ -54,12 +55,17 @@ export function addOAuthCommands(program: Command, { io, done, configOption, dia
   oauth
     .command('status')
     .description('which tools declare OAuth services and which are connected (never a token)')
-    .argument('[tool]', 'only this tool')
+    .argument('[tool]', 'only this tool (a first argument that names a file or folder is a path)')
     .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
     .option('--json', 'print {"connections": [...]} as JSON')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action((tool: string | undefined, paths: string[], flags: OAuthFlags) => run(paths, flags, (t) => status(t, tool, flags, io))());
+    // `status <path>`: a first argument that is a file or folder is a layer, not a tool name
+    .action((tool: string | undefined, paths: string[], flags: OAuthFlags) => {
+      const isPath = tool !== undefined && existsSync(tool);
+      const layers = isPath ? [tool, ...paths] : paths;
+      return run(layers, flags, (t) => status(t, isPath ? undefined : tool, flags, io))();
+    });
   oauth
     .command('disconnect')
     .description('forget a tool\'s stored tokens (one service with --service, else all of its services)')

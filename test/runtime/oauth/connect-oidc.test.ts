@@ -14,6 +14,7 @@ import { createToolcap, type Toolcap } from '../../../src/host.js';
 import { connectOAuth, OAuthConnectError } from '../../../src/runtime/oauth/connect.js';
 import type { TokenSet } from '../../../src/runtime/oauth/token-client.js';
 import { CallError } from '../../../src/runtime/errors.js';
+import { createApi } from '../../../src/server/app.js';
 import { browse, CLIENT_SECRET, CLIENTS, startAuthServer, type TestAuthServer } from '../../helpers/oauth-server.js';
 import { newKey, oauthProject, type OAuthProject, type ServiceFields } from './fixture.js';
 
@@ -120,6 +121,11 @@ describe('oauth connect against oidc-provider', () => {
     expect(e.extra.command).toBe('toolcap oauth connect me.profile --service idp');
     // nothing ran, so nothing was recorded as a call
     expect(await toolcap.store.listCalls()).toEqual([]);
+    // over HTTP: 412 with the command in the problem body
+    const app = createApi(toolcap.registry, { runtime: toolcap.runtime });
+    const res = await app.request('/tools/me.profile/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { userinfo: as.userinfoUrl } }) });
+    expect(res.status).toBe(412);
+    expect(await res.json()).toMatchObject({ code: 'OAUTH_NOT_CONNECTED', command: 'toolcap oauth connect me.profile --service idp' });
   });
 
   it('refreshes an expired token before the call (the new tokens stored), and after revocation refuses with the reconnect command', async () => {

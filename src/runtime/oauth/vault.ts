@@ -14,7 +14,8 @@
  * @module
  */
 import type { Tool } from '../../model/schema.js';
-import type { OAuthTokenRecord, OAuthTokenStore } from '../../store/oauth-tokens.js';
+import type { NewOAuthToken, OAuthTokenRecord, OAuthTokenStore } from '../../store/oauth-tokens.js';
+import { StoreUnavailableError } from '../../store/types.js';
 import { CallError } from '../errors.js';
 import type { ProviderEgress, ProviderOAuthToken } from '../providers/types.js';
 import { DEFAULT_SECRET_KEY_ENV, parseSecretKey, sealedBox, SecretKeyError, type SealedBox } from './sealed-box.js';
@@ -73,7 +74,7 @@ export class OAuthVault {
     return this.#o.store.putOAuthToken(this.#row(tool, service, tokens, undefined));
   }
 
-  #row(tool: string, service: string, tokens: TokenSet, createdAt: string | undefined) {
+  #row(tool: string, service: string, tokens: TokenSet, createdAt: string | undefined): NewOAuthToken {
     const now = new Date(this.#clock()).toISOString();
     return {
       tool,
@@ -100,7 +101,7 @@ export class OAuthVault {
   /** Refuse a call of a tool with an unconnected service before anything else happens (no key needed). */
   async check(tool: Tool): Promise<void> {
     for (const service of oauthServiceNames(tool)) {
-      const row = await this.#o.store.getOAuthToken(tool.name, service);
+      const row = await this.#stored(() => this.#o.store.getOAuthToken(tool.name, service));
       if (!row) throw notConnected(tool.name, service, `"${tool.name}" needs its OAuth service "${service}" connected, and it is not.`);
     }
   }
@@ -126,7 +127,7 @@ export class OAuthVault {
   }
 
   async #current(tool: Tool, service: string, signal: AbortSignal | undefined): Promise<TokenSet> {
-    const row = await this.#o.store.getOAuthToken(tool.name, service);
+    const row = await this.#stored(() => this.#o.store.getOAuthToken(tool.name, service));
     if (!row) throw notConnected(tool.name, service, `"${tool.name}" needs its OAuth service "${service}" connected, and it is not.`);
     const tokens = this.#open(tool.name, service, row);
     if (!this.#expired(tokens)) return tokens;
@@ -150,12 +151,22 @@ export class OAuthVault {
       const why = error instanceof TokenEndpointError && error.oauthError === 'invalid_grant' ? 'the refresh token was refused (revoked or expired)' : error instanceof Error ? error.message : String(error);
       throw new CallError('OAUTH_REFRESH_FAILED', `Refreshing the OAuth token of "${tool.name}" (service "${service}") failed: ${why}. Reconnect: ${connectCommand(tool.name, service)}`, { command: connectCommand(tool.name, service) }, { cause: error });
     }
-    const replaced = await this.#o.store.replaceOAuthToken(this.#row(tool.name, service, fresh, row.createdAt), row.revision);
+    const replaced = await this.#stored(() => this.#o.store.replaceOAuthToken(this.#row(tool.name, service, fresh, row.createdAt), row.revision));
     if (replaced) return fresh;
     // another process refreshed first: its tokens are the current ones
-    const now = await this.#o.store.getOAuthToken(tool.name, service);
+    const now = await this.#stored(() => this.#o.store.getOAuthToken(tool.name, service));
     if (!now) throw notConnected(tool.name, service, `The OAuth connection of "${tool.name}" (service "${service}") was removed while it was being refreshed.`);
     return this.#open(tool.name, service, now);
+  }
+
+  /** A store read or write at call time; the store being down is STORE_UNAVAILABLE (the call fails closed). */
+  async #stored<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) throw new CallError('STORE_UNAVAILABLE', `The store is unavailable (${error.message}); tools with OAuth services cannot get their tokens until it is back.`, {}, { cause: error });
+      throw error;
+    }
   }
 
   #open(tool: string, service: string, row: OAuthTokenRecord): TokenSet {

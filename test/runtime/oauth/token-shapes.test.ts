@@ -161,6 +161,16 @@ describe('refresh (stand-in server)', () => {
   });
 });
 
+describe('the store down', () => {
+  it('fails the call closed with STORE_UNAVAILABLE', async () => {
+    const { store, tool, vault } = await world({});
+    const v = vault();
+    await store.close();
+    await expect(v.check(tool)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await expect(v.accessFor(tool)).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  });
+});
+
 describe('the redirect listener', () => {
   it('answers a callback with another state 400 and keeps waiting for the real one', async () => {
     const { standIn, tool, vault } = await world({});

@@ -36,7 +36,8 @@ afterAll(async () => {
 });
 
 async function setup(fields: Partial<ServiceFields>, options: { key?: boolean } = {}): Promise<{ toolcap: Toolcap; project: OAuthProject }> {
-  const project = oauthProject([
+  const project = oauthProject(
+    [
     {
       authorizationUrl: as.authorizationUrl,
       tokenUrl: as.tokenUrl,
@@ -49,7 +50,9 @@ async function setup(fields: Partial<ServiceFields>, options: { key?: boolean } 
       requestTokenContentType: 'application/x-www-form-urlencoded',
       ...fields,
     },
-  ]);
+    ],
+    { userinfoBase: as.issuer },
+  );
   if (options.key !== false) process.env[project.keyEnv] = newKey();
   const toolcap = await createToolcap(project.config, { mcp: false, warn: () => undefined });
   open.push({ toolcap, project });
@@ -57,8 +60,8 @@ async function setup(fields: Partial<ServiceFields>, options: { key?: boolean } 
 }
 
 /** Connect the tool, the test's browser following the printed URL through login and consent. */
-async function connect(toolcap: Toolcap): Promise<{ landed: { status: number; text: string; url: string }; redirectUri: string }> {
-  const tool = toolcap.registry.snapshot().tools.find((t) => t.name === 'me.profile')!;
+async function connect(toolcap: Toolcap, name = 'me.profile'): Promise<{ landed: { status: number; text: string; url: string }; redirectUri: string }> {
+  const tool = toolcap.registry.snapshot().tools.find((t) => t.name === name)!;
   let page: Promise<{ status: number; text: string; url: string }> | undefined;
   const result = await connectOAuth({ vault: toolcap.oauth, tool, timeoutMs: 20_000, onAuthorizationUrl: (url) => void (page = browse(url)) });
   return { landed: await page!, redirectUri: result.redirectUri };
@@ -103,6 +106,15 @@ describe('oauth connect against oidc-provider', () => {
     expect(raw).toContain('me.profile');
     expect(raw).not.toContain(tokens.accessToken);
     expect(raw).not.toContain(tokens.refreshToken!);
+  });
+
+  it('an http provider tool with one OAuth service sends the token as a bearer', async () => {
+    const { toolcap } = await setup({});
+    await connect(toolcap, 'me.userinfo');
+    const r = await toolcap.runtime.call('me.userinfo', {});
+    expect(r).toMatchObject({ status: 'ok', provider: 'idp-http', result: { sub: 'alice', email: 'alice@example.test' } });
+    // the connection is per tool: me.profile is still not connected
+    expect((await callError(toolcap, { userinfo: as.userinfoUrl })).code).toBe('OAUTH_NOT_CONNECTED');
   });
 
   it('fails the exchange when the server refuses the client (a wrong secret), storing nothing', async () => {

@@ -44,7 +44,8 @@ export async function run(args, ctx) {
 }
 `;
 
-export function oauthProject(services: ServiceFields[], options: { secretKeyEnv?: string } = {}): OAuthProject {
+/** With `userinfoBase`, a second tool `me.userinfo` runs on the http provider (GET <base>/me, the token sent by the provider). */
+export function oauthProject(services: ServiceFields[], options: { secretKeyEnv?: string; userinfoBase?: string } = {}): OAuthProject {
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-oauth-'));
   const keyEnv = options.secretKeyEnv ?? `TOOLCAP_TEST_KEY_${process.pid}_${Math.random().toString(16).slice(2, 8).toUpperCase()}`;
   mkdirSync(join(dir, 'tools'));
@@ -60,7 +61,15 @@ export function oauthProject(services: ServiceFields[], options: { secretKeyEnv?
     auth: { required: true, type: 'oauth2', oauth: services.map((s) => ({ version: '2.0', responseType: 'code', ...s, name: s.name ?? 'idp' })) },
     providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './profile.mjs', export: 'run' } }],
   };
-  writeFileSync(join(dir, 'tools', 'profile.json'), JSON.stringify({ toolcap: 1, tools: [tool] }, null, 2));
+  const httpTool = options.userinfoBase === undefined ? [] : [
+    {
+      ...tool,
+      name: 'me.userinfo',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      providers: [{ name: 'idp-http', priority: 0, config: { type: 'http', method: 'GET', baseUrl: options.userinfoBase, path: '/me' } }],
+    },
+  ];
+  writeFileSync(join(dir, 'tools', 'profile.json'), JSON.stringify({ toolcap: 1, tools: [tool, ...httpTool] }, null, 2));
   const config = join(dir, 'toolcap.config.yaml');
   writeFileSync(config, `sources: [tools/]\nstore: { path: .toolcap/toolcap.db, secretKeyEnv: ${keyEnv} }\n`);
   return { dir, config, db: join(dir, '.toolcap', 'toolcap.db'), keyEnv, tool: 'me.profile', cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -123,6 +123,7 @@ async function connect(toolcap: Toolcap, name: string, flags: OAuthFlags, io: Cl
       onNotice: (message) => io.stderr(`toolcap: ${message}\n`),
     });
     const { record } = result;
+    await audit(toolcap, 'oauth.connected', record.tool, { service: record.service, expiresAt: record.expiresAt, scope: record.scope, refreshToken: record.hasRefreshToken }, io);
     if (flags.json) io.stdout(`${JSON.stringify({ connected: view(record.tool, record.service, record) }, null, 2)}\n`);
     else io.stderr(`toolcap: connected "${result.tool}" to ${result.service}${record.expiresAt ? `; the access token expires ${record.expiresAt}` : ''}${record.hasRefreshToken ? ' (refresh token kept)' : ''}\n`);
     return EXIT.OK;
@@ -192,7 +193,17 @@ async function status(toolcap: Toolcap, name: string | undefined, flags: OAuthFl
 
 async function disconnect(toolcap: Toolcap, name: string, flags: OAuthFlags, io: CliIO): Promise<ExitCode> {
   const removed = await toolcap.oauth.disconnect(name, flags.service);
+  if (removed > 0) await audit(toolcap, 'oauth.disconnected', name, { service: flags.service ?? '*', removed }, io);
   const what = flags.service !== undefined ? `"${name}" (service ${flags.service})` : `"${name}"`;
   io.stderr(removed === 0 ? `toolcap: ${what} had no stored OAuth connection\n` : `toolcap: disconnected ${what}: ${removed} connection(s) forgotten\n`);
   return removed === 0 ? EXIT.FINDINGS : EXIT.OK;
+}
+
+/** An audit line for a connection made or forgotten (who: the local user); a store hiccup is a warning, the connection stands. */
+async function audit(toolcap: Toolcap, kind: string, tool: string, detail: Record<string, unknown>, io: CliIO): Promise<void> {
+  try {
+    await toolcap.store.appendAudit({ at: new Date().toISOString(), kind, tool, callId: null, persona: null, actor: `cli:${process.env['USER'] ?? process.env['USERNAME'] ?? 'unknown'}`, detail });
+  } catch (error) {
+    io.stderr(`toolcap: could not write the ${kind} audit line: ${errorMessage(error)}\n`);
+  }
 }

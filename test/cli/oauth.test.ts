@@ -92,6 +92,9 @@ describe('toolcap oauth', () => {
     r = await cli('oauth', 'disconnect', 'me.profile', '--config', project.config);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('disconnected "me.profile": 1 connection(s) forgotten');
+    r = await cli('audit', '--config', project.config, '--json');
+    const kinds = (JSON.parse(r.stdout) as { audit: Array<{ kind: string; tool: string }> }).audit.filter((a) => a.kind.startsWith('oauth.'));
+    expect(kinds.map((a) => `${a.kind} ${a.tool}`)).toEqual(['oauth.connected me.profile', 'oauth.disconnected me.profile']);
     r = await call();
     expect(JSON.parse(r.stdout)).toMatchObject({ code: 'OAUTH_NOT_CONNECTED' });
   });

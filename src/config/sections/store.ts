@@ -56,7 +56,7 @@ export function readStore(reading: ConfigReading): StoreConfig {
   const withKey = <T extends StoreConfig>(config: T): T => {
     if (keyEnv === undefined) return config;
     if (new RegExp(ENV_NAME_PATTERN).test(keyEnv)) return { ...config, secretKeyEnv: keyEnv };
-    report('INVALID_VALUE', `store.secretKeyEnv "${keyEnv}" is not an environment variable name.`, storeReader.at('secretKeyEnv'), { hint: 'Name the variable, e.g. secretKeyEnv: TOOLCAP_SECRET_KEY; never the key itself.' });
+    report('INVALID_VALUE', 'store.secretKeyEnv is not an environment variable name (the value is not shown: it may be the key itself).', storeReader.at('secretKeyEnv'), { hint: 'Name the variable, e.g. secretKeyEnv: TOOLCAP_SECRET_KEY; never the key itself.' });
     return config;
   };
   if (storeReader.has('path') && storeReader.has('url')) {

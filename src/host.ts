@@ -36,10 +36,13 @@ import { ProviderTypes } from './runtime/providers/provider-types.js';
 import type { McpConnector } from './runtime/providers/mcp.js';
 import { ProviderError } from './runtime/providers/types.js';
 import { Runtime } from './runtime/runtime.js';
+import { DEFAULT_SECRET_KEY_ENV } from './runtime/oauth/sealed-box.js';
+import { OAuthVault } from './runtime/oauth/vault.js';
 import { fileTracer } from './runtime/trace-file.js';
 import { createRedactor, type Redactor } from './runtime/containment/redact.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import type { KeyStore, Store } from './store/types.js';
+import type { OAuthTokenStore } from './store/oauth-tokens.js';
 
 export type { ConfigWatcher, Identity };
 
@@ -73,6 +76,8 @@ export interface Toolcap {
   /** The store, which keeps the API keys too. */
   readonly store: Store & KeyStore;
   readonly runtime: Runtime;
+  /** OAuth connections of the store (docs/oauth.md), sealed with the key `store.secretKeyEnv` names. */
+  readonly oauth: OAuthVault;
   /** Who is asking: the local principal, and how a server authenticates (from the config's `auth`; local mode without a config). */
   readonly identity: Identity;
   /** The connected MCP servers; undefined when none are (MCP off, or `mcp: false`). Changes when the config's `mcp` section does. */
@@ -186,7 +191,7 @@ export async function createToolcap(config: Config | string | undefined, options
   }
 
   const storeConfig = cfg?.store ?? defaultStoreConfig(root);
-  let store: Store & KeyStore;
+  let store: Store & KeyStore & OAuthTokenStore;
   try {
     store = await openStore(storeConfig);
   } catch (error) {
@@ -199,8 +204,12 @@ export async function createToolcap(config: Config | string | undefined, options
   const traces = traceFile === undefined ? undefined : fileTracer(traceFile, liveRedactor);
   const approvals = cfg?.approvals;
   const identitySections = cfg ?? LOCAL_MODE;
+  const environment = { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) };
+  const secretKeyEnv = storeConfig.secretKeyEnv ?? DEFAULT_SECRET_KEY_ENV;
+  const oauth = new OAuthVault({ store, secretKey: process.env[secretKeyEnv], secretKeyEnv, ...(environment.egress ? { egress: environment.egress } : {}) });
   const runtime = new Runtime({
     ...identityRuntimeOptions(identitySections),
+    oauth,
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
@@ -208,7 +217,7 @@ export async function createToolcap(config: Config | string | undefined, options
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     // egress, response size, trusted module folders, module isolation: what the providers contain code with
-    environment: { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) },
+    environment,
     // configurations, tools' own SQL databases (in the store's place), result checks
     services: new ToolServices(toolServicesOptions(cfg, storeConfig)),
     onWarning: (message) => warn(runtime.redactor.redactText(message)),
@@ -268,6 +277,7 @@ export async function createToolcap(config: Config | string | undefined, options
     registry: opened,
     store,
     runtime,
+    oauth,
     identity: createIdentity(identitySections, store),
     get mcp() {
       return connector.current;

@@ -14,6 +14,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand, type KeysFlags }
 import { processIO, type CliIO } from './io.js';
 import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
+import { addOAuthCommands } from './oauth.js';
 import { schemaCommand } from './schema-command.js';
 import { serveCommand, type ServeFlags } from './serve.js';
 import { toolcapVersion } from '../model/version.js';
@@ -172,6 +173,8 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(dialectOption())
     .addOption(configOption())
     .action((tool: string, paths: string[], flags: CallFlags) => withServer<CallFlags>((p, f) => callCommand(tool, p, f, io))(paths, flags));
+
+  addOAuthCommands(program, { io, done, configOption, dialectOption });
 
   const approvals = program.command('approvals').description('list and decide approval requests (in the store the config names)');
   approvals

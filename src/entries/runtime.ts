@@ -37,3 +37,8 @@ export { resolveAuthConfig } from '../runtime/identity/auth-config.js';
 export type { AuthConfig, OidcConfig } from '../runtime/identity/auth-config.js';
 export { CallRateLimiter } from '../runtime/identity/rate-limit.js';
 export type { RateLimitConfig } from '../runtime/identity/rate-limit.js';
+export { OAuthVault, connectCommand } from '../runtime/oauth/vault.js';
+export type { OAuthVaultOptions } from '../runtime/oauth/vault.js';
+export { connectOAuth, OAuthConnectError } from '../runtime/oauth/connect.js';
+export type { ConnectOptions, ConnectResult } from '../runtime/oauth/connect.js';
+export type { ProviderOAuthToken } from '../runtime/providers/types.js';

@@ -15,3 +15,4 @@ export { openSqliteStore } from '../store/sqlite.js';
 export { openPostgresStore } from '../store/postgres.js';
 export { StoreUnavailableError, StoreVersionError } from '../store/types.js';
 export type { Store, KeyStore, KeyRecord, ApprovalRecord, ApprovalStatus, AuditRecord, CallRecord } from '../store/types.js';
+export type { OAuthTokenStore, OAuthTokenRecord } from '../store/oauth-tokens.js';

@@ -48,6 +48,10 @@ export const CALL_ERROR_STATUS = {
   MISSING_CREDENTIALS: 503,
   /** The tool's result does not match its declared outputSchema, and the config says `runtime.results: fail`. */
   RESULT_MISMATCH: 502,
+  /** The tool needs an OAuth service connected and it is not (or its tokens cannot be read); `command` connects it. */
+  OAUTH_NOT_CONNECTED: 412,
+  /** The tool's expired OAuth token could not be refreshed (revoked refresh token, token endpoint down); `command` reconnects. */
+  OAUTH_REFRESH_FAILED: 412,
 } as const;
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
@@ -74,6 +78,8 @@ export class CallError extends Error {
       approvalId?: string;
       /** The environment variables that are not set (MISSING_CREDENTIALS). */
       missing?: string[];
+      /** The command that fixes it (OAUTH_NOT_CONNECTED, OAUTH_REFRESH_FAILED). */
+      command?: string;
     } = {},
     options?: ErrorOptions,
   ) {
@@ -88,7 +94,7 @@ export interface WireCallError {
   /** The HTTP status of the code; transports without statuses ignore it. */
   status: number;
   message: string;
-  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, missing. */
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, missing, command. */
   details: Partial<CallError['extra']>;
   /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
   retryAfterSec?: number;

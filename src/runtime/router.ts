@@ -22,7 +22,7 @@ import { credentialNeeds, credentialRefusal, missingCredentials, notSetReason } 
 import { CallError, type CallErrorCode } from './errors.js';
 import type { HealthBook } from './health.js';
 import type { ProviderSlot } from './providers/provider-types.js';
-import { ProviderError, type ProviderInstance } from './providers/types.js';
+import { ProviderError, type ProviderCallContext, type ProviderInstance } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
 import type { ToolExtras } from './tool-services.js';
 
@@ -53,6 +53,8 @@ export interface RouteRequest {
   signal?: AbortSignal | undefined;
   /** What the provider gets besides the arguments: configurations, the SQL handle (tool-services.ts). */
   extras?: ToolExtras;
+  /** The tool's OAuth tokens, for the provider's context. */
+  oauth?: ProviderCallContext['oauth'] | undefined;
 }
 
 /** One attempt or skip as the audit log shows it. */
@@ -120,7 +122,16 @@ export class Router {
       const signals = [AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])];
       const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
       try {
-        const context = { ...request.extras, signal, callId, attempt, tool, ...(request.persona !== undefined ? { persona: request.persona } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) };
+        const context = {
+          ...request.extras,
+          signal,
+          callId,
+          attempt,
+          tool,
+          ...(request.persona !== undefined ? { persona: request.persona } : {}),
+          ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+          ...(request.oauth !== undefined ? { oauth: request.oauth } : {}),
+        };
         const result = await raceAbort(chosen.instance.call(request.args, context), signal);
         health.recordAttempt(tool.name, chosen.name, { ok: true, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: null });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: 'ok' });

@@ -16,6 +16,7 @@ import type { ProviderResolver } from './provider-slots.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import type { CallMetrics } from './telemetry.js';
 import type { ToolServices } from './tool-services.js';
+import type { OAuthVault } from './oauth/vault.js';
 
 /** What a runtime is built from; everything but registry, store and providers has a default. */
 export interface RuntimeOptions {
@@ -55,6 +56,8 @@ export interface RuntimeOptions {
   redactor?: Redactor;
   /** Tools' configurations, SQL databases and result checks. @default new ToolServices({ env, databases: defaultToolDatabases(store) }): no settings, results `warn`, tool databases beside an SQLite store */
   services?: ToolServices;
+  /** OAuth connections (docs/oauth.md): a tool declaring OAuth services is refused unless they are connected, and its provider gets their tokens. */
+  oauth?: OAuthVault;
 }
 
 /** Who calls, as whom, and how. */

@@ -43,6 +43,8 @@ import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { Router, type RouteLog } from './router.js';
 import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
 import { manifestRedactor } from './secrets.js';
+import { withOAuthTokens } from './oauth/redaction.js';
+import type { OAuthVault } from './oauth/vault.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
@@ -89,6 +91,7 @@ export class Runtime {
   readonly #approvals: Approvals;
   readonly #policy: ApprovalPolicy;
   readonly #admission: Admission;
+  readonly #oauth: OAuthVault | undefined;
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -107,6 +110,7 @@ export class Runtime {
     this.services = options.services ?? new ToolServices({ env: this.#env, ...(databases ? { databases } : {}) });
     this.health.annotate((name) => this.#annotation(name));
     this.#redactor = options.redactor;
+    this.#oauth = options.oauth;
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
     this.#journal = new CallJournal(this.store, warn, this.#clock);
@@ -201,6 +205,7 @@ export class Runtime {
       // refused before anything runs or waits for approval: no provider has the credentials it needs
       const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
       if (refusal) throw refusal;
+      await this.#oauth?.check(tool);
       const reason = approvalReason(tool, context.persona, this.#rules);
       if (reason !== undefined) {
         const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
@@ -223,7 +228,8 @@ export class Runtime {
    * record of an approved call and of a call that may write).
    */
   async #execute(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
-    const redactor = this.#redactorOf(snapshot);
+    const oauth = await this.#oauth?.accessFor(tool, context.signal);
+    const redactor = withOAuthTokens(this.#redactorOf(snapshot), oauth);
     const party = { persona: context.persona ?? null, actor: context.caller ?? null, job: context.job ?? null, approvalId: context.approvalId };
     await this.#journal.started(tool, callId, args, party, redactor);
     const started = this.#clock();
@@ -243,7 +249,7 @@ export class Runtime {
     try {
       const extras = await this.services.forCall(tool, callId);
       const { provider, result } = await this.#router.route(
-        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal, extras },
+        { tool, args, slots: this.#slots.of(snapshot, tool), callId, persona: context.persona, idempotencyKey: context.idempotencyKey, signal: context.signal, extras, oauth },
         log,
       );
       this.services.checkResult(tool, result, callId);

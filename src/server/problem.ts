@@ -68,6 +68,8 @@ const TITLES: Record<ProblemCode, string> = {
   TOOL_REJECTED: 'The tool refused the arguments',
   MISSING_CREDENTIALS: 'A required credential is not set',
   RESULT_MISMATCH: 'The result does not match the declared outputSchema',
+  OAUTH_NOT_CONNECTED: 'The tool\'s OAuth service is not connected',
+  OAUTH_REFRESH_FAILED: 'The tool\'s OAuth token could not be refreshed',
   FORBIDDEN_ORIGIN: 'Origin not allowed',
   MISDIRECTED_REQUEST: 'Host not served here',
   AUTH_UNAVAILABLE: 'Credentials cannot be checked now',

@@ -130,7 +130,7 @@ export const ROUTES = {
     },
     problems: [
       'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
-      'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME',
+      'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED',
     ],
   },
   listApprovals: {
@@ -154,7 +154,7 @@ export const ROUTES = {
     parameters: [id],
     requestBody: decision,
     responses: { '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.') },
-    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+    problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'STORE_UNAVAILABLE', 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED'],
   },
   deny: {
     method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/deny', summary: 'Deny',

@@ -22,6 +22,7 @@ import type {
   NewAuditRecord,
   Store,
 } from './types.js';
+import type { NewOAuthToken, OAuthTokenRecord, OAuthTokenStore } from './oauth-tokens.js';
 
 /** Approvals: create, read, list, compare-and-set update. */
 export type ApprovalMethods = Pick<Store, 'createApproval' | 'getApproval' | 'listApprovals' | 'updateApproval'>;
@@ -38,6 +39,7 @@ export interface MethodGroups {
   audit: AuditMethods;
   calls: CallMethods;
   keys: KeyStore;
+  oauth: OAuthTokenStore;
 }
 
 /**
@@ -45,7 +47,7 @@ export interface MethodGroups {
  * A back end extends this, hands its groups to the constructor, and keeps
  * only opening, error wrapping and closing.
  */
-export abstract class GroupedStore implements KeyStore {
+export abstract class GroupedStore implements KeyStore, OAuthTokenStore {
   #groups: MethodGroups | undefined;
 
   /** Called once at the end of the back end's constructor, when what the groups use exists. */
@@ -120,5 +122,25 @@ export abstract class GroupedStore implements KeyStore {
 
   touchKey(id: string, at: string): Promise<void> {
     return this.#g.keys.touchKey(id, at);
+  }
+
+  putOAuthToken(record: NewOAuthToken): Promise<OAuthTokenRecord> {
+    return this.#g.oauth.putOAuthToken(record);
+  }
+
+  replaceOAuthToken(record: NewOAuthToken, fromRevision: number): Promise<OAuthTokenRecord | undefined> {
+    return this.#g.oauth.replaceOAuthToken(record, fromRevision);
+  }
+
+  getOAuthToken(tool: string, service: string): Promise<OAuthTokenRecord | undefined> {
+    return this.#g.oauth.getOAuthToken(tool, service);
+  }
+
+  listOAuthTokens(query?: { tool?: string }): Promise<OAuthTokenRecord[]> {
+    return this.#g.oauth.listOAuthTokens(query);
+  }
+
+  deleteOAuthToken(tool: string, service?: string): Promise<number> {
+    return this.#g.oauth.deleteOAuthToken(tool, service);
   }
 }

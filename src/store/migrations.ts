@@ -16,6 +16,7 @@
  * @module
  */
 import { DECISION_CHANNELS, StoreVersionError } from './types.js';
+import { OAUTH_MIGRATION } from './oauth-tokens.js';
 
 export interface Migration {
   version: number;
@@ -268,6 +269,7 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX calls_in_flight_started ON calls_in_flight (started_at)',
     ],
   },
+  OAUTH_MIGRATION,
 ];
 
 /** The highest migration version this toolcap knows. */

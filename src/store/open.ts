@@ -7,17 +7,21 @@
 import { openPostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 import type { KeyStore, Store } from './types.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
 
 /** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
-export type StoreConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type StoreConfig = ({ kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }) & {
+  /** The environment variable holding the key OAuth tokens are sealed with (docs/oauth.md). @default 'TOOLCAP_SECRET_KEY' */
+  secretKeyEnv?: string;
+};
 
 export interface OpenStoreOptions {
   sqlite?: SqliteStoreOptions;
   postgres?: PostgresStoreOptions;
 }
 
-/** Open the configured store; it keeps API keys too ({@link KeyStore}). */
-export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore> {
+/** Open the configured store; it keeps API keys ({@link KeyStore}) and OAuth connections ({@link OAuthTokenStore}) too. */
+export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
   switch (config.kind) {
     case 'sqlite':
       return openSqliteStore(config.path, options.sqlite);

@@ -27,6 +27,8 @@ import { postgresAudit } from './postgres-audit.js';
 import { postgresCalls } from './postgres-calls.js';
 import { hostPort, unavailable } from './postgres-errors.js';
 import { postgresKeys } from './postgres-keys.js';
+import { postgresOAuth } from './postgres-oauth.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -62,7 +64,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Open the PostgreSQL store at `url` (applying pending migrations); rejects with StoreUnavailableError when unreachable. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
   const location = redactUrl(url);
   const server = hostPort(url);
   const schema = options.schema;
@@ -117,7 +119,7 @@ async function migrate(pool: pg.Pool, schema: string | undefined, location: stri
 
 type Row = Record<string, unknown>;
 
-class PostgresStore extends GroupedStore implements Store, KeyStore {
+class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore {
   readonly kind = 'postgres' as const;
   readonly location: string;
   #pool: pg.Pool;
@@ -135,6 +137,7 @@ class PostgresStore extends GroupedStore implements Store, KeyStore {
       audit: postgresAudit(query),
       calls: postgresCalls(query, (what, work) => this.#transaction(what, work)),
       keys: postgresKeys(query),
+      oauth: postgresOAuth(query),
     });
   }
 

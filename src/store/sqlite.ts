@@ -25,6 +25,8 @@ import { sqliteAudit } from './sqlite-audit.js';
 import { sqliteCalls } from './sqlite-calls.js';
 import { unavailable } from './sqlite-errors.js';
 import { sqliteKeys } from './sqlite-keys.js';
+import { sqliteOAuth } from './sqlite-oauth.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -59,7 +61,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 }
 
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
-export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore> {
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
   const file = resolve(path);
   let db: Database.Database | undefined;
   try {
@@ -122,7 +124,7 @@ function migrate(db: Database.Database, file: string): void {
   }
 }
 
-class SqliteStore extends GroupedStore implements Store, KeyStore {
+class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
   #db: Database.Database;
@@ -140,6 +142,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore {
       audit: sqliteAudit(run, stmt),
       calls: sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)()),
       keys: sqliteKeys(run, stmt),
+      oauth: sqliteOAuth(run, stmt),
     });
   }
 

@@ -37,8 +37,8 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
     module: runtime,
     names: [
       'ACTIONS', 'Authenticator', 'CALL_ERROR_STATUS', 'CallError', 'CallRateLimiter', 'DEFAULT_BACKOFF', 'EgressError', 'EgressGuard', 'HealthBook',
-      'JsonLinesSpanExporter', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
-      'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
+      'JsonLinesSpanExporter', 'OAuthConnectError', 'OAuthVault', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
+      'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'connectCommand', 'connectOAuth', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
       'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona', 'ToolServices',
     ],
   },

@@ -4,6 +4,7 @@
  * main contract (`contract.ts`), on the same harness.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { OAuthTokenStore } from '../../src/store/oauth-tokens.js';
 import { LATEST_VERSION } from '../../src/store/migrations.js';
 import { StoreUnavailableError, type KeyRecord } from '../../src/store/types.js';
 import { approval, freshStore, type StoreHarness } from './contract.js';
@@ -203,6 +204,7 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       await store.close();
       // back to version 1 by hand: what an older toolcap left behind
       for (const sql of [
+        'DROP TABLE oauth_tokens',
         'DROP TABLE calls_in_flight',
         'ALTER TABLE approvals DROP COLUMN code_hash',
         'DROP INDEX approvals_principal_status',
@@ -218,6 +220,8 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       const k = key();
       await upgraded.createKey(k);
       expect(await upgraded.getKey(k.id)).toEqual(k);
+      // migration 5 ran again: the OAuth table is back
+      expect(await (upgraded as unknown as OAuthTokenStore).listOAuthTokens()).toEqual([]);
       await expect(db.raw(`INSERT INTO toolcap_migrations (version, applied_at) VALUES (2, 'dup')`)).rejects.toThrow();
     });
   });

@@ -28,11 +28,18 @@ export function defaultStoreConfig(root: string): StoreConfig {
 const POSTGRES_PATTERN = '^postgres(ql)?://\\S+$';
 const POSTGRES_URL = new RegExp(POSTGRES_PATTERN);
 
-/** `store`: `{ path }` (SQLite) or `{ url }` (PostgreSQL). */
+/** An environment variable name. */
+const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+const SecretKeyEnv = Type.Optional(
+  Type.String({ pattern: ENV_NAME_PATTERN, description: 'The environment variable holding the 32-byte key OAuth tokens are sealed with (base64 or hex). Default: TOOLCAP_SECRET_KEY.' }),
+);
+
+/** `store`: `{ path }` (SQLite) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
 export const StoreSchema = Type.Union(
   [
-    Type.Object({ path: PathString('An SQLite file, relative to the config file.') }, { additionalProperties: false }),
-    Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }) }, { additionalProperties: false }),
+    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
   ],
   { description: `Where health, approvals and audit are kept. Default: { path: ${DEFAULT_STORE_PATH} }.` },
 );
@@ -44,14 +51,21 @@ export function readStore(reading: ConfigReading): StoreConfig {
   if (!storeReader) return defaultStoreConfig(reading.root);
   const path = storeReader.has('path') ? reading.pathString(storeReader.raw('path'), storeReader.at('path'), 'store path') : undefined;
   const url = storeReader.string('url');
+  const keyEnv = storeReader.string('secretKeyEnv');
   storeReader.rest({ where: 'store' });
+  const withKey = <T extends StoreConfig>(config: T): T => {
+    if (keyEnv === undefined) return config;
+    if (new RegExp(ENV_NAME_PATTERN).test(keyEnv)) return { ...config, secretKeyEnv: keyEnv };
+    report('INVALID_VALUE', 'store.secretKeyEnv is not an environment variable name (the value is not shown: it may be the key itself).', storeReader.at('secretKeyEnv'), { hint: 'Name the variable, e.g. secretKeyEnv: TOOLCAP_SECRET_KEY; never the key itself.' });
+    return config;
+  };
   if (storeReader.has('path') && storeReader.has('url')) {
     report('INVALID_VALUE', 'The store has both "path" and "url"; it is one or the other.', storeReader.pointer, {
       hint: 'Keep path for an SQLite file, or url for a PostgreSQL server.',
     });
   } else if (url !== undefined) {
-    if (POSTGRES_URL.test(url)) return { kind: 'postgres', url };
+    if (POSTGRES_URL.test(url)) return withKey({ kind: 'postgres', url });
     report('INVALID_VALUE', 'The store url must start with postgres:// or postgresql://.', storeReader.at('url'), { hint: 'Write url: postgres://user@host:5432/toolcap.' });
-  } else if (path !== undefined) return { kind: 'sqlite', path };
-  return defaultStoreConfig(reading.root);
+  } else if (path !== undefined) return withKey({ kind: 'sqlite', path });
+  return withKey(defaultStoreConfig(reading.root));
 }

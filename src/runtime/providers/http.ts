@@ -215,6 +215,9 @@ class HttpInstance implements ProviderInstance {
     if (context.idempotencyKey !== undefined && request.headers['idempotency-key'] === undefined) {
       request.headers['idempotency-key'] = context.idempotencyKey;
     }
+    // a tool with exactly one OAuth service and no auth of its own sends that service's access token (docs/oauth.md)
+    const oauth = this.config.auth === undefined && context.oauth ? Object.values(context.oauth) : [];
+    if (oauth.length === 1 && request.headers['authorization'] === undefined) request.headers['authorization'] = `Bearer ${oauth[0]!.accessToken}`;
     const hops = { sent: 0 };
     let response: Response;
     try {

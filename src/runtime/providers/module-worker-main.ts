@@ -25,6 +25,8 @@ export interface WorkerCallContext {
   configurations?: Readonly<Record<string, unknown>>;
   /** The call has an SQL handle: the worker gives the code a proxy that asks the host (`sql` messages). */
   sql?: boolean;
+  /** The tool's OAuth access tokens by service (ProviderCallContext.oauth). */
+  oauth?: Readonly<Record<string, unknown>>;
 }
 
 /** A statement the worker's code asks the host's SQL handle of call `id` to run. */

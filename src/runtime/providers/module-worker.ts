@@ -94,7 +94,7 @@ export class WorkerExecutor implements ModuleExecutor {
   }
 
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
-    const { signal, callId, attempt, tool, persona, idempotencyKey, configurations, sql } = context;
+    const { signal, callId, attempt, tool, persona, idempotencyKey, configurations, sql, oauth } = context;
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
     await raceAborted(this.#loaded, signal, this.#describe);
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
@@ -103,6 +103,7 @@ export class WorkerExecutor implements ModuleExecutor {
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
     if (configurations !== undefined) plain.configurations = configurations;
     if (sql !== undefined) plain.sql = true;
+    if (oauth !== undefined) plain.oauth = oauth;
     return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe, sql);
   }
 

@@ -34,6 +34,17 @@ export interface ProviderCallContext {
   configurations?: Readonly<Record<string, unknown>>;
   /** The tool's own SQL database, when it declares `storage.sqlTables`/`sqlQueries` (runtime/tool-storage.ts). */
   sql?: ToolSql;
+  /** The tool's OAuth access tokens by service name (docs/oauth.md); present when the tool declares OAuth services, all connected. */
+  oauth?: Readonly<Record<string, ProviderOAuthToken>>;
+}
+
+/** One OAuth service's access token as a provider gets it (never logged: the call's redactor knows it). */
+export interface ProviderOAuthToken {
+  accessToken: string;
+  /** `bearer` for the usual token. */
+  tokenType: string;
+  expiresAt?: string;
+  scope?: string;
 }
 
 /** The outcome of a health check. */

@@ -34,3 +34,5 @@ export { resolveAuthConfig } from '../runtime/identity/auth-config.js';
 export type { AuthConfig, OidcConfig } from '../runtime/identity/auth-config.js';
 export { CallRateLimiter } from '../runtime/identity/rate-limit.js';
 export type { RateLimitConfig } from '../runtime/identity/rate-limit.js';
+export { ProbeAdapters, builtinProbeAdapters, taskSnapshot, isTaskSource, withProbeFiles } from '../runtime/probes/index.js';
+export type { ProbeAdapter, ProbeContext, ProbeCall, Observation, SourceReport, SourceStatus, TaskSnapshot, SnapshotRequest } from '../runtime/probes/index.js';

@@ -40,6 +40,7 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
       'JsonLinesSpanExporter', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
       'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
       'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona',
+      'ProbeAdapters', 'builtinProbeAdapters', 'taskSnapshot', 'isTaskSource', 'withProbeFiles',
     ],
   },
   'toolcap/store': { module: store, names: ['StoreUnavailableError', 'StoreVersionError', 'openPostgresStore', 'openSqliteStore', 'openStore'] },

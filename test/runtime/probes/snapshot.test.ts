@@ -3,8 +3,9 @@
  * with the built-in providers and probe-file): an http provider to a local
  * stand-in for a tracker's API mapped by metadata.probe, file and folder
  * sources, a path escaping the manifest's folder, items that are not
- * observations, a probe past its timeout, an adapter bound by tool id, and
- * which tools count as task sources.
+ * observations, a probe past its timeout, an adapter bound by tool id, an
+ * MCP server (a real stdio server made with the SDK) whose JSON text is
+ * mapped, and which tools count as task sources.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -51,6 +52,18 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'tasks', 'notes.txt'), 'not a task file');
   writeFileSync(join(dir, 'bad.jsonl'), '{"id": 1}\n[1,2]\n');
   writeFileSync(join(root, 'outside.jsonl'), '');
+  const sdk = join(process.cwd(), 'node_modules/@modelcontextprotocol/sdk/dist/esm/server');
+  writeFileSync(
+    join(root, 'tracker.mjs'),
+    `import { McpServer } from '${sdk}/mcp.js';
+import { StdioServerTransport } from '${sdk}/stdio.js';
+const server = new McpServer({ name: 'tracker', version: '1.0.0' });
+server.registerTool('list_tasks', { description: 'open tasks' }, async () => ({
+  content: [{ type: 'text', text: JSON.stringify([{ key: 'M-1', summary: 'From MCP', status: 'open', at: new Date().toISOString() }]) }],
+}));
+await server.connect(new StdioServerTransport());
+`,
+  );
   writeFileSync(
     join(dir, 'tools.yaml'),
     `toolcap: 1\ntools:` +
@@ -61,11 +74,12 @@ beforeAll(async () => {
       source('t.allbad', `    metadata: { probe: { file: bad.jsonl } }\n`) +
       source('t.badpath', `    providers: [{ name: tracker, config: { type: http, baseUrl: "${base}", path: /issues } }]\n    metadata: { probe: { items: "$.data[issues" } }\n`) +
       source('t.bound', '') +
+      source('t.mcp', `    providers: [{ name: mcp, config: { server: tracker, tool: list_tasks } }]\n    metadata: { probe: { taskId: key, title: summary, state: status, updatedAt: at } }\n`) +
       source('t.none', '') +
       source('t.off', `    enabled: false\n    metadata: { probe: { file: tasks } }\n`) +
       `  - name: t.observer\n    description: not a source\n    capabilities: [tasks.probe]\n    surface: { domains: [tasks], entities: [task], operations: [probe], taskRoles: [observer], authority: 0.5, freshnessSlaSec: 60 }\n    effects: { mode: read, sideEffects: none }\n    metadata: { probe: { file: tasks } }\n`,
   );
-  writeFileSync(join(root, 'toolcap.config.yaml'), 'sources: [manifests/]\nstore: { path: .toolcap/toolcap.db }\n');
+  writeFileSync(join(root, 'toolcap.config.yaml'), 'sources: [manifests/]\nstore: { path: .toolcap/toolcap.db }\nmcp: { servers: { tracker: { command: node, args: [tracker.mjs] } } }\n');
   toolcap = await createToolcap(join(root, 'toolcap.config.yaml'), { traces: false, warn: () => undefined });
   const adapters = new ProbeAdapters()
     .register({ name: 'static', probe: async () => [{ taskId: 'S-1', title: 'Bound by id', state: 'open', updatedAt: now() }] })
@@ -87,8 +101,8 @@ const report = (tool: string): SourceReport => {
 
 describe('task snapshot', () => {
   it('lists exactly the enabled tools with tasks.probe and role source', () => {
-    expect(snap.sources.map((s) => s.tool).sort()).toEqual(['t.allbad', 't.badpath', 't.bound', 't.escape', 't.folder', 't.http', 't.none', 't.slow']);
-    expect(snap.counts).toEqual({ ok: 3, stale: 0, error: 4, unsupported: 1 });
+    expect(snap.sources.map((s) => s.tool).sort()).toEqual(['t.allbad', 't.badpath', 't.bound', 't.escape', 't.folder', 't.http', 't.mcp', 't.none', 't.slow']);
+    expect(snap.counts).toEqual({ ok: 4, stale: 0, error: 4, unsupported: 1 });
   });
 
   it('maps an http answer by metadata.probe, rejecting bad items without passing them on', () => {
@@ -115,6 +129,10 @@ describe('task snapshot', () => {
     ['t.slow', 'TIMEOUT', /./],
   ])('%s is an error with code %s', (tool, code, reason) => {
     expect(report(tool)).toMatchObject({ status: 'error', code, reason: expect.stringMatching(reason) });
+  });
+
+  it('maps the JSON text an MCP tool answers', () => {
+    expect(report('t.mcp')).toMatchObject({ status: 'ok', adapter: 'mapping', observations: [{ taskId: 'M-1', title: 'From MCP', state: 'open', stale: false }] });
   });
 
   it('uses an adapter bound by tool id, and reports a source with none as unsupported', () => {

@@ -32,6 +32,7 @@ import { errorMessage } from './model/errors.js';
 import type { HealthSource, HealthSummary } from './model/health.js';
 import { toolcapVersion } from './model/version.js';
 import { Registry } from './registry/registry.js';
+import { withProbeFiles } from './runtime/probes/file-provider.js';
 import { ProviderTypes } from './runtime/providers/provider-types.js';
 import type { McpConnector } from './runtime/providers/mcp.js';
 import { ProviderError } from './runtime/providers/types.js';
@@ -213,7 +214,8 @@ export async function createToolcap(config: Config | string | undefined, options
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
-    providers: new ProviderTypes({ mcpConnector: connector }),
+    // task-source tools whose tasks are a file (metadata.probe.file) get the probe-file provider
+    providers: withProbeFiles(new ProviderTypes({ mcpConnector: connector })),
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
     ...(approvals?.ttlSec !== undefined ? { approvalTtlSec: approvals.ttlSec } : {}),
     // egress, response size, trusted module folders, module isolation: what the providers contain code with

@@ -16,6 +16,7 @@ import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
 import { addOAuthCommands } from './oauth.js';
 import { schemaCommand } from './schema-command.js';
+import { tasksSnapshotCommand, type TasksFlags } from './tasks.js';
 import { serveCommand, type ServeFlags } from './serve.js';
 import { toolcapVersion } from '../model/version.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
@@ -264,6 +265,19 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--json', 'print the revoked key as JSON')
     .addOption(keyStoreOption())
     .action((id: string, flags: KeysFlags) => withStore((f) => keysRevokeCommand(id, f, io))(flags));
+
+  program
+    .command('tasks')
+    .description('Xena task sources (tools with capability tasks.probe and task role source)')
+    .command('snapshot')
+    .description('probe every task source through the runtime: ok, stale, error or unsupported per source; exit 1 when a source is error')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--persona <persona>', 'probe as this persona (only its tools and the shared ones)')
+    .option('--json', 'print the /tasks/snapshot answer as JSON')
+    .addOption(serverOption())
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action(withServer<TasksFlags>((paths, flags) => tasksSnapshotCommand(paths, flags, io)));
 
   program
     .command('schema')

@@ -42,3 +42,5 @@ export type { OAuthVaultOptions } from '../runtime/oauth/vault.js';
 export { connectOAuth, OAuthConnectError } from '../runtime/oauth/connect.js';
 export type { ConnectOptions, ConnectResult } from '../runtime/oauth/connect.js';
 export type { ProviderOAuthToken } from '../runtime/providers/types.js';
+export { ProbeAdapters, builtinProbeAdapters, taskSnapshot, isTaskSource, withProbeFiles } from '../runtime/probes/index.js';
+export type { ProbeAdapter, ProbeContext, ProbeCall, Observation, SourceReport, SourceStatus, TaskSnapshot, SnapshotRequest } from '../runtime/probes/index.js';

@@ -27,6 +27,7 @@ import { catalogRoutes } from './routes/catalog.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { taskRoutes } from './routes/tasks.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 
 export type { ApiOptions } from './context.js';
@@ -55,6 +56,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     openApiRoutes(ctx),
     mcpRoutes(ctx),
     callRoutes(ctx),
+    taskRoutes(ctx),
     approvalRoutes(ctx),
     auditRoutes(ctx),
     wellKnownRoutes(ctx),

@@ -11,6 +11,7 @@ import type { RankWeights } from '../query/rank.js';
 import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
 import type { Principal } from '../runtime/identity/principal.js';
+import type { ProbeAdapters } from '../runtime/probes/adapters.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
@@ -45,6 +46,8 @@ export interface ApiOptions {
   cacheEntries?: number;
   /** Reported in /openapi.json. */
   version?: string;
+  /** The probe adapters of `GET /tasks/snapshot`. @default the built-in ones (`mapping`, `file`) */
+  probeAdapters?: ProbeAdapters;
   /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
   onError?: (error: unknown, request: Request) => void;
   /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */

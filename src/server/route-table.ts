@@ -11,6 +11,7 @@ import { APPROVAL_STATUSES } from '../store/types.js';
 import type { Action } from '../runtime/identity/principal.js';
 import { filterParameters, json, param, pathParam, personaParam, ref, type Json } from './openapi-parts.js';
 import type { ProblemCode } from './problem.js';
+import { TASK_SNAPSHOT_SCHEMA } from './tasks-openapi.js';
 
 /** One operation: what the document says of it and which problems it can answer. */
 export interface Route {
@@ -132,6 +133,12 @@ export const ROUTES = {
       'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
       'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED',
     ],
+  },
+  taskSnapshot: {
+    method: 'GET', action: 'call', path: '/tasks/snapshot', summary: 'Probe every task-source tool through the runtime: per source ok, stale, error or unsupported',
+    parameters: [param('persona', 'Probe as this persona (default: the principal\'s).', { type: 'string' })],
+    responses: { '200': json(TASK_SNAPSHOT_SCHEMA, 'Every task source the persona may call, with its observations or why none.') },
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA, 'NO_RUNTIME'],
   },
   listApprovals: {
     method: 'GET', action: 'approvals.read.own', path: '/approvals', summary: 'Approval requests, newest first: the caller\'s own, or all with approvals.read.all',

@@ -40,6 +40,7 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
       'JsonLinesSpanExporter', 'OAuthConnectError', 'OAuthVault', 'ProviderConfigError', 'ProviderError', 'ProviderTypes', 'ROLES', 'Runtime', 'allowedPersonas', 'approvalReason',
       'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'connectCommand', 'connectOAuth', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
       'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona', 'ToolServices',
+      'ProbeAdapters', 'builtinProbeAdapters', 'taskSnapshot', 'isTaskSource', 'withProbeFiles',
     ],
   },
   'toolcap/store': { module: store, names: ['StoreUnavailableError', 'StoreVersionError', 'openPostgresStore', 'openSqliteStore', 'openStore'] },

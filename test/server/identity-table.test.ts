@@ -52,6 +52,7 @@ async function request(route: RouteName, persona: string | undefined): Promise<{
     case 'health': return get('/health', '');
     case 'openapi': return get('/openapi.json', '');
     case 'callTool': return post('/tools/text.reverse/call', { arguments: { text: `abc ${++seq}` } });
+    case 'taskSnapshot': return get('/tasks/snapshot');
     case 'listApprovals': return get('/approvals', '');
     case 'getApproval': return get(`/approvals/${await pendingApproval()}`, '');
     case 'approve': return post(`/approvals/${await pendingApproval()}/approve`, {});
@@ -109,6 +110,12 @@ const TABLE: Row[] = [
   ['intern', 'intern ', 'callTool', 404],
   ['admin', 'ops', 'callTool', 200],
   ['admin', 'nobody', 'callTool', 404],
+  // it runs the task-source tools: callers (and admins) only, within their personas
+  ...plain('taskSnapshot', { ops: 200, intern: 200, admin: 200 }),
+  ['ops', 'ops', 'taskSnapshot', 200],
+  ['intern', 'ops', 'taskSnapshot', 403],
+  ['intern', 'Intern', 'taskSnapshot', 404],
+  ['admin', 'nobody', 'taskSnapshot', 404],
   ...plain('listApprovals', { ops: 200, intern: 200, approver: 200, admin: 200 }),
   // intern-bot asked for it: ops-bot is told it does not exist
   ...plain('getApproval', { ops: 404, intern: 200, approver: 200, admin: 200 }),

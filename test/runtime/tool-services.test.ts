@@ -50,7 +50,7 @@ describe('configurations', () => {
     const e = await expectCode(h.runtime.call('notes', {}), 'NO_HEALTHY_PROVIDER');
     expect(e.message).toMatch(reason);
     expect(h.fakes.count('notes')).toBe(0);
-    expect(h.runtime.health.lookup('notes')).toMatchObject({ status: 'down', unavailable: expect.stringMatching(reason) });
+    expect(h.runtime.health.lookup('notes')).toMatchObject({ status: 'unavailable', unavailable: expect.stringMatching(reason) });
   });
 
   it('never lets a configured secret out: problem messages and the audit log are redacted', async () => {

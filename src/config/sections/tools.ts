@@ -73,6 +73,12 @@ export function readTools(reading: ConfigReading): ToolsSection {
   if (!toolsReader) return section;
   for (const name of Object.keys(toolsReader.value)) {
     if (name === MCP_ALIAS) continue; // ATLAS's tools.mcp: read as the mcp section
+    const value = toolsReader.raw(name);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      // not a tool's settings: another of ATLAS's tools.* keys, which toolcap does not read
+      report('UNKNOWN_FIELD', `"tools.${name}" is not a tool's settings (those are objects); it is ignored. Of ATLAS's tools.* keys toolcap reads only tools.mcp.`, toolsReader.at(name), { key: true, severity: 'warning', hint: 'Remove it, or write the tool\'s settings as { configurations: …, sql: … }.' });
+      continue;
+    }
     const entry = toolsReader.object(name);
     if (!entry) continue;
     const settings: ToolSettings = {};

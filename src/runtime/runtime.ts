@@ -39,6 +39,7 @@ import { HealthChecks } from './health-checks.js';
 import type { Principal } from './identity/principal.js';
 import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { Router, type RouteLog } from './router.js';
+import { checkAgentCall } from './agent-gate.js';
 import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
 import { manifestRedactor } from './secrets.js';
 import { SerialRuns } from './serial.js';
@@ -188,6 +189,7 @@ export class Runtime {
       const callId = randomUUID();
       const snapshot = this.#registry.snapshot();
       const tool = resolveIn(snapshot, name, context.persona);
+      checkAgentCall(snapshot, tool, context.agent, context.persona);
       const checked = this.#arguments.check(snapshot, tool, args);
       const reason = approvalReason(tool, context.persona, this.#rules);
       if (reason !== undefined) {

@@ -42,6 +42,7 @@ export const DIAGNOSTIC_CODES = {
   DUPLICATE_TOOL: 'error',
   DUPLICATE_ENTRY: 'error',
   UNKNOWN_REFERENCE: 'warning',
+  UNSERVED_SKILL: 'warning',
   // claims
   CONTRADICTORY_CLAIM: 'error',
   RETRY_NOT_IDEMPOTENT: 'error',

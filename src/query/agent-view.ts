@@ -5,7 +5,8 @@
  *
  * A tool is in the agent's view when all of these hold:
  *
- * - the agent is enabled (a disabled agent's view is empty: `enabled`);
+ * - the agent and the tool are enabled (a disabled agent's view is empty;
+ *   `/tools` lists disabled tools, an agent's view does not: `enabled`);
  * - the tool is **listed**: named in the agent's `tools` (Xena `toolIds`), or
  *   in the `tools` of one of its skills (`skillIds` -> `preferredToolIds`), or
  *   it provides a capability one of its skills requires (Xena
@@ -111,6 +112,7 @@ export class AgentView {
   /** Why the agent may not use this tool, or undefined when it may. */
   refusal(tool: Tool): AgentRefusal | undefined {
     if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled.`);
+    if (tool.enabled === false) return this.#refuse('enabled', `Tool "${tool.name}" is disabled; no agent is offered it.`);
     if (!this.#named.has(tool.name) && !this.#wanted.some((c) => capabilityMet(c, tool.capabilities ?? []))) {
       return this.#refuse('toolIds', `Agent "${this.label}" does not list tool "${tool.name}" (toolIds), nor do its skills (skillIds) name it or need a capability it provides.`);
     }

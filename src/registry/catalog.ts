@@ -12,6 +12,7 @@ import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { entryLocator } from '../validate/locate.js';
+import { lintSkillCoverage, type CoverageLocators } from '../validate/skill-coverage.js';
 import { lintModulePaths } from '../validate/module-paths.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
 
@@ -110,7 +111,17 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const names = (entries: ReadonlyArray<Entry<{ name: string; id?: string }>>) => new Set(entries.flatMap((e) => (e.value.id === undefined ? [e.value.name] : [e.value.name, e.value.id])));
   const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
+  out.push(...lintSkillCoverage(catalogDocument(catalog), coverageLocators(catalog, merged)));
   return out;
+}
+
+/** Locators of the skills, agents and jobs by canonical name, for the skill coverage check. */
+function coverageLocators(catalog: Catalog, merged: MergedCatalog): CoverageLocators {
+  const of = (kind: 'skill' | 'agent' | 'job', entries: ReadonlyArray<Entry<{ name: string }>>) => (name: string) => {
+    const entry = entries.find((e) => e.value.name === name);
+    return entry === undefined ? undefined : entryLocator(kind, entry, merged.documents);
+  };
+  return { skill: of('skill', catalog.skills), agent: of('agent', catalog.agents), job: of('job', catalog.jobs) };
 }
 
 /**

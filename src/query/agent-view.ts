@@ -103,7 +103,7 @@ export class AgentView {
    * request acts as (`undefined`: no persona). Undefined when it may be used.
    */
   personaRefusal(persona: string | undefined): AgentRefusal | undefined {
-    if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled.`);
+    if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled (enabled: false).`);
     const bound = this.agent.persona;
     if (bound === undefined || bound === persona) return undefined;
     return this.#refuse('persona', `Agent "${this.label}" acts as persona "${bound}"; this request does not (ask with persona "${bound}").`);
@@ -111,8 +111,8 @@ export class AgentView {
 
   /** Why the agent may not use this tool, or undefined when it may. */
   refusal(tool: Tool): AgentRefusal | undefined {
-    if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled.`);
-    if (tool.enabled === false) return this.#refuse('enabled', `Tool "${tool.name}" is disabled; no agent is offered it.`);
+    if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled (enabled: false).`);
+    if (tool.enabled === false) return this.#refuse('enabled', `Tool "${tool.name}" is disabled (enabled: false); no agent is offered it.`);
     if (!this.#named.has(tool.name) && !this.#wanted.some((c) => capabilityMet(c, tool.capabilities ?? []))) {
       return this.#refuse('toolIds', `Agent "${this.label}" does not list tool "${tool.name}" (toolIds), nor do its skills (skillIds) name it or need a capability it provides.`);
     }

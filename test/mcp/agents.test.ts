@@ -14,7 +14,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { mcpHttpHandler, type McpHttpOptions } from '../../src/mcp/http.js';
 import { APPROVAL_STATUS_TOOL } from '../../src/mcp/approval-status.js';
-import { closeAll, openEnv, rejection, track } from './gateway-helpers.js';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createGatewayServer } from '../../src/mcp/server.js';
+import { closeAll, connect as connectInMemory, openEnv, rejection, tempDir, track } from './gateway-helpers.js';
 
 afterEach(closeAll);
 
@@ -124,5 +127,21 @@ describe('MCP ?agent=', () => {
     } finally {
       await h.stop();
     }
+  });
+
+  it('a reload that removes the agent leaves the session nothing: an empty list, calls UNKNOWN_AGENT', async () => {
+    const dir = tempDir();
+    cpSync(FIXTURE, dir, { recursive: true });
+    const env = await openEnv([dir]);
+    const gateway = createGatewayServer({ registry: env.registry, runtime: env.runtime, agent: 'agent.low' });
+    const client = await connectInMemory(gateway);
+    expect(await listed(client)).toEqual(['notes.lookup', 'tool.tasks.source']);
+    const file = join(dir, 'config/registry/agents.json');
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { agents: Array<{ id: string }> };
+    writeFileSync(file, JSON.stringify({ agents: doc.agents.filter((a) => a.id !== 'agent.low') }, null, 2));
+    expect((await env.registry.refresh()).kind).toBe('reloaded');
+    expect(await listed(client)).toEqual([]);
+    const refused = await rejection(client.callTool({ name: 'notes.lookup', arguments: { key: 'k' } }));
+    expect(refused.data).toMatchObject({ code: 'UNKNOWN_AGENT' });
   });
 });

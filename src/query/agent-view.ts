@@ -31,6 +31,7 @@
 import type { Agent, Skill, Tool } from '../model/schema.js';
 import { rank, RISK_LEVELS } from '../model/vocabulary.js';
 import type { Snapshot } from '../registry/snapshot.js';
+import { capabilityMet } from '../validate/skill-coverage.js';
 
 /** Which rule of the agent refused a tool, in the order they are checked. */
 export const AGENT_CONSTRAINTS = ['enabled', 'persona', 'toolIds', 'maxRiskLevel', 'requireDeterministicTools'] as const;
@@ -56,16 +57,6 @@ function lookup<T extends { name: string; id?: string }>(entries: readonly T[], 
     // canonical names are lower-case; Xena ids keep their capitals
     entries.find((e) => e.name === plain.toLowerCase())
   );
-}
-
-/** Does any of `provided` meet `wanted` (exact, or a `prefix.*` prefix), as job summaries read capabilities? */
-export function capabilityMet(wanted: string, provided: Iterable<string>): boolean {
-  const prefix = wanted.endsWith('.*') ? wanted.slice(0, -2) : undefined;
-  for (const c of provided) {
-    if (c === wanted) return true;
-    if (prefix !== undefined && (c === prefix || c.startsWith(`${prefix}.`))) return true;
-  }
-  return false;
 }
 
 /** The agent a reference names in this snapshot, or undefined. */
@@ -113,7 +104,7 @@ export class AgentView {
   refusal(tool: Tool): AgentRefusal | undefined {
     if (this.agent.enabled === false) return this.#refuse('enabled', `Agent "${this.label}" is disabled (enabled: false).`);
     if (tool.enabled === false) return this.#refuse('enabled', `Tool "${tool.name}" is disabled (enabled: false); no agent is offered it.`);
-    if (!this.#named.has(tool.name) && !this.#wanted.some((c) => capabilityMet(c, tool.capabilities ?? []))) {
+    if (!this.#named.has(tool.name) && !this.#wanted.some((c) => capabilityMet(c, new Set(tool.capabilities ?? [])))) {
       return this.#refuse('toolIds', `Agent "${this.label}" does not list tool "${tool.name}" (toolIds), nor do its skills (skillIds) name it or need a capability it provides.`);
     }
     const max = this.agent.constraints?.maxRiskLevel;

@@ -39,8 +39,12 @@ export interface CoverageInput {
   jobs: readonly Job[];
 }
 
-/** Whether a capability is met by any of the provided ones. */
-function met(wanted: string, provided: ReadonlySet<string>): boolean {
+/**
+ * Whether any of `provided` meets `wanted`: exactly, or for a `prefix.*`
+ * the prefix itself or any capability under it (as job summaries read it).
+ * @example capabilityMet('tasks.*', new Set(['tasks.probe'])) // true
+ */
+export function capabilityMet(wanted: string, provided: ReadonlySet<string>): boolean {
   if (!wanted.endsWith('.*')) return provided.has(wanted);
   const prefix = wanted.slice(0, -2);
   if (provided.has(prefix)) return true;
@@ -66,7 +70,7 @@ export function unservedSkills(input: CoverageInput): UnservedSkill[] {
   const out: UnservedSkill[] = [];
   for (const skill of input.skills) {
     if (skill.enabled === false) continue;
-    const missing = [...new Set(skill.capabilities ?? [])].filter((c) => !met(c, provided));
+    const missing = [...new Set(skill.capabilities ?? [])].filter((c) => !capabilityMet(c, provided));
     if (missing.length === 0) continue;
     out.push({
       skill: skill.name,

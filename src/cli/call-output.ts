@@ -16,7 +16,7 @@ export function printError(error: unknown, io: CliIO, json: boolean | undefined)
   if (json) io.stdout(`${JSON.stringify({ status: 'error', code: error.code, message: error.message, ...error.extra }, null, 2)}\n`);
   io.stderr(`toolcap: ${error.code}: ${error.message}\n`);
   for (const p of error.extra.problems ?? []) io.stderr(`  ${p.pointer || '/'}: ${p.message}\n`);
-  if (error.extra.allowed) io.stderr(`  personas you may use: ${error.extra.allowed.join(', ') || 'none'}\n`);
+  if (error.extra.allowed) io.stderr(`  ${error.code === 'UNKNOWN_AGENT' ? 'agents there are' : 'personas you may use'}: ${error.extra.allowed.join(', ') || 'none'}\n`);
   return EXIT.FINDINGS;
 }
 

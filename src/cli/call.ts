@@ -23,6 +23,8 @@ import { errorMessage } from '../model/errors.js';
 export interface CallFlags extends LoadFlags, ServerFlag {
   args?: string;
   persona?: string;
+  /** Call for this catalog agent: refused unless the tool is in its view. */
+  agent?: string;
   caller?: string;
   idempotencyKey?: string;
   json?: boolean;
@@ -79,6 +81,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
       const result = await runtime.call(tool, args, {
         principal: principalNamed(config?.auth),
         ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
+        ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
         caller: flags.caller ?? `${whoami()}`,
         ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
       });

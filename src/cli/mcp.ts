@@ -27,6 +27,8 @@ import { CallError } from '../runtime/errors.js';
 export interface McpServeFlags extends LoadFlags {
   /** Serve this persona's tools; none: the shared tools only. */
   persona?: string;
+  /** Serve only this catalog agent's view, and refuse calls outside it. */
+  agent?: string;
   /** Who calls, shown beside the principal. @default "mcp:<client name>" */
   caller?: string;
   /** The principal the client acts as. @default the config's local principal */
@@ -78,12 +80,14 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
+      ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
       ...(flags.caller !== undefined ? { caller: flags.caller } : {}),
     });
   } catch (error) {
     // a persona this principal may not use, or one nobody knows: say which it may use
     const allowed = error instanceof CallError ? error.extra.allowed : undefined;
-    human.stderr(`toolcap mcp: ${errorMessage(error)}${allowed ? ` (personas ${principal.id} may use: ${allowed.join(', ') || 'none'})` : ''}\n`);
+    const which = error instanceof CallError && error.code === 'UNKNOWN_AGENT' ? 'agents there are' : `personas ${principal.id} may use`;
+    human.stderr(`toolcap mcp: ${errorMessage(error)}${allowed ? ` (${which}: ${allowed.join(', ') || 'none'})` : ''}\n`);
     await setup.close();
     return EXIT.USAGE;
   }

@@ -128,6 +128,9 @@ const AGENT_FIELDS: FieldMap = {
   persona: '/persona',
   skills: '/skillIds',
   tools: '/toolIds',
+  constraints: '/constraints',
+  'constraints.maxRiskLevel': '/constraints/maxRiskLevel',
+  'constraints.requireDeterministicTools': '/constraints/requireDeterministicTools',
 };
 
 /**

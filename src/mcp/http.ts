@@ -22,9 +22,11 @@ import { createGatewayServer, type Gateway, type GatewayOptions } from './server
 import { SessionTable, type SessionLimits } from './sessions.js';
 
 /** A Streamable HTTP endpoint's options: the gateway's, with a default persona, the request checks and the session limits. */
-export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'principal'> {
+export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'agent' | 'principal'> {
   /** The persona when a session names none (`?persona=` or `x-toolcap-persona`). @default none: shared tools (with a principal: its default) */
   persona?: string;
+  /** The agent when a session names none (`?agent=` or `x-toolcap-agent`). @default none: no agent narrowing */
+  agent?: string;
   /** Hosts allowed in the Host header (DNS rebinding protection); unset: no check. */
   allowedHosts?: string[];
   /** Origins allowed in the Origin header; unset: no check. */
@@ -76,14 +78,15 @@ const TRANSPORT_ERROR = ErrorCode.ConnectionClosed;
  * sessions, one gateway server per session. A POST `initialize` without a
  * session opens one for the request's principal (its persona from
  * `?persona=` or the `x-toolcap-persona` header, resolved for the principal
- * and fixed for the session); later requests carry `mcp-session-id` and must
+ * and fixed for the session; its agent, if any, from `?agent=` or
+ * `x-toolcap-agent`, fixed likewise); later requests carry `mcp-session-id` and must
  * come from the same principal; DELETE closes the session.
  * @example
  * const mcp = mcpHttpHandler({ registry, runtime });
  * app.all('/mcp', (c) => mcp(c.req.raw, { principal }));
  */
 export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
-  const { persona: defaultPersona, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, onError, ...gatewayOptions } = options;
+  const { persona: defaultPersona, agent: defaultAgent, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, onError, ...gatewayOptions } = options;
   const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway }) => void gateway.close().catch(() => undefined));
   const maxBody = maxBodyBytes ?? 4 * 1024 * 1024;
   let closed = false;
@@ -91,11 +94,15 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const open = async (request: Request, body: unknown, principal: Principal | undefined): Promise<Response> => {
     const url = new URL(request.url);
     const persona = url.searchParams.get('persona') ?? request.headers.get('x-toolcap-persona') ?? defaultPersona;
+    const agent = url.searchParams.get('agent') ?? request.headers.get('x-toolcap-agent') ?? defaultAgent;
     let gateway: Gateway;
     try {
-      gateway = createGatewayServer({ ...gatewayOptions, ...(persona ? { persona } : {}), ...(principal ? { principal } : {}) });
+      gateway = createGatewayServer({ ...gatewayOptions, ...(persona ? { persona } : {}), ...(agent !== undefined && agent !== null ? { agent } : {}), ...(principal ? { principal } : {}) });
     } catch (error) {
-      if (error instanceof CallError) return jsonRpcError(error.status, ErrorCode.InvalidRequest, error.message, { data: { code: error.code, ...(error.extra.allowed ? { allowed: error.extra.allowed } : {}) } });
+      if (error instanceof CallError) {
+        const { allowed, agent: named, constraint } = error.extra;
+        return jsonRpcError(error.status, ErrorCode.InvalidRequest, error.message, { data: { code: error.code, ...(allowed ? { allowed } : {}), ...(named !== undefined ? { agent: named } : {}), ...(constraint !== undefined ? { constraint } : {}) } });
+      }
       throw error;
     }
     const transport = new WebStandardStreamableHTTPServerTransport({

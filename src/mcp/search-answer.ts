@@ -14,6 +14,7 @@ import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/
 import type { HealthSource } from '../model/health.js';
 import { toolKey } from '../model/tool-key.js';
 import { isPlainObject } from '../model/objects.js';
+import type { ToolScope } from '../query/agent-view.js';
 import type { RankWeights } from '../query/rank.js';
 import { searchAnswer, searchTools, type SearchCandidate, type SearchRequest } from '../query/views.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -38,6 +39,8 @@ export interface SearchScope {
   ranking: SearchRanking;
   /** Applied to what echoes the caller's words (the query, matched terms, intent evidence). */
   redactor: Redactor;
+  /** The session agent's view: only its tools are ranked, kept and named. */
+  agent?: ToolScope | undefined;
 }
 
 /** A search's answer, and the names it found (for the session's list). */
@@ -74,9 +77,13 @@ export function answerSearch(scope: SearchScope, args: SearchArgs): SearchOutcom
     ...(args.intent !== undefined ? { intent: args.intent } : {}),
     ...(ranking.weights !== undefined ? { weights: ranking.weights } : {}),
     ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
+    ...(scope.agent !== undefined ? { agent: scope.agent } : {}),
   };
   const { candidates, weights: _weights, ...head } = searchAnswer(searchTools(snapshot, request, health), true);
-  const callable = (name: string) => snapshot.callable(name, persona);
+  const callable = (name: string) => {
+    const tool = snapshot.callable(name, persona);
+    return tool === undefined || scope.agent === undefined || scope.agent.allows(tool) ? tool : undefined;
+  };
   const allowed = candidates.filter((c) => {
     const tool = callable(c.name);
     return tool !== undefined && toolKey(tool) === c.key;

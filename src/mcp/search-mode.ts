@@ -15,6 +15,7 @@
  */
 import type { CallToolResult, ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../model/objects.js';
+import type { Tool } from '../model/schema.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { errorResult } from './call-results.js';
 import { mcpToolOf } from './projection.js';
@@ -175,12 +176,12 @@ export class FoundTools {
  * projected from the serving snapshot, by name), then `extra` (the approval
  * status tool). Any cursor is refused: this list has one page.
  */
-export function searchModePage(snapshot: Snapshot, persona: string | undefined, found: FoundTools, cursor: string | undefined, extra: readonly McpTool[]): ListToolsResult {
+export function searchModePage(snapshot: Snapshot, persona: string | undefined, found: FoundTools, cursor: string | undefined, extra: readonly McpTool[], keep: (tool: Tool) => boolean = () => true): ListToolsResult {
   if (cursor !== undefined) throw invalidCursor(cursor);
   const tools = found
     .names()
     .map((name) => snapshot.callable(name, persona))
-    .filter((tool) => tool !== undefined)
+    .filter((tool): tool is Tool => tool !== undefined && keep(tool))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(mcpToolOf);
   return { tools: [searchToolDefinition, callToolDefinition, ...tools, ...extra] };

@@ -32,7 +32,10 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { errorMessage } from '../model/errors.js';
 import type { HealthSource } from '../model/health.js';
 import { toolcapVersion } from '../model/version.js';
+import type { Tool } from '../model/schema.js';
+import { agentView, NOTHING } from '../query/agent-view.js';
 import type { Registry } from '../registry/registry.js';
+import { requireAgent } from '../runtime/agent-gate.js';
 import { CallError } from '../runtime/errors.js';
 import { can, type Principal } from '../runtime/identity/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -51,6 +54,12 @@ export interface GatewayOptions {
   runtime: Runtime;
   /** The persona whose tools are served; none: the shared tools only (with a principal: its default persona). */
   persona?: string;
+  /**
+   * The catalog agent the session acts for: `tools/list`, search and calls
+   * are narrowed to its view within the persona's (query/agent-view.ts);
+   * a call outside it is a JSON-RPC InvalidParams error AGENT_FORBIDDEN.
+   */
+  agent?: string;
   /**
    * Who is asking (authenticated over HTTP, or the local user's for stdio).
    * The persona must be granted to it, it is the audit actor and the
@@ -118,6 +127,12 @@ const isRefusal = (r: CallToolResult | Refusal): r is Refusal => 'refused' in r 
 export function createGatewayServer(options: GatewayOptions): Gateway {
   const { registry, runtime, principal } = options;
   const persona = runtime.resolvePersona(principal, options.persona);
+  const agent = options.agent;
+  // an unknown agent, or one bound to another persona, refuses the session before it starts
+  if (agent !== undefined) requireAgent(registry.snapshot(), agent, persona);
+  /** The agent's view in the serving snapshot: a reload that removed the agent offers nothing. */
+  const viewNow = () => (agent === undefined ? undefined : (agentView(registry.snapshot(), agent) ?? NOTHING));
+  const keep = agent === undefined ? undefined : (tool: Tool) => viewNow()?.allows(tool) === true;
   const server = new Server(
     { name: options.name ?? 'toolcap', version: options.version ?? toolcapVersion() },
     { capabilities: { tools: { listChanged: true } }, instructions: options.tools === 'search' ? SEARCH_INSTRUCTIONS : INSTRUCTIONS },
@@ -135,8 +150,8 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     if (!mayList()) throw new McpError(ErrorCode.InvalidRequest, `Principal "${principal?.id}" may not list tools.`, { code: 'FORBIDDEN' });
     const own = principal !== undefined ? [approvalStatusTool] : [];
-    if (searchMode) return searchModePage(registry.snapshot(), persona, found, request.params?.cursor, own);
-    const page = listToolsPage(registry, persona, request.params?.cursor);
+    if (searchMode) return searchModePage(registry.snapshot(), persona, found, request.params?.cursor, own, keep);
+    const page = listToolsPage(registry, persona, request.params?.cursor, keep);
     // the gateway's own tool closes the last page: the catalog's paging stays as it is
     if (page.nextCursor === undefined) page.tools.push(...own);
     return page;
@@ -150,7 +165,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     }
     try {
       if (principal !== undefined && name === APPROVAL_STATUS_TOOL) return await approvalStatus(runtime, principal, args);
-      const context = { ...(persona !== undefined ? { persona } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal };
+      const context = { ...(persona !== undefined ? { persona } : {}), ...(agent !== undefined ? { agent } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal };
       const result = await runtime.call(name, args, context);
       if (result.status === 'ok') return okResult(result);
       const pending = (note?: string) => pendingApprovalResult(result.approval, { ...hints, ...(note !== undefined ? { note } : {}) });
@@ -162,6 +177,8 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
       if (error instanceof CallError) {
         // unknown (or hidden, or disabled) tool: a protocol error, as the MCP spec asks
         if (error.code === 'TOOL_NOT_FOUND') return { refused: { message: error.message, data: { code: error.code, tool: name } } };
+        // outside the session agent's view: refused as a protocol error naming the rule, like a tool it cannot see
+        if (error.code === 'AGENT_FORBIDDEN' || error.code === 'UNKNOWN_AGENT') return { refused: { message: error.message, data: { code: error.code, tool: name, ...error.extra } } };
         // everything else, invalid arguments included: a tool error the model can read and act on
         return callErrorResult(error);
       }
@@ -175,7 +192,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     const parsed = parseSearchArgs(args);
     if ('content' in parsed) return parsed;
     try {
-      const scope = { snapshot: registry.snapshot(), persona, health: options.health ?? runtime.health, ranking: options.ranking ?? {}, redactor: runtime.redactor };
+      const scope = { snapshot: registry.snapshot(), persona, health: options.health ?? runtime.health, ranking: options.ranking ?? {}, redactor: runtime.redactor, agent: viewNow() };
       const outcome = answerSearch(scope, parsed);
       if (found.add(outcome.found) && server.transport) server.sendToolListChanged().catch(() => undefined);
       return outcome.result;

@@ -43,15 +43,18 @@ function decodeCursor(cursor: string): string {
 }
 
 /**
- * One `tools/list` page after `cursor` (none: the first). Throws an
+ * One `tools/list` page after `cursor` (none: the first), of the tools
+ * `keep` keeps (all without it). Throws an
  * `McpError` for a cursor that is not ours (InvalidParams) or a registry
  * with no catalog (InternalError).
  */
-export function listToolsPage(registry: Registry, persona: string | undefined, cursor: string | undefined): ListToolsResult {
+export function listToolsPage(registry: Registry, persona: string | undefined, cursor: string | undefined, keep?: (tool: Tool) => boolean): ListToolsResult {
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   let tools: Tool[];
   try {
     tools = gatewayTools(registry, persona);
+    // the session's agent view (query/agent-view.ts), when it has one
+    if (keep !== undefined) tools = tools.filter(keep);
   } catch (error) {
     throw new McpError(ErrorCode.InternalError, `The catalog is not available: ${errorMessage(error)}`);
   }

@@ -44,6 +44,7 @@ export const DIAGNOSTIC_CODES = {
   OVERRIDE_UNMATCHED: 'info',
   AUDIT_STATUS_GATED: 'info',
   UNKNOWN_REFERENCE: 'warning',
+  UNSERVED_SKILL: 'warning',
   // claims
   CONTRADICTORY_CLAIM: 'error',
   RETRY_NOT_IDEMPOTENT: 'error',

@@ -278,6 +278,16 @@ export const SkillSchema = Type.Object(
   { description: 'A skill: a named set of required capabilities and tools.' },
 );
 
+export const AgentConstraintsSchema = Type.Object(
+  {
+    maxRiskLevel: Type.Optional(StringEnum(RISK_LEVELS, 'Tools riskier than this (effects.risk) are not offered to the agent, nor callable by it.')),
+    requireDeterministicTools: Type.Optional(
+      Type.Boolean({ description: 'Only tools that declare effects.deterministic: true are offered and callable; a tool silent on it is not deterministic.' }),
+    ),
+  },
+  { description: 'Limits on the tools an agent may use (Xena constraints), enforced on its view and its calls.' },
+);
+
 export const AgentSchema = Type.Object(
   {
     ...Named,
@@ -285,6 +295,7 @@ export const AgentSchema = Type.Object(
     skills: Type.Optional(Strings('Skills the agent has.')),
     tools: Type.Optional(Strings('Tools the agent gets directly.')),
     capabilities: Type.Optional(Strings('Capabilities the agent needs.')),
+    constraints: Type.Optional(AgentConstraintsSchema),
   },
   { description: 'An agent or persona and what it gets.' },
 );
@@ -335,6 +346,7 @@ export const CatalogSchema = Type.Object(
 export type Tool = Static<typeof ToolSchema>;
 export type Skill = Static<typeof SkillSchema>;
 export type Agent = Static<typeof AgentSchema>;
+export type AgentConstraints = Static<typeof AgentConstraintsSchema>;
 export type Job = Static<typeof JobSchema>;
 export type BundleInfo = Static<typeof BundleInfoSchema>;
 export type CatalogDocument = Static<typeof CatalogSchema>;

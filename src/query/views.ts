@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
+import type { AgentView, ToolScope } from './agent-view.js';
 import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from './filters.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
@@ -90,8 +91,8 @@ export interface ToolsPage {
  * `GET /tools`: filter, order by name (then key) and page the snapshot's
  * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
  */
-export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH): ToolsPage {
-  const result: FilterResult = paginate(matches(snapshot, filter, health), filter);
+export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
+  const result: FilterResult = paginate(matches(snapshot, filter, health, agent), filter);
   return {
     version: snapshot.version,
     etag: snapshot.etag,
@@ -106,15 +107,16 @@ const matchCache = new WeakMap<Snapshot, Map<string, FilteredTool[]>>();
 /** Distinct filters remembered per snapshot. */
 const MATCH_CACHE_ENTRIES = 64;
 
-/** Every tool passing the filter's fields (paging aside), in `/tools` order: cached per snapshot, filter and health version. */
-function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource): FilteredTool[] {
+/** Every tool passing the filter's fields (paging aside) and the agent's view, in `/tools` order: cached per snapshot, filter, agent and health version. */
+function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): FilteredTool[] {
   const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
-  const key = `${health.version()}|${JSON.stringify(fields, Object.keys(fields).sort())}`;
+  const key = `${health.version()}|${agent === undefined ? '' : JSON.stringify(agent.agent.name)}|${JSON.stringify(fields, Object.keys(fields).sort())}`;
   let byFilter = matchCache.get(snapshot);
   if (!byFilter) matchCache.set(snapshot, (byFilter = new Map()));
   let items = byFilter.get(key);
   if (!items) {
     items = filterTools(snapshot.ordered, fields, { health: (name) => health.lookup(name), presorted: true }).tools;
+    if (agent !== undefined) items = items.filter((item) => agent.allows(item.tool));
     if (byFilter.size >= MATCH_CACHE_ENTRIES) byFilter.delete(byFilter.keys().next().value as string);
     byFilter.set(key, items);
   }
@@ -142,6 +144,8 @@ export interface SearchRequest {
   intent?: Intent;
   /** Penalty weights. @default DEFAULT_RANK_WEIGHTS (or the configured ones) */
   weights?: Partial<RankWeights>;
+  /** Rank only the tools this agent's view holds (query/agent-view.ts). */
+  agent?: ToolScope;
 }
 
 export interface SearchResult extends Explanation {
@@ -169,8 +173,10 @@ export function searchTools(snapshot: Snapshot, request: SearchRequest, health: 
     allowed = new Set(filterTools(snapshot.tools, { personas, enabled: true }).tools.map((t) => t.tool));
   }
   const minRate = fields.minSuccessRate;
+  const agent = request.agent;
   const where = (tool: Tool) => {
     if (allowed && !allowed.has(tool)) return false;
+    if (agent !== undefined && !agent.allows(tool)) return false;
     if (!matchesFilter(tool, fields)) return false;
     const rate = minRate === undefined ? undefined : health.lookup(tool.name)?.successRate;
     return rate === undefined || minRate === undefined || rate >= minRate;

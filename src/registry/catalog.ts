@@ -13,6 +13,7 @@ import { lintHonesty } from '../validate/honesty.js';
 import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
 import { entryLocator } from '../validate/locate.js';
 import { gateByAuditStatus, type AuditGate } from './audit-gate.js';
+import { lintSkillCoverage, type CoverageLocators } from '../validate/skill-coverage.js';
 import { lintModulePaths } from '../validate/module-paths.js';
 import { lintPythonImports, type PythonImportChecker, type PythonToolUse } from '../validate/python-imports.js';
 import { pythonTargets } from '../load/python-modules.js';
@@ -134,7 +135,17 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
   if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));
+  out.push(...lintSkillCoverage(catalogDocument(catalog), coverageLocators(catalog, merged)));
   return out;
+}
+
+/** Locators of the skills, agents and jobs by canonical name, for the skill coverage check. */
+function coverageLocators(catalog: Catalog, merged: MergedCatalog): CoverageLocators {
+  const of = (kind: 'skill' | 'agent' | 'job', entries: ReadonlyArray<Entry<{ name: string }>>) => (name: string) => {
+    const entry = entries.find((e) => e.value.name === name);
+    return entry === undefined ? undefined : entryLocator(kind, entry, merged.documents);
+  };
+  return { skill: of('skill', catalog.skills), agent: of('agent', catalog.agents), job: of('job', catalog.jobs) };
 }
 
 /**

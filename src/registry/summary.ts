@@ -43,6 +43,7 @@
  */
 import type { Job, Skill, Tool } from '../model/schema.js';
 import { MODES, RISK_LEVELS, SIDE_EFFECTS, rank, type Mode, type RiskLevel, type SideEffect } from '../model/vocabulary.js';
+import { unservedSkills, type UnservedSkill } from '../validate/skill-coverage.js';
 import type { Snapshot } from './snapshot.js';
 
 /**
@@ -126,6 +127,8 @@ export interface CatalogSummary {
   jobs: JobSummary[];
   /** Names of the jobs that are not compatible, in job order. */
   incompatibleJobs: string[];
+  /** Skills some required capability of which no enabled tool provides, with the agents and jobs affected (validate/skill-coverage.ts). */
+  unservedSkills: UnservedSkill[];
 }
 
 const isEnabled = (t: Tool): boolean => t.enabled !== false;
@@ -349,5 +352,6 @@ export function summarizeCatalog(snapshot: Snapshot, persona?: string): CatalogS
     },
     jobs,
     incompatibleJobs,
+    unservedSkills: unservedSkills(snapshot),
   };
 }

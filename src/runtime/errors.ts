@@ -38,6 +38,10 @@ export const CALL_ERROR_STATUS = {
   FORBIDDEN_PERSONA: 403,
   /** No such persona; `allowed` lists the ones the principal may use. */
   UNKNOWN_PERSONA: 404,
+  /** The call names an agent whose view leaves the tool out; `constraint` says which rule (query/agent-view.ts). */
+  AGENT_FORBIDDEN: 403,
+  /** The call names an agent the catalog does not have; `allowed` lists the agents there are. */
+  UNKNOWN_AGENT: 404,
   /** The principal asked for this call itself: four eyes, somebody else decides. */
   SELF_APPROVAL: 403,
   /** The principal made too many calls in its window; `retryAfterMs` says when there is room again. */
@@ -80,6 +84,9 @@ export class CallError extends Error {
       missing?: string[];
       /** The command that fixes it (OAUTH_NOT_CONNECTED, OAUTH_REFRESH_FAILED). */
       command?: string;
+      /** The agent a refusal is about, and the rule of its view that refused (AGENT_FORBIDDEN). */
+      agent?: string;
+      constraint?: string;
     } = {},
     options?: ErrorOptions,
   ) {
@@ -94,7 +101,7 @@ export interface WireCallError {
   /** The HTTP status of the code; transports without statuses ignore it. */
   status: number;
   message: string;
-  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, missing, command. */
+  /** Only the fields that are set: pointer, problems, retryAfterMs, providers, callId, allowed, approvalId, missing, command, agent, constraint. */
   details: Partial<CallError['extra']>;
   /** Whole seconds for a `Retry-After` header, when a retry may succeed. */
   retryAfterSec?: number;

@@ -64,6 +64,12 @@ export interface RuntimeOptions {
 export interface CallContext {
   persona?: string;
   /**
+   * The catalog agent the caller acts for: the call is refused
+   * (AGENT_FORBIDDEN, UNKNOWN_AGENT) unless the tool is in that agent's view
+   * (query/agent-view.ts). It only narrows what the persona allows.
+   */
+  agent?: string;
+  /**
    * The authenticated caller. When present it must be allowed to call, is
    * rate limited, may use only its granted personas (none asked: its
    * default), and is the audit actor and the approval's requester.

@@ -41,6 +41,7 @@ import { HealthChecks } from './health-checks.js';
 import type { Principal } from './identity/principal.js';
 import { ProviderSlots, type ProviderResolver } from './provider-slots.js';
 import { Router, type RouteLog } from './router.js';
+import { checkAgentCall } from './agent-gate.js';
 import type { CallContext, CallResult, RuntimeOptions } from './runtime-types.js';
 import { manifestRedactor } from './secrets.js';
 import { withOAuthTokens } from './oauth/redaction.js';
@@ -201,6 +202,7 @@ export class Runtime {
       const callId = randomUUID();
       const snapshot = this.#registry.snapshot();
       const tool = resolveIn(snapshot, name, context.persona);
+      checkAgentCall(snapshot, tool, context.agent, context.persona);
       const checked = this.#arguments.check(snapshot, tool, args);
       // refused before anything runs or waits for approval: no provider has the credentials it needs
       const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);

@@ -63,6 +63,8 @@ const TITLES: Record<ProblemCode, string> = {
   FORBIDDEN: 'Not allowed',
   FORBIDDEN_PERSONA: 'The persona is not granted',
   UNKNOWN_PERSONA: 'No such persona',
+  AGENT_FORBIDDEN: 'The agent may not use this tool',
+  UNKNOWN_AGENT: 'No such agent',
   SELF_APPROVAL: 'Somebody else must decide',
   RATE_LIMITED: 'Too many calls',
   TOOL_REJECTED: 'The tool refused the arguments',

@@ -45,6 +45,8 @@ const decision = {
   },
 };
 const PERSONA: readonly ProblemCode[] = ['FORBIDDEN_PERSONA', 'UNKNOWN_PERSONA'];
+const AGENT: readonly ProblemCode[] = ['AGENT_FORBIDDEN', 'UNKNOWN_AGENT'];
+const agentParam = param('agent', "Narrow to this catalog agent's view: its toolIds and skills, within its constraints (maxRiskLevel, requireDeterministicTools).", { type: 'string', minLength: 1 });
 const searchFilters = FILTER_PARAMETERS.filter((p) => p !== 'limit' && p !== 'cursor' && p !== 'offset');
 const listOf = (key: string, description: string) => json({ type: 'object', properties: { version: { type: 'integer' }, [key]: { type: 'array' } } }, description);
 
@@ -52,9 +54,9 @@ const listOf = (key: string, description: string) => json({ type: 'object', prop
 export const ROUTES = {
   listTools: {
     method: 'GET', action: 'list', path: '/tools', summary: 'List tools, filtered, ordered by name, paged', etag: true,
-    parameters: filterParameters(FILTER_PARAMETERS),
+    parameters: [...filterParameters(FILTER_PARAMETERS), agentParam],
     responses: { '200': json(ref('ToolsPage'), 'A page of tools.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA, ...AGENT],
   },
   getTool: {
     method: 'GET', action: 'list', path: '/tools/{name}', summary: 'One tool, as a persona sees it, with its provenance', etag: true,
@@ -71,9 +73,10 @@ export const ROUTES = {
       param('intent', 'Override the read/write intent read from the query.', { type: 'string', enum: ['read', 'write', 'unknown'] }),
       param('task_risk', 'Multiplies the risk penalty.', { type: 'number', minimum: 0, maximum: 10, default: 1 }),
       ...filterParameters(searchFilters),
+      agentParam,
     ],
     responses: { '200': json(ref('SearchResult'), 'Candidates, best first.') },
-    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
+    problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA, ...AGENT],
   },
   skills: { method: 'GET', action: 'list', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
   agents: { method: 'GET', action: 'list', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
@@ -105,6 +108,7 @@ export const ROUTES = {
       { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'Makes a guarded tool retryable.' },
       { name: 'X-Toolcap-Caller', in: 'header', required: false, schema: { type: 'string' }, description: 'Who is calling (audit log); ignored when the request is authenticated (the principal is the actor).' },
       { name: 'X-Toolcap-Persona', in: 'header', required: false, schema: { type: 'string' }, description: 'The persona, when the body names none.' },
+      { name: 'X-Toolcap-Agent', in: 'header', required: false, schema: { type: 'string' }, description: 'The agent, when the body names none.' },
       { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', examples: ['wait=30'] }, description: 'wait=N (N at most 60): if the call needs approval, wait up to N seconds for the decision and the run.' },
     ],
     requestBody: {
@@ -117,6 +121,7 @@ export const ROUTES = {
             properties: {
               arguments: { type: 'object', description: 'Checked against the tool\'s inputSchema.' },
               persona: { type: 'string' },
+              agent: { type: 'string', description: "The catalog agent the call is made for: refused (403 AGENT_FORBIDDEN) unless the tool is in the agent's view." },
               caller: { type: 'string', description: 'Ignored when the request is authenticated.' },
               job: { type: 'string' },
               idempotencyKey: { type: 'string' },
@@ -131,7 +136,7 @@ export const ROUTES = {
     },
     problems: [
       'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
-      'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED',
+      'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'RATE_LIMITED', 'APPROVAL_CONFLICT', ...PERSONA, ...AGENT, 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED',
     ],
   },
   taskSnapshot: {

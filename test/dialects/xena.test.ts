@@ -225,7 +225,7 @@ describe('xena skill and agent mapping', () => {
       },
     },
     {
-      title: 'agent: skillIds -> skills, toolIds -> tools, persona kept, weight and constraints to extensions',
+      title: 'agent: skillIds -> skills, toolIds -> tools, persona kept, constraints canonical, weight to extensions',
       path: 'config/registry/agents.json',
       doc: {
         agents: [
@@ -251,7 +251,8 @@ describe('xena skill and agent mapping', () => {
         persona: 'operator',
         skills: ['skill.operator.status_snapshot'],
         tools: ['tool.communication.email.reply'],
-        extensions: { xena: { intentTypes: ['research'], weight: 10, constraints: { maxRiskLevel: 'medium' } } },
+        constraints: { maxRiskLevel: 'medium' },
+        extensions: { xena: { intentTypes: ['research'], weight: 10 } },
       },
     },
     {

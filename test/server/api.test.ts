@@ -669,9 +669,11 @@ describe('/openapi.json describes the API', () => {
   it('every filter parameter is documented for /tools, and the /search filters too (paging aside)', async () => {
     const { body } = await getJson(app, '/openapi.json');
     const tools = body.paths['/tools'].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
-    expect([...tools].sort()).toEqual([...FILTER_PARAMETERS].sort());
+    // `agent` is no filter field: it narrows to an agent's view (server/agent-param.ts)
+    expect([...tools].sort()).toEqual([...FILTER_PARAMETERS, 'agent'].sort());
     const search = new Set(body.paths['/search'].get.parameters.map((p: any) => p.name));
     for (const p of FILTER_PARAMETERS) expect(search.has(p), p).toBe(!['limit', 'cursor', 'offset'].includes(p) || p === 'limit');
+    expect(search.has('agent')).toBe(true);
   });
 
   it('imports cleanly with toolcap\'s own openapi dialect: one tool per GET operation', async () => {

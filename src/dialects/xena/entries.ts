@@ -2,12 +2,13 @@
  * Xena skills (`config/registry/skills.json`) and agents
  * (`config/registry/agents.json`) to canonical skills and agents and back.
  * Xena-only fields (intent types, resources, guardrails, output contracts,
- * weights, constraints) have no canonical home: they are checked, then kept
- * in `extensions.xena`.
+ * weights) have no canonical home: they are checked, then kept in
+ * `extensions.xena`. An agent's `constraints` are canonical (toolcap
+ * enforces them); unknown constraint fields are kept.
  * @module
  */
 import { compact, compactRequired } from '../../model/objects.js';
-import type { Agent, Skill } from '../../model/schema.js';
+import type { Agent, AgentConstraints, Skill } from '../../model/schema.js';
 import { RISK_LEVELS } from '../../model/vocabulary.js';
 import { ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
@@ -53,16 +54,20 @@ export function exportSkill(skill: Skill): unknown {
   });
 }
 
-/** `constraints` with each known field checked; bad values are left out. */
-function readConstraints(reader: ObjectReader): JsonObject | undefined {
+/**
+ * `constraints`: the known fields (checked; bad values are left out) become
+ * the canonical `constraints`, which toolcap enforces; unknown ones are kept
+ * for the round trip. `{}` stays `{}` on export.
+ */
+function readConstraints(reader: ObjectReader): { constraints?: AgentConstraints; kept?: JsonObject } {
   const c = reader.object('constraints');
-  if (!c) return undefined;
-  const constraints = compact<JsonObject>({
+  if (!c) return {};
+  const constraints = compact<AgentConstraints>({
     maxRiskLevel: c.enumValue('maxRiskLevel', RISK_LEVELS),
     requireDeterministicTools: c.boolean('requireDeterministicTools'),
-    ...c.rest({ where: 'constraints' }),
   });
-  return constraints ?? {};
+  const rest = c.rest({ where: 'constraints' });
+  return { constraints: constraints ?? {}, ...(rest !== undefined ? { kept: rest } : {}) };
 }
 
 /** Translate one entry of `agents`. Undefined (reported) when it has no usable id. */
@@ -77,14 +82,16 @@ export function importAgent(context: ImportContext, value: unknown, pointer: str
   const persona = r.string('persona');
   const skills = r.strings('skillIds');
   const tools = r.strings('toolIds');
+  let read: ReturnType<typeof readConstraints> = {};
+  // read in the source's order, so findings come out in it
   const kept: JsonObject = {
     intentTypes: r.strings('intentTypes'),
     resourceIds: r.strings('resourceIds'),
     weight: r.number('weight', { integer: true, min: 0 }),
-    constraints: readConstraints(r),
+    constraints: (read = readConstraints(r)).kept,
     ...r.rest({ where: `agent "${base.id}"` }),
   };
-  return compactRequired<Agent>({ ...base, metadata, persona, skills, tools, extensions: extensionsWith(kept) });
+  return compactRequired<Agent>({ ...base, metadata, persona, skills, tools, constraints: read.constraints, extensions: extensionsWith(kept) });
 }
 
 /** One canonical agent as a Xena agent entry. */
@@ -95,5 +102,6 @@ export function exportAgent(agent: Agent): unknown {
     persona: agent.persona,
     skillIds: agent.skills,
     toolIds: agent.tools,
+    constraints: agent.constraints,
   });
 }

@@ -15,7 +15,7 @@ import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
 import { ApiProblem, PROBLEM_CODES, problem, type ProblemCode } from '../problem.js';
 import { ROUTES } from '../route-table.js';
 
-const CALL_FIELDS = ['arguments', 'persona', 'caller', 'job', 'idempotencyKey'];
+const CALL_FIELDS = ['arguments', 'persona', 'agent', 'caller', 'job', 'idempotencyKey'];
 
 /** The longest `Prefer: wait` honoured, seconds (a longer one is cut to it). */
 export const MAX_WAIT_SEC = 60;
@@ -76,6 +76,7 @@ export function callRoutes(ctx: ApiContext): RouteModule {
     }
     const principal = principalOf(c);
     const persona = optionalString(b, 'persona') ?? c.req.header('x-toolcap-persona');
+    const agent = optionalString(b, 'agent') ?? c.req.header('x-toolcap-agent');
     // the actor is the principal when there is one, never a name the caller writes
     const caller = principal ? undefined : (optionalString(b, 'caller') ?? c.req.header('x-toolcap-caller'));
     const job = optionalString(b, 'job');
@@ -85,6 +86,7 @@ export function callRoutes(ctx: ApiContext): RouteModule {
     const result = await runtime.call(c.req.param('name') ?? '', 'arguments' in b ? b['arguments'] : {}, {
       ...(principal ? { principal } : {}),
       ...(persona !== undefined ? { persona } : {}),
+      ...(agent !== undefined ? { agent } : {}),
       ...(caller !== undefined ? { caller } : {}),
       ...(job !== undefined ? { job } : {}),
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),

@@ -4,7 +4,8 @@
  * the body cache (ETag, 304); what each one answers is shared with the CLI
  * (`query/views.ts`, `registry/summary.ts`). With a principal, every read
  * is answered for its personas (`personas.ts`): persona-scoped tools are
- * never shown to a principal without that persona.
+ * never shown to a principal without that persona. `/tools` and `/search`
+ * take `agent`, narrowing the answer to that agent's view (`agent-param.ts`).
  * @module
  */
 import type { Context } from 'hono';
@@ -14,6 +15,7 @@ import { summarizeCatalog, summarizeJobs } from '../../registry/summary.js';
 import { ALL } from '../../runtime/identity/principal.js';
 import { principalOf } from '../auth.js';
 import { jobsWithHealth, summaryWithHealth } from '../health-views.js';
+import { agentFor, takeAgent } from '../agent-param.js';
 import type { BodyCache } from '../body-cache.js';
 import { onePersona, parseSearch } from '../catalog-params.js';
 import { routeModule, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
@@ -32,9 +34,10 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
     cache.answer(
       c,
       (snap, params) => {
-        const parsed = parseFilter(params);
+        const { agent, rest } = takeAgent(params);
+        const parsed = parseFilter(rest);
         if ('problems' in parsed) throw badParameters(parsed.problems);
-        return listTools(snap, parsed.filter, health);
+        return listTools(snap, parsed.filter, health, agent === undefined ? undefined : agentFor(snap, agent, parsed.filter.personas));
       },
       scoped(c, true),
     ),
@@ -60,7 +63,8 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
 
   on(ROUTES.search, (c) =>
     cache.answer(c, (snap, params) => {
-      const { search, filter } = parseSearch(params);
+      const { agent, rest } = takeAgent(params);
+      const { search, filter } = parseSearch(rest);
       const taskRisk = search.taskRisk ?? options.taskRisk;
       const result = searchTools(
         snap,
@@ -71,6 +75,7 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
           ...(search.intent !== undefined ? { intent: search.intent } : {}),
           ...(taskRisk !== undefined ? { taskRisk } : {}),
           ...(options.weights ? { weights: options.weights } : {}),
+          ...(agent !== undefined ? { agent: agentFor(snap, agent, filter.personas) } : {}),
         },
         health,
       );

@@ -17,7 +17,9 @@
  *    folder) and the HTTP API: the earlier note is there, a new one is added;
  * 5. the access token expires while nothing runs; the next `toolcap call`
  *    (a new host again) refreshes it and lists every note;
- * 6. no token, client secret or signing key in clear in the audit log, the
+ * 6. that access token revoked at the provider, the tool's userinfo request
+ *    fails (the tool really uses the token it is handed);
+ * 7. no token, client secret or signing key in clear in the audit log, the
  *    store's rows, the tool's database or the traces.
  */
 import Database from 'better-sqlite3';
@@ -205,7 +207,15 @@ describe('examples/shinkai Team Notes: configurations, OAuth and SQL tables end 
     expect(refreshed.revision).toBeGreaterThan(beforeRefresh.revision);
     expect(Date.parse(refreshed.expiresAt!)).toBeGreaterThan(Date.now());
 
-    // 6. no secret in clear anywhere toolcap wrote
+    // 6. the tool really asks userinfo with the token it is handed: revoked at the provider, the call fails there
+    // (the refreshed one, so the message can be checked for it)
+    await as.revoke(refreshed.accessToken, CLIENTS.post);
+    r = await call({ action: 'list' });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'error', code: 'PROVIDER_ERROR', message: expect.stringMatching(/userinfo endpoint answered 401/) });
+    expect(r.stdout + r.stderr).not.toContain(refreshed.accessToken);
+
+    // 7. no secret in clear anywhere toolcap wrote
     r = await cli('audit', '--config', config, '--json');
     expect(r.code).toBe(0);
     const audit = (JSON.parse(r.stdout) as { audit: Array<{ kind: string; tool: string }> }).audit;

@@ -22,8 +22,9 @@ function listed(snapshot: typeof FIXTURE, agent: string, personas?: string[]): s
 
 describe('an agent view over the bundled Xena example', () => {
   it.each([
-    // maxRiskLevel medium, determinism not required: every listed tool (the email reply and the webhook are medium)
-    ['agent.operator.primary', ['tool.communication.email.reply', 'tool.linear.issue.reader', 'tool.manus.webhook.signal', 'tool.tasks.example.source', 'tool.tasks.linear.assigned']],
+    // maxRiskLevel medium, determinism not required: every listed tool (the email reply and the webhook are medium),
+    // and the support queue, which provides tasks.probe, a capability its skills require
+    ['agent.operator.primary', ['tool.communication.email.reply', 'tool.linear.issue.reader', 'tool.manus.webhook.signal', 'tool.tasks.example.source', 'tool.tasks.linear.assigned', 'tool.tasks.support.queue']],
     // maxRiskLevel low and requireDeterministicTools: the email reply (medium, not deterministic) and the webhook (medium) go
     ['agent.operator.readonly', ['tool.linear.issue.reader', 'tool.tasks.example.source', 'tool.tasks.linear.assigned']],
   ])('%s is offered %j', (agent, tools) => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { serveCli as serve } from './helpers.js';
 import { Authenticator } from '../../src/runtime/identity/authenticate.js';
 import { openStore } from '../../src/store/open.js';
 
@@ -48,23 +49,6 @@ async function cli(env: Record<string, string>, ...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-/** `toolcap serve` in-process until `stop()`; resolves its URL once it prints it. */
-async function serve(argv: string[]) {
-  const controller = new AbortController();
-  let stdout = '';
-  let stderr = '';
-  const done = run(['serve', '--port', '0', '--no-watch', ...argv], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), signal: controller.signal });
-  const end = Date.now() + 15_000;
-  let finished: number | undefined;
-  void done.then((code) => (finished = code));
-  while (!/ at (https?:\/\/\S+)/.test(stdout)) {
-    if (finished !== undefined) throw new Error(`serve ended early (${finished}): ${stderr}`);
-    if (Date.now() > end) throw new Error(`serve printed no URL: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const url = / at (https?:\/\/\S+)/.exec(stdout)![1]!;
-  return { url, stdout: () => stdout, stderr: () => stderr, stop: async () => (controller.abort(), done) };
-}
 
 async function createKey(file: string, ...flags: string[]): Promise<string> {
   const r = await cli({}, 'keys', 'create', '--config', file, ...flags);

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { serveCli as serve } from './helpers.js';
 import { startIssuer, type TestIssuer } from '../helpers/oidc.js';
 
 const AUDIENCE = 'https://toolcap.test';
@@ -47,22 +48,6 @@ let idp: TestIssuer;
 let server: { url: string; stdout: () => string; stop: () => Promise<number> };
 const tokens: Record<keyof typeof CLIENTS, string> = { 'ci-bot': '', 'review-bot': '', 'auditor': '' };
 
-/** `toolcap serve` in-process until `stop()`; resolves once it prints its URL. */
-async function serve(argv: string[]) {
-  const controller = new AbortController();
-  let stdout = '';
-  let stderr = '';
-  const done = run(['serve', '--port', '0', '--no-watch', ...argv], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), signal: controller.signal });
-  let finished: number | undefined;
-  void done.then((code) => (finished = code));
-  const end = Date.now() + 15_000;
-  while (!/ at (https?:\/\/\S+)/.test(stdout)) {
-    if (finished !== undefined) throw new Error(`serve ended early (${finished}): ${stderr}`);
-    if (Date.now() > end) throw new Error(`serve printed no URL: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { url: / at (https?:\/\/\S+)/.exec(stdout)![1]!, stdout: () => stdout, stop: async () => (controller.abort(), done) };
-}
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'toolcap-cli-oidc-'));

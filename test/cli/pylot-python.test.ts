@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/program.js';
+import { cli, serveCli as serve } from './helpers.js';
 
 let root: string;
 let config: string;
@@ -23,30 +23,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
 
-/** `toolcap serve` in-process until `stop()`; resolves its URL once it prints it. */
-async function serve(argv: string[]) {
-  const controller = new AbortController();
-  let stdout = '';
-  let stderr = '';
-  const done = run(['serve', '--port', '0', '--no-watch', ...argv], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), signal: controller.signal });
-  const end = Date.now() + 15_000;
-  let finished: number | undefined;
-  void done.then((code) => (finished = code));
-  while (!/ at (https?:\/\/\S+)/.test(stdout)) {
-    if (finished !== undefined) throw new Error(`serve ended early (${finished}): ${stderr}`);
-    if (Date.now() > end) throw new Error(`serve printed no URL: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const url = / at (https?:\/\/\S+)/.exec(stdout)![1]!;
-  return { url, stop: async () => (controller.abort(), done) };
-}
 
 describe('a Pylot project through the CLI and the HTTP API', () => {
   it('validates: every module imports and every class is found', async () => {

@@ -28,6 +28,9 @@ const LEADING_REFUSED = new Set(['attach', 'detach', 'pragma', 'vacuum', 'set', 
 /** `CREATE`/`ALTER`/`DROP` of these objects reaches beyond one schema's tables. */
 const OBJECTS_REFUSED = new Set(['schema', 'database', 'extension', 'role', 'user', 'group', 'function', 'procedure', 'language', 'server', 'tablespace', 'publication', 'subscription', 'system', 'foreign', 'policy', 'event', 'rule', 'operator', 'cast', 'aggregate', 'conversion', 'collation']);
 
+/** Words between CREATE/ALTER/DROP and the object type. */
+const MODIFIERS = new Set(['or', 'replace', 'trusted', 'procedural', 'temporary', 'temp', 'unlogged', 'global', 'local', 'if', 'not', 'exists', 'unique', 'materialized', 'recursive', 'concurrently', 'default', 'on']);
+
 /** Words refused anywhere: functions that read files, run other SQL, or change settings. */
 const WORDS_REFUSED = new Set(['search_path', 'load_extension', 'set_config', 'dblink', 'dblink_exec', 'query_to_xml', 'query_to_xml_and_xmlschema', 'query_to_xmlschema', 'cursor_to_xml', 'table_to_xml', 'database_to_xml', 'schema_to_xml', 'lo_import', 'lo_export', 'information_schema', 'readfile', 'writefile', 'fts3_tokenizer']);
 
@@ -50,14 +53,22 @@ export function sqlRefusal(sql: string, own: string): string | undefined {
   if (first === undefined) return 'it is empty';
   if (!first.quoted && LEADING_REFUSED.has(first.text)) return `${first.text.toUpperCase()} statements are refused (they reach beyond the tool's own database)`;
   if (!first.quoted && ['create', 'alter', 'drop', 'comment'].includes(first.text)) {
-    const object = words.slice(1, 4).find((w) => !w.quoted && OBJECTS_REFUSED.has(w.text));
-    if (object) return `${first.text.toUpperCase()} ${object.text.toUpperCase()} is refused (only tables, indexes, views and triggers of the tool's own database)`;
+    // the object type follows the verb and its modifiers (CREATE OR REPLACE TRUSTED PROCEDURAL LANGUAGE …)
+    const object = words.slice(1).find((w) => w.quoted || !MODIFIERS.has(w.text));
+    if (object && !object.quoted && OBJECTS_REFUSED.has(object.text))
+      return `${first.text.toUpperCase()} ${object.text.toUpperCase()} is refused (only tables, indexes, views and triggers of the tool's own database)`;
+  }
+  // moving an object out of the tool's schema, or handing it to another role
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [words[i]!, words[i + 1]!];
+    if (!a.quoted && !b.quoted && ((a.text === 'set' && b.text === 'schema') || (a.text === 'owner' && b.text === 'to'))) return `${a.text.toUpperCase()} ${b.text.toUpperCase()} is refused (it reaches beyond the tool's own database)`;
   }
   // quoted too: PostgreSQL calls "pg_read_file"(...) as well
   for (const w of words) {
     const text = w.text.toLowerCase();
     if (WORDS_REFUSED.has(text)) return `"${w.text}" is refused (it reaches beyond the tool's own database)`;
     if (text.startsWith('pg_')) return `"${w.text}": names starting with pg_ (the server's catalog and functions) are refused`;
+    if (text.startsWith('lo_')) return `"${w.text}": large-object functions (lo_…) are refused (large objects are shared by the whole database)`;
   }
   // qualified names: schema.table or schema.table.column must name the tool's own schema
   const isWord = (t: Token | undefined): t is Word => t !== undefined && 'text' in t;
@@ -109,10 +120,14 @@ function lex(sql: string): Token[] | string {
     } else if (c === '/' && sql[i + 1] === '*') {
       const end = sql.indexOf('*/', i + 2);
       if (end < 0) return 'it has an unterminated comment';
+      // PostgreSQL nests block comments, SQLite does not: a "/*" inside one would be read two ways
+      if (sql.slice(i + 2, end).includes('/*')) return 'it has a comment inside a comment (read differently by SQLite and PostgreSQL)';
       i = end + 2;
     } else if (c === "'") {
       const end = closing(sql, i, "'");
       if (end < 0) return 'it has an unterminated string';
+      // with standard_conforming_strings off a backslash escapes a quote: the string would end elsewhere than here
+      if (sql.slice(i + 1, end).includes('\\')) return 'it has a backslash in a string (it may escape the quote); pass such values as parameters';
       i = end + 1;
       out.push({ punct: 'string' });
     } else if (c === '"' || c === '`' || c === '[') {
@@ -135,6 +150,9 @@ function lex(sql: string): Token[] | string {
         out.push({ punct: 'param' });
       }
     } else if (/[A-Za-z_]/.test(c)) {
+      // E'…' reads backslash escapes, U&'…' and U&"…" unicode escapes: what the server reads is not what is written here
+      if (/^[Ee]'/.test(sql.slice(i, i + 2))) return "it has an escape string (E'…'); pass such values as parameters";
+      if (/^[Uu]&['"]/.test(sql.slice(i, i + 3))) return 'it has a unicode-escaped string or name (U&…); write names as they are';
       const m = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i))!;
       out.push({ text: m[0].toLowerCase(), quoted: false });
       i += m[0].length;

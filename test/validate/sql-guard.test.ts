@@ -17,6 +17,9 @@ describe('sqlRefusal: what a tool\'s SQL may say', () => {
     'UPDATE notes SET text = @text WHERE id = @id',
     'DELETE FROM notes WHERE id = $id',
     "SELECT 'a;b' AS x -- ; DROP TABLE notes\n",
+    // the object type is the word after CREATE and its modifiers: columns may be called event, user or group
+    'CREATE TABLE log (event TEXT, user TEXT, "group" TEXT, rule TEXT)',
+    'CREATE UNIQUE INDEX IF NOT EXISTS log_event ON log (event)',
   ])('allows %s', (sql) => {
     expect(sqlRefusal(sql, 'main')).toBeUndefined();
   });
@@ -43,6 +46,19 @@ describe('sqlRefusal: what a tool\'s SQL may say', () => {
     ["SELECT load_extension('evil')", /load_extension/],
     ['CREATE TABLE a (x INT); DROP TABLE notes', /more than one statement/],
     ["SELECT 'unterminated", /unterminated/],
+    // read one way here and another by PostgreSQL (found in review, each ran on a real server before the fix)
+    ["SELECT E'\\'', pg_read_file('/etc/hostname') -- '", /escape string/],
+    ["SELECT e'x'", /escape string/],
+    ["SELECT '\\'', 1 -- '", /backslash/],
+    ["/* /* */ select ' */ DO $x$ BEGIN PERFORM 1; END $x$ --'", /comment inside a comment/],
+    ['SELECT count(*) FROM U&"\\0069nformation_schema".schemata', /unicode-escaped/],
+    ["SELECT u&'\\0041'", /unicode-escaped/],
+    ['ALTER TABLE notes SET SCHEMA public', /SET SCHEMA/],
+    ['ALTER TABLE notes OWNER TO postgres', /OWNER TO/],
+    ["CREATE OR REPLACE TRUSTED LANGUAGE plevil HANDLER h", /CREATE LANGUAGE/],
+    ['CREATE OR REPLACE FUNCTION f() RETURNS int AS $$ select 1 $$ LANGUAGE sql', /CREATE FUNCTION/],
+    ['SELECT lo_get(16385)', /large-object/],
+    ["COMMENT ON SCHEMA public IS 'x'", /COMMENT SCHEMA/],
     ['   ', /empty/],
   ])('refuses %s', (sql, why) => {
     expect(sqlRefusal(sql, 'main')).toMatch(why);

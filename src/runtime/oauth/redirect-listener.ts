@@ -11,6 +11,7 @@
  * forged request cannot complete (or cancel) a connection.
  * @module
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopback } from './services.js';
@@ -50,13 +51,20 @@ export interface RedirectListener {
   close(): Promise<void>;
 }
 
+/** The state a response carries is the one sent, compared in constant time (hashes: equal lengths). */
+function sameState(got: string | null, sent: string): boolean {
+  if (got === null) return false;
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(got), digest(sent));
+}
+
 /** Start listening on 127.0.0.1; rejects when the port is taken. */
 export async function listenForRedirect(target: RedirectTarget, state: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RedirectListener> {
   let onCallback: ((params: URLSearchParams, res: ServerResponse) => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== target.path) return page(res, 404, 'Not the toolcap OAuth redirect.');
-    if (url.searchParams.get('state') !== state) return page(res, 400, 'This authorization response does not belong to the connection toolcap is waiting for (state mismatch); it was ignored.');
+    if (!sameState(url.searchParams.get('state'), state)) return page(res, 400, 'This authorization response does not belong to the connection toolcap is waiting for (state mismatch); it was ignored.');
     if (!onCallback) return page(res, 409, 'toolcap is not waiting for an authorization now.');
     const handle = onCallback;
     onCallback = undefined;

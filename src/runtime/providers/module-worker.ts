@@ -23,6 +23,7 @@ import { errorMessage } from '../../model/errors.js';
 import { abortedError, describeTarget, raceAborted, type ModuleExecutor, type ModuleTarget } from './module-executor.js';
 import { WORKER_SOURCE, type FromWorker, type ToWorker, type WorkerCallContext } from './module-worker-main.js';
 import { ProviderConfigError, ProviderError, type ProviderCallContext } from './types.js';
+import { RedactedLines } from './redacted-lines.js';
 import type { SqlParams, ToolSql } from '../../store/tool-db-types.js';
 
 /** How long a worker has to acknowledge an abort before it is terminated. @default 250 */
@@ -57,6 +58,7 @@ export class WorkerExecutor implements ModuleExecutor {
   readonly #describe: string;
   readonly #pending = new Map<number, Pending>();
   readonly #ackTimers = new Map<number, NodeJS.Timeout>();
+  readonly #printed = new RedactedLines((text) => process.stderr.write(text));
   readonly #loaded: Promise<void>;
   #settleLoad: { resolve: () => void; reject: (e: ProviderError) => void } | undefined;
   #loadFailure: ProviderError | undefined;
@@ -76,7 +78,9 @@ export class WorkerExecutor implements ModuleExecutor {
       ...(options.env !== undefined ? { env: options.env } : {}),
       ...(options.memoryMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } } : {}),
     });
-    this.#worker.stdout.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+    // what the module prints goes to stderr, without the OAuth tokens its calls were handed
+    this.#worker.stdout.on('data', (chunk: Buffer) => this.#printed.push(chunk.toString('utf8')));
+    this.#worker.stdout.on('end', () => this.#printed.flush());
     this.#worker.unref();
     this.#worker.on('message', (m: FromWorker) => this.#onMessage(m));
     this.#worker.on('error', (err) => this.#end(`the module's worker failed: ${errorMessage(err)}`));
@@ -103,7 +107,10 @@ export class WorkerExecutor implements ModuleExecutor {
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
     if (configurations !== undefined) plain.configurations = configurations;
     if (sql !== undefined) plain.sql = true;
-    if (oauth !== undefined) plain.oauth = oauth;
+    if (oauth !== undefined) {
+      plain.oauth = oauth;
+      this.#printed.remember(Object.values(oauth).map((t) => t.accessToken));
+    }
     return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe, sql);
   }
 

@@ -13,7 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Principal } from '../runtime/identity/principal.js';
 import type { ProbeAdapters } from '../runtime/probes/adapters.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { WebhookOptions } from './routes/hooks.js';
+import type { WebhookOptions } from './webhook-options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';

@@ -22,17 +22,10 @@ import { noStoreJson, routeModule, type ApiContext, type RouteModule } from '../
 import { jsonBody, readJsonObject } from '../json-body.js';
 import { ApiProblem, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
-import { EVENT_ID_HEADER, verifyWebhook, type WebhookTool } from '../webhook-signature.js';
+import { EVENT_ID_HEADER, verifyWebhook } from '../webhook-signature.js';
+import type { WebhookOptions } from '../webhook-options.js';
 
-/** The API's webhook settings (`ApiOptions.webhooks`; the config's `webhooks` section, secrets resolved). */
-export interface WebhookOptions {
-  /** Per tool id (or name): how its webhook is authenticated and read. A tool not listed has no webhook (404). */
-  tools: Readonly<Record<string, WebhookTool>>;
-  /** Where events go. @default the store's workflow inbox (the runtime's store) */
-  dispatcher?: Dispatcher;
-  /** @default () => new Date() */
-  now?: () => Date;
-}
+export type { WebhookOptions };
 
 /** The store's inbox, when the runtime's store keeps one. */
 export function inboxOf(runtime: Runtime | undefined): WorkflowInbox | undefined {

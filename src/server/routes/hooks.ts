@@ -35,6 +35,19 @@ export function inboxOf(runtime: Runtime | undefined): WorkflowInbox | undefined
 const valueAt = (doc: unknown, pointer: string): unknown =>
   splitPointer(pointer).reduce<unknown>((v, t) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[t] : undefined), doc);
 
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The key of an event id: `event:<id>` for up to 200 printable ASCII
+ * characters (it travels in headers, e.g. JetStream's Nats-Msg-Id), else
+ * `event-sha256:<hex>` of it; undefined when there is no usable id.
+ */
+export function eventKey(id: unknown): string | undefined {
+  if (typeof id === 'number' && Number.isFinite(id)) return `event:${id}`;
+  if (typeof id !== 'string' || id === '') return undefined;
+  return /^[\x21-\x7e]{1,200}$/.test(id) ? `event:${id}` : `event-sha256:${sha256(id)}`;
+}
+
 /** The hooks route, mounted at `/hooks`. */
 export function hookRoutes(ctx: ApiContext): RouteModule {
   const { on, ...module } = routeModule('/hooks', ctx);
@@ -61,7 +74,10 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     const known = tool.workflowRoutes.map((r) => r.workflowType).filter((t): t is string => t !== undefined);
     const workflowType = c.req.query('workflowType');
     const route = tool.workflowRoutes.find((r) => r.workflowType !== undefined && r.workflowType === workflowType);
-    if (!route) throw new ApiProblem(problem('UNKNOWN_WORKFLOW_TYPE', `${workflowType === undefined ? 'No workflowType' : `No route for workflowType "${workflowType}"`}; known: ${known.join(', ')}.`, { known }));
+    if (!route) {
+      const asked = workflowType === undefined ? 'No workflowType' : `No route for workflowType "${ctx.runtime ? ctx.runtime.redactor.redactText(workflowType.slice(0, 100)) : workflowType.slice(0, 100)}"`;
+      throw new ApiProblem(problem('UNKNOWN_WORKFLOW_TYPE', `${asked}; known: ${known.join(', ')}.`, { known }));
+    }
 
     const event = await readJsonObject(c);
     const idPointer = hook.workflowIdPointer ?? '/workflowId';
@@ -70,7 +86,7 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
       throw new ApiProblem(problem('BAD_BODY', `The event must carry the workflow id at ${idPointer}: 1-200 characters of A-Z a-z 0-9 _ : -, starting with a letter or digit.`, { pointer: idPointer }));
     }
     const eventId = c.req.header(EVENT_ID_HEADER) ?? valueAt(event, hook.eventIdPointer ?? '/event_id');
-    const idempotencyKey = typeof eventId === 'string' && eventId !== '' ? `event:${eventId}` : `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+    const idempotencyKey = eventKey(eventId) ?? `sha256:${sha256(raw)}`;
 
     const dispatcher = dispatcherOf();
     if (!dispatcher) throw new ApiProblem(problem('NO_RUNTIME', 'No dispatcher: configure webhooks.dispatcher, or serve with a store (toolcap serve does).'));

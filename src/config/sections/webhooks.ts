@@ -106,7 +106,7 @@ export function readWebhooks(reading: ConfigReading): WebhooksConfig | undefined
       if (v !== undefined && !ENV_NAME.test(v)) reading.report('INVALID_VALUE', `"${key}" must be an environment variable name.`, t.at(key), {});
       else if (v !== undefined) tool[key] = v;
     }
-    if (tool.secretEnv === undefined && tool.keyEnv === undefined) reading.report('MISSING_FIELD', `The webhook of "${id}" needs "secretEnv" (signed) or "keyEnv" (keyed).`, t.pointer, { hint: 'Write secretEnv: MANUS_WEBHOOK_SECRET and set that variable.' });
+    if (!t.has('secretEnv') && !t.has('keyEnv')) reading.report('MISSING_FIELD', `The webhook of "${id}" needs "secretEnv" (signed) or "keyEnv" (keyed).`, t.pointer, { hint: 'Write secretEnv: MANUS_WEBHOOK_SECRET and set that variable.' });
     const tolerance = t.number('toleranceSec', { integer: true, min: 1, max: 86400 });
     if (tolerance !== undefined) tool.toleranceSec = tolerance;
     for (const key of ['workflowIdPointer', 'eventIdPointer'] as const) {

@@ -8,7 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { configJsonSchema, loadConfig } from '../../src/config/config.js';
+import { createAjv } from '../../src/model/validator.js';
 import { openWebhooks } from '../../src/config/sections/webhooks.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolcap-webhooks-'));
@@ -43,6 +46,13 @@ describe('webhooks', () => {
   ])('refuses %s', (_label, yaml, code, pointer) => {
     const { diagnostics } = load(yaml);
     expect(diagnostics).toMatchObject([{ code, pointer }]);
+  });
+
+  it('the JSON Schema of a config accepts the example, and refuses what the reader refuses', () => {
+    const validate = createAjv().compile(configJsonSchema());
+    expect(validate(parse(readFileSync('examples/xena/toolcap.config.yaml', 'utf8')))).toBe(true);
+    expect(validate(parse('sources: [m]\nwebhooks: { dispatcher: { kind: kafka } }\n'))).toBe(false);
+    expect(validate(parse('sources: [m]\nwebhooks: { tools: { t.a: { secretEnv: "not a name" } } }\n'))).toBe(false);
   });
 
   it('an unknown field is a warning', () => {

@@ -20,6 +20,7 @@ import { renderDiagnostic, summarize } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
 import { mcpHttpHandler, type McpHttpHandler } from '../mcp/http.js';
+import { serveWebhooks } from './serve-webhooks.js';
 
 export interface ServeFlags extends LoadFlags {
   port?: string;
@@ -86,6 +87,11 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const setup = await openToolcap(plan, io, { seedHealth: true, watch: flags.watch ?? true });
   if (typeof setup === 'number') return setup;
   const { registry, runtime, store, identity } = setup;
+  const hooks = await serveWebhooks(plan.config, io, (t) => runtime.redactor.redactText(t));
+  if (typeof hooks === 'number') {
+    await setup.close();
+    return hooks;
+  }
   const sessions = plan.config?.mcp.sessions;
   // what goes to the log passes the runtime's redactor, as every other sink does
   const quiet = (line: string) => io.stderr(`toolcap: ${runtime.redactor.redactText(line)}\n`);
@@ -123,10 +129,12 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         allowedOrigins: serverConfig?.allowedOrigins ?? names.allowedOrigins,
         ...(ranking.weights ? { weights: ranking.weights } : {}),
         ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
+        ...(hooks.options ? { webhooks: hooks.options } : {}),
       });
     }, { host, port, tls: serverConfig?.tls });
   } catch (error) {
     await gateway.close();
+    await hooks.close();
     await setup.close();
     const code = (error as NodeJS.ErrnoException).code;
     const hint = code === 'EADDRINUSE' ? 'the port is taken; pick another with --port (0 picks a free one)' : code === 'EACCES' ? 'not allowed to listen there' : code === 'ENOENT' ? 'a server.tls file cannot be read' : serverConfig?.tls ? 'check --host and the server.tls certificate and key' : 'check --host';
@@ -150,6 +158,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   io.stderr('toolcap: stopping\n');
   await gateway.close(); // open MCP event streams would keep the server from closing
   await server.close();
+  await hooks.close();
   await setup.close();
   return EXIT.OK;
 }

@@ -31,6 +31,7 @@ import { readRuntime, type RuntimeSection } from './sections/runtime.js';
 import { readServer, type ServerConfig } from './sections/server.js';
 import { readSources, type ConfigSource } from './sections/sources.js';
 import { readStore, type StoreConfig } from './sections/store.js';
+import { readWebhooks, type WebhooksConfig } from './sections/webhooks.js';
 import { readTools, type ToolsSection } from './sections/tools.js';
 
 // the names commands, tests and scripts have imported from here since before the split
@@ -78,6 +79,8 @@ export interface Config {
   runtime: RuntimeSection;
   /** The runtime's: settings of single tools (configurations, SQL). @default { settings: {} } */
   tools: ToolsSection;
+  /** The webhooks of tools with workflowRoutes, and their dispatcher. @default absent: no webhooks */
+  webhooks?: WebhooksConfig;
 }
 
 /** What reading a config file gave. */
@@ -159,6 +162,8 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
   };
   const egress = readEgress(reading);
   if (egress) config.egress = egress;
+  const webhooks = readWebhooks(reading);
+  if (webhooks) config.webhooks = webhooks;
   top.rest({ where: `the config (known fields: ${CONFIG_FIELDS.join(', ')})` });
   // unknown fields of a config are not extensions as they are in a manifest
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));

@@ -18,6 +18,7 @@ import { ServerSchema } from './sections/server.js';
 import { SourcesSchema } from './sections/sources.js';
 import { StoreSchema } from './sections/store.js';
 import { ToolsSchema } from './sections/tools.js';
+import { WebhooksSchema } from './sections/webhooks.js';
 
 /** The schema of `toolcap.config.yaml`; its property order is the order the sections are listed in messages. */
 export const ConfigFileSchema = Type.Object(
@@ -34,6 +35,7 @@ export const ConfigFileSchema = Type.Object(
     runtime: Type.Optional(RuntimeSchema),
     limits: Type.Optional(LimitsSchema),
     tools: Type.Optional(ToolsSchema),
+    webhooks: Type.Optional(WebhooksSchema),
   },
   { additionalProperties: false, description: 'toolcap.config.yaml: see docs/config.md.' },
 );

@@ -28,6 +28,8 @@ import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { taskRoutes } from './routes/tasks.js';
+import { hookRoutes } from './routes/hooks.js';
+import { workflowRoutes } from './routes/workflows.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 
 export type { ApiOptions } from './context.js';
@@ -57,6 +59,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     mcpRoutes(ctx),
     callRoutes(ctx),
     taskRoutes(ctx),
+    hookRoutes(ctx),
+    workflowRoutes(ctx),
     approvalRoutes(ctx),
     auditRoutes(ctx),
     wellKnownRoutes(ctx),

@@ -13,6 +13,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Principal } from '../runtime/identity/principal.js';
 import type { ProbeAdapters } from '../runtime/probes/adapters.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { WebhookOptions } from './webhook-options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
@@ -48,6 +49,8 @@ export interface ApiOptions {
   version?: string;
   /** The probe adapters of `GET /tasks/snapshot`. @default the built-in ones (`mapping`, `file`) */
   probeAdapters?: ProbeAdapters;
+  /** Webhooks of tools with workflowRoutes (`POST /hooks/{toolId}`); absent: every webhook is 404. */
+  webhooks?: WebhookOptions;
   /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
   onError?: (error: unknown, request: Request) => void;
   /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */

@@ -12,6 +12,7 @@ import type { Action } from '../runtime/identity/principal.js';
 import { filterParameters, json, param, pathParam, personaParam, ref, type Json } from './openapi-parts.js';
 import type { ProblemCode } from './problem.js';
 import { TASK_SNAPSHOT_SCHEMA } from './tasks-openapi.js';
+import { WEBHOOK_PARAMETERS, WORKFLOW_ROUTES } from './workflows-openapi.js';
 
 /** One operation: what the document says of it and which problems it can answer. */
 export interface Route {
@@ -145,6 +146,14 @@ export const ROUTES = {
     responses: { '200': json(TASK_SNAPSHOT_SCHEMA, 'Every task source the persona may call, with its observations or why none.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA, 'NO_RUNTIME'],
   },
+  webhook: {
+    method: 'POST', action: 'public', path: '/hooks/{toolId}', summary: 'A webhook for a tool with workflowRoutes: verified by its HMAC signature or key, routed by workflowType, dispatched start-or-signal (a replay is not dispatched twice)',
+    parameters: WEBHOOK_PARAMETERS,
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'The event; the workflow id at the configured pointer (default /workflowId).' } } } },
+    responses: { '200': json({ type: 'object', properties: { workflowId: { type: 'string' }, started: { type: 'boolean' }, duplicate: { type: 'boolean' }, seq: { type: 'integer' }, workflowType: { type: 'string' }, dispatcher: { type: 'string' } } }, 'Dispatched, or a replay (duplicate: true).') },
+    problems: ['NOT_READY', 'UNAUTHENTICATED', 'UNKNOWN_WORKFLOW_TYPE', 'WORKFLOW_NOT_RUNNING', 'BAD_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'DISPATCH_UNAVAILABLE', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+  },
+  ...WORKFLOW_ROUTES,
   listApprovals: {
     method: 'GET', action: 'approvals.read.own', path: '/approvals', summary: 'Approval requests, newest first: the caller\'s own, or all with approvals.read.all',
     parameters: [

@@ -29,6 +29,8 @@ import { hostPort, unavailable } from './postgres-errors.js';
 import { postgresKeys } from './postgres-keys.js';
 import { postgresOAuth } from './postgres-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
+import { postgresInbox } from './postgres-inbox.js';
+import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -64,7 +66,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Open the PostgreSQL store at `url` (applying pending migrations); rejects with StoreUnavailableError when unreachable. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore> {
   const location = redactUrl(url);
   const server = hostPort(url);
   const schema = options.schema;
@@ -119,8 +121,9 @@ async function migrate(pool: pg.Pool, schema: string | undefined, location: stri
 
 type Row = Record<string, unknown>;
 
-class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore {
+class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore, InboxStore {
   readonly kind = 'postgres' as const;
+  readonly workflowInbox: WorkflowInbox;
   readonly location: string;
   #pool: pg.Pool;
   #fail: (what: string, err: unknown) => Error;
@@ -139,6 +142,7 @@ class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenS
       keys: postgresKeys(query),
       oauth: postgresOAuth(query),
     });
+    this.workflowInbox = postgresInbox(query, (what, work) => this.#transaction(what, work));
   }
 
   async #query(what: string, sql: string, params: unknown[] = []): Promise<Row[]> {

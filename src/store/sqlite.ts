@@ -27,6 +27,8 @@ import { unavailable } from './sqlite-errors.js';
 import { sqliteKeys } from './sqlite-keys.js';
 import { sqliteOAuth } from './sqlite-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
+import { sqliteInbox } from './sqlite-inbox.js';
+import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -61,7 +63,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 }
 
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
-export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore> {
   const file = resolve(path);
   let db: Database.Database | undefined;
   try {
@@ -124,8 +126,9 @@ function migrate(db: Database.Database, file: string): void {
   }
 }
 
-class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore {
+class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore, InboxStore {
   readonly kind = 'sqlite' as const;
+  readonly workflowInbox: WorkflowInbox;
   readonly location: string;
   #db: Database.Database;
   #closed = false;
@@ -144,6 +147,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
       keys: sqliteKeys(run, stmt),
       oauth: sqliteOAuth(run, stmt),
     });
+    this.workflowInbox = sqliteInbox(run, stmt, (fn) => this.#db.transaction(fn)());
   }
 
   #stmt(sql: string): Database.Statement {

@@ -658,7 +658,7 @@ describe('/openapi.json describes the API', () => {
     expect(routes.length).toBeGreaterThanOrEqual(14);
     for (const route of routes) expect(Object.keys(body.paths[toTemplate(route.path)] ?? {}), `${route.method} ${route.path}`).toContain(route.method.toLowerCase());
     // this app has no runtime: the runtime's paths answer 501 NO_RUNTIME, the rest 200
-    const runtimePaths = new Set(['/approvals', '/approvals/{id}', '/metrics', '/audit', '/tasks/snapshot']);
+    const runtimePaths = new Set(['/approvals', '/approvals/{id}', '/metrics', '/audit', '/tasks/snapshot', '/workflows/{id}', '/workflows/{id}/signals']);
     for (const path of Object.keys(body.paths).filter((p) => 'get' in body.paths[p])) {
       const concrete = path.replace('{name}', encodeURIComponent(snap.tools[0]?.name ?? 'x')).replace('{id}', 'apr_x') + (path === '/search' ? '?q=calendar' : '');
       const res = await call(app, concrete);

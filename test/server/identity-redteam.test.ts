@@ -83,6 +83,7 @@ const HEAD_STATUS: Record<string, [number, number]> = {
   '/tools': [401, 200], '/tools/{name}': [401, 200], '/search': [401, 400], '/skills': [401, 200], '/agents': [401, 200], '/jobs': [401, 200],
   '/summary': [401, 403], '/health': [200, 200], '/openapi.json': [200, 200], '/approvals': [401, 200], '/approvals/{id}': [401, 404],
   '/audit': [401, 403], '/metrics': [401, 403], '/tasks/snapshot': [401, 200],
+  '/workflows/{id}': [401, 403], '/workflows/{id}/signals': [401, 403],
 };
 const concrete = (path: string) => path.replace('{name}', 'text.reverse').replace('{id}', 'apr_x');
 const OTHER_METHODS = ['OPTIONS', 'PUT', 'DELETE', 'PATCH', 'PROPFIND', 'FOO'];

@@ -61,6 +61,10 @@ async function request(route: RouteName, persona: string | undefined): Promise<{
     case 'metrics': return get('/metrics', '');
     case 'mcp': return { path: '/mcp', init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' } };
     case 'resourceMetadata': return get('/.well-known/oauth-protected-resource', '');
+    case 'webhook': return post('/hooks/text.reverse?workflowType=x', {});
+    case 'getWorkflow': return get('/workflows/wf-none', '');
+    case 'workflowSignals': return get('/workflows/wf-none/signals', '');
+    case 'ackSignal': return post('/workflows/wf-none/signals/1/ack', {});
   }
 }
 
@@ -125,6 +129,12 @@ const TABLE: Row[] = [
   ...plain('audit', { admin: 200 }),
   ...plain('metrics', { admin: 200 }),
   ...plain('mcp', { ops: 200, intern: 200, approver: 200, admin: 200 }),
+  // public (the webhook proves itself by its signature): a tool without a webhook is 404 to everyone
+  ...plain('webhook', { ops: 404, intern: 404, approver: 404, admin: 404 }, 404),
+  // workers' inbox: workflows.work, admin only by role; an unknown workflow is 404
+  ...plain('getWorkflow', { admin: 404 }),
+  ...plain('workflowSignals', { admin: 404 }),
+  ...plain('ackSignal', { admin: 404 }),
 ];
 
 describe('principal x role x persona x route -> status', () => {

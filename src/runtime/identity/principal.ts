@@ -30,6 +30,7 @@ export const ACTIONS = [
   'health.detail',
   'metrics.read',
   'tools.write',
+  'workflows.work',
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];

@@ -1,0 +1,71 @@
+/**
+ * The `webhooks` section: a dispatcher (inbox by default, jetstream,
+ * temporal) and per tool the variable holding its secret or key; what is
+ * wrong is a located diagnostic. `openWebhooks` reads the secrets from the
+ * environment and warns of a variable that is not set.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { configJsonSchema, loadConfig } from '../../src/config/config.js';
+import { createAjv } from '../../src/model/validator.js';
+import { openWebhooks } from '../../src/config/sections/webhooks.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolcap-webhooks-'));
+mkdirSync(join(dir, 'm'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function load(yaml: string) {
+  const file = join(dir, `c${Math.random().toString(16).slice(2, 8)}.yaml`);
+  writeFileSync(file, `sources: [m]\n${yaml}`);
+  return loadConfig(file);
+}
+
+describe('webhooks', () => {
+  it.each([
+    ['the inbox by default', 'webhooks: { tools: { t.a: { secretEnv: A_SECRET } } }\n', { dispatcher: { kind: 'inbox' }, tools: { 't.a': { secretEnv: 'A_SECRET' } } }],
+    ['jetstream with its defaults', 'webhooks: { dispatcher: { kind: jetstream }, tools: { t.a: { keyEnv: A_KEY, toleranceSec: 60 } } }\n', { dispatcher: { kind: 'jetstream', servers: ['127.0.0.1:4222'] }, tools: { 't.a': { keyEnv: 'A_KEY', toleranceSec: 60 } } }],
+    ['temporal', 'webhooks: { dispatcher: { kind: temporal, address: "127.0.0.1:7233", taskQueue: xena }, tools: {} }\n', { dispatcher: { kind: 'temporal', address: '127.0.0.1:7233', taskQueue: 'xena' } }],
+    ['pointers', 'webhooks: { tools: { t.a: { secretEnv: S, workflowIdPointer: /task/id, eventIdPointer: /id } } }\n', { tools: { 't.a': { secretEnv: 'S', workflowIdPointer: '/task/id', eventIdPointer: '/id' } } }],
+  ])('reads %s', (_label, yaml, expected) => {
+    const { config, diagnostics } = load(yaml);
+    expect(diagnostics).toEqual([]);
+    expect(config?.webhooks).toMatchObject(expected);
+  });
+
+  it.each([
+    ['a tool with neither secretEnv nor keyEnv', 'webhooks: { tools: { t.a: { toleranceSec: 5 } } }\n', 'MISSING_FIELD', '/webhooks/tools/t.a'],
+    ['a secret instead of a variable name', 'webhooks: { tools: { t.a: { secretEnv: "whsec-1234 5678" } } }\n', 'INVALID_VALUE', '/webhooks/tools/t.a/secretEnv'],
+    ['temporal without taskQueue', 'webhooks: { dispatcher: { kind: temporal, address: "h:7233" } }\n', 'MISSING_FIELD', '/webhooks/dispatcher'],
+    ['an unknown dispatcher', 'webhooks: { dispatcher: { kind: kafka } }\n', 'UNKNOWN_ENUM_VALUE', '/webhooks/dispatcher/kind'],
+    ['a pointer that is no pointer', 'webhooks: { tools: { t.a: { secretEnv: S, workflowIdPointer: id } } }\n', 'INVALID_VALUE', '/webhooks/tools/t.a/workflowIdPointer'],
+    ['a tolerance out of range', 'webhooks: { tools: { t.a: { secretEnv: S, toleranceSec: 0 } } }\n', 'INVALID_VALUE', '/webhooks/tools/t.a/toleranceSec'],
+  ])('refuses %s', (_label, yaml, code, pointer) => {
+    const { diagnostics } = load(yaml);
+    expect(diagnostics).toMatchObject([{ code, pointer }]);
+  });
+
+  it('the JSON Schema of a config accepts the example, and refuses what the reader refuses', () => {
+    const validate = createAjv().compile(configJsonSchema());
+    expect(validate(parse(readFileSync('examples/xena/toolcap.config.yaml', 'utf8')))).toBe(true);
+    expect(validate(parse('sources: [m]\nwebhooks: { dispatcher: { kind: kafka } }\n'))).toBe(false);
+    expect(validate(parse('sources: [m]\nwebhooks: { tools: { t.a: { secretEnv: "not a name" } } }\n'))).toBe(false);
+  });
+
+  it('an unknown field is a warning', () => {
+    const { diagnostics } = load('webhooks: { tools: { t.a: { secretEnv: S, secret: x } } }\n');
+    expect(diagnostics).toMatchObject([{ code: 'UNKNOWN_FIELD', severity: 'warning', pointer: '/webhooks/tools/t.a/secret' }]);
+  });
+
+  it('openWebhooks reads secrets from the environment and names the variables that are not set', async () => {
+    const opened = await openWebhooks({ dispatcher: { kind: 'inbox' }, tools: { 't.a': { secretEnv: 'A_SECRET' }, 't.b': { keyEnv: 'B_KEY' } } }, { A_SECRET: 'whsec-abcdef123456' });
+    expect(opened.options.tools).toEqual({ 't.a': { secret: 'whsec-abcdef123456' }, 't.b': {} });
+    expect(opened.options.dispatcher).toBeUndefined();
+    expect(opened.warnings).toEqual(['webhooks: B_KEY is not set; webhooks of t.b are refused (401)']);
+    expect(opened.warnings.join(' ')).not.toContain('whsec-abcdef123456');
+    await opened.close();
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * How a webhook proves its sender (signed or keyed), and how an event id
+ * becomes an idempotency key that is safe in a header.
+ */
+import { describe, expect, it } from 'vitest';
+import { eventKey } from '../../src/server/routes/hooks.js';
+import { signWebhook, verifyWebhook, type WebhookTool } from '../../src/server/webhook-signature.js';
+
+const NOW = new Date('2026-11-24T03:00:00Z');
+const T = NOW.getTime() / 1000;
+const BODY = '{"workflowId":"w1"}';
+const signed: WebhookTool = { secret: 'whsec-abcdef123456' };
+const keyed: WebhookTool = { key: 'key-abcdef123456' };
+
+describe('verifyWebhook', () => {
+  it.each([
+    ['signed, right', signed, { 'x-toolcap-timestamp': String(T), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T, BODY) }, undefined],
+    ['signed, upper-case hex', signed, { 'x-toolcap-timestamp': String(T), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T, BODY).toUpperCase().replace('SHA256=', 'sha256=') }, undefined],
+    ['signed, another body', signed, { 'x-toolcap-timestamp': String(T), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T, '{}') }, 'BAD_SIGNATURE'],
+    ['signed, the timestamp changed', signed, { 'x-toolcap-timestamp': String(T + 1), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T, BODY) }, 'BAD_SIGNATURE'],
+    ['signed, no timestamp', signed, { 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T, BODY) }, 'MISSING_SIGNATURE'],
+    ['signed, a timestamp that is no number', signed, { 'x-toolcap-timestamp': '1e9', 'x-toolcap-signature': 'sha256=00' }, 'BAD_SIGNATURE'],
+    ['signed, too old', signed, { 'x-toolcap-timestamp': String(T - 301), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T - 301, BODY) }, 'STALE_TIMESTAMP'],
+    ['signed, too far ahead', signed, { 'x-toolcap-timestamp': String(T + 301), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', T + 301, BODY) }, 'STALE_TIMESTAMP'],
+    ['signed, a key instead', signed, { 'x-toolcap-webhook-key': 'whsec-abcdef123456' }, 'MISSING_SIGNATURE'],
+    ['keyed, right', keyed, { 'x-toolcap-webhook-key': 'key-abcdef123456' }, undefined],
+    ['keyed, wrong', keyed, { 'x-toolcap-webhook-key': 'key-abcdef12345' }, 'BAD_KEY'],
+    ['keyed, none', keyed, {}, 'MISSING_KEY'],
+    ['no secret configured (the variable is not set)', {}, { 'x-toolcap-webhook-key': '' }, 'NOT_CONFIGURED'],
+  ] as const)('%s', (_why, tool, headers, refusal) => {
+    expect(verifyWebhook(tool, new Headers(headers), BODY, NOW)).toBe(refusal);
+  });
+});
+
+describe('eventKey', () => {
+  it.each([
+    ['evt-1', 'event:evt-1'],
+    [42, 'event:42'],
+    ['', undefined],
+    [null, undefined],
+    [{ id: 1 }, undefined],
+    ['a\r\nNats-Msg-Id: other', /^event-sha256:[0-9a-f]{64}$/],
+    ['x'.repeat(201), /^event-sha256:[0-9a-f]{64}$/],
+    ['ünïcode', /^event-sha256:[0-9a-f]{64}$/],
+  ] as const)('%j -> %s', (id, expected) => {
+    const key = eventKey(id);
+    if (expected instanceof RegExp) expect(key).toMatch(expected);
+    else expect(key).toBe(expected);
+  });
+});

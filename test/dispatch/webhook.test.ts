@@ -1,0 +1,191 @@
+/**
+ * Webhook dispatch end to end, in-process, with the bundled Xena example's
+ * Manus route (`tool.manus.webhook.signal`: `agentmail` is signalWithStart,
+ * `research` signalOnly). One table over the dispatchers: the store's inbox
+ * (SQLite, real PostgreSQL) and real NATS JetStream. A signed webhook starts
+ * the workflow once and signals in order, a replay is ignored, signalOnly to
+ * a missing workflow is 409, an unknown workflowType 404, a bad signature
+ * 401; inbox workers read and acknowledge over HTTP.
+ */
+import { join } from 'node:path';
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { Registry } from '../../src/registry/registry.js';
+import { jetStreamDispatcher, workflowSubject } from '../../src/runtime/dispatch/jetstream.js';
+import type { Dispatcher } from '../../src/runtime/dispatch/dispatcher.js';
+import type { AuthOutcome } from '../../src/runtime/identity/authenticate.js';
+import type { Principal } from '../../src/runtime/identity/principal.js';
+import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
+import { Runtime } from '../../src/runtime/runtime.js';
+import { createApi } from '../../src/server/app.js';
+import { signWebhook } from '../../src/server/webhook-signature.js';
+import { openPostgresStore } from '../../src/store/postgres.js';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
+import { cleanFolders, folder, getJson } from '../server/helpers.js';
+import { dropSchema, PG_URL, probePostgres, schemaName } from '../store/pg-helpers.js';
+
+const TOOL = 'tool.manus.webhook.signal';
+const SECRET = 'whsec-manus-test-0123456789';
+const NOW = new Date('2026-11-24T03:00:00Z');
+const T = Math.floor(NOW.getTime() / 1000);
+
+const PRINCIPALS: Record<string, Principal> = {
+  worker: { id: 'worker-bot', roles: ['admin'], personas: ['*'], via: 'api-key' },
+  caller: { id: 'caller-bot', roles: ['caller'], personas: ['*'], via: 'api-key' },
+};
+async function authenticate(request: Request): Promise<AuthOutcome> {
+  const name = /^Bearer (\w+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+  const principal = name === undefined ? undefined : PRINCIPALS[name];
+  return principal ? { ok: true, principal } : { ok: false, code: 'UNAUTHENTICATED', message: 'No credentials.' };
+}
+
+const pg = await probePostgres();
+const natsUp = await connect({ servers: '127.0.0.1:4222', timeout: 2000 }).then(
+  async (nc) => (await nc.close(), { up: true, reason: '' }),
+  (err: Error) => ({ up: false, reason: `NATS at 127.0.0.1:4222 is not reachable (${err.message})` }),
+);
+if (!pg.reachable) console.log(`skipping the PostgreSQL inbox: ${pg.reason}`);
+if (!natsUp.up) console.log(`skipping JetStream: ${natsUp.reason}`);
+
+interface Backend {
+  name: string;
+  skip: boolean;
+  store(): Promise<Store>;
+  dispatcher?(): Promise<Dispatcher & { stream: string; subjectPrefix: string }>;
+  cleanup?(): Promise<void>;
+}
+const schema = schemaName('toolcap_hooks');
+const run = `r${Date.now().toString(36)}`;
+const BACKENDS: Backend[] = [
+  { name: 'inbox (SQLite)', skip: false, store: () => openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db')) },
+  { name: 'inbox (PostgreSQL)', skip: !pg.reachable, store: () => openPostgresStore(PG_URL, { schema }), cleanup: () => dropSchema(schema) },
+  {
+    name: 'NATS JetStream',
+    skip: !natsUp.up,
+    store: () => openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db')),
+    dispatcher: () => jetStreamDispatcher({ stream: `TOOLCAP_TEST_${run.toUpperCase()}`, subjectPrefix: `toolcap.test.${run}` }),
+  },
+];
+
+afterAll(() => cleanFolders());
+
+/** A signed webhook request for the Manus tool. */
+function hook(app: Hono, workflowType: string | undefined, event: Record<string, unknown>, sign: { secret?: string; at?: number; signature?: string | null } = {}) {
+  const body = JSON.stringify(event);
+  const at = sign.at ?? T;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-toolcap-timestamp': String(at) };
+  const signature = sign.signature === undefined ? signWebhook(sign.secret ?? SECRET, at, body) : sign.signature;
+  if (signature !== null) headers['x-toolcap-signature'] = signature;
+  const query = workflowType === undefined ? '' : `?workflowType=${workflowType}`;
+  return getJson(app, `/hooks/${TOOL}${query}`, { method: 'POST', headers, body });
+}
+
+describe.each(BACKENDS)('webhook dispatch through $name', (backend) => {
+  it.skipIf(backend.skip)('starts once, signals in order, ignores a replay, refuses what it must', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await backend.store();
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const dispatcher = await backend.dispatcher?.();
+    const app = createApi(registry, {
+      runtime,
+      auth: { authenticate },
+      webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => NOW, ...(dispatcher ? { dispatcher } : {}) },
+      onError: (e) => console.error(e),
+    });
+    let nc: NatsConnection | undefined;
+    try {
+      const wf = `mail-${run}`;
+      const events = ['e1', 'e2', 'e3'].map((id, i) => ({ event_id: id, workflowId: wf, projectKey: 'acme', n: i, token: 'sk-live-4f9a8b7c6d5e4f3a' }));
+      const answers = [];
+      for (const e of events) answers.push(await hook(app, 'agentmail', e));
+      expect(answers.map((a) => a.res.status)).toEqual([200, 200, 200]);
+      expect(answers.map((a) => [a.body.started, a.body.duplicate])).toEqual([[true, false], [false, false], [false, false]]);
+      const seqs = answers.map((a) => a.body.seq as number);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+
+      // a replay (same event id, signed afresh) is acknowledged and not dispatched again
+      const replay = await hook(app, 'agentmail', events[1]!, { at: T + 5 });
+      expect(replay.res.status).toBe(200);
+      expect(replay.body).toMatchObject({ workflowId: wf, duplicate: true, started: false });
+      // without an event id the body's hash is the key: the same body twice is one signal
+      const anonymous = { workflowId: wf, note: 'no id' };
+      expect((await hook(app, 'agentmail', anonymous)).body.duplicate).toBe(false);
+      expect((await hook(app, 'agentmail', anonymous)).body.duplicate).toBe(true);
+
+      // what the workflow received: one start, then the events in order, each once
+      if (dispatcher) {
+        nc = await connect({ servers: '127.0.0.1:4222' });
+        const jsm = await nc.jetstreamManager();
+        const subject = workflowSubject(dispatcher.subjectPrefix, 'agentmail', wf);
+        const info = await jsm.streams.info(dispatcher.stream);
+        const kinds: string[] = [];
+        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+          const m = await jsm.streams.getMessage(dispatcher.stream, { seq });
+          if (m.subject !== subject) continue;
+          const kind = m.header.get('Toolcap-Kind');
+          kinds.push(kind === 'start' ? 'start' : `${m.header.get('Toolcap-Signal')}:${(m.json() as { event_id?: string }).event_id ?? 'hash'}`);
+        }
+        expect(kinds).toEqual(['start', 'manusEvent:e1', 'manusEvent:e2', 'manusEvent:e3', 'manusEvent:hash']);
+      } else {
+        const worker = { authorization: 'Bearer worker' };
+        const got = await getJson(app, `/workflows/${wf}/signals`, { headers: worker });
+        expect(got.res.status).toBe(200);
+        expect(got.body.signals.map((s: { seq: number; signalName: string; idempotencyKey: string; payload: { n?: number } }) => [s.seq, s.signalName, s.idempotencyKey.replace(/^sha256:[0-9a-f]{64}$/, 'sha256'), s.payload.n])).toEqual([
+          [1, 'manusEvent', 'event:e1', 0], [2, 'manusEvent', 'event:e2', 1], [3, 'manusEvent', 'event:e3', 2], [4, 'manusEvent', 'sha256', undefined],
+        ]);
+        expect((await getJson(app, `/workflows/${wf}`, { headers: worker })).body.workflow).toMatchObject({ id: wf, workflowType: 'agentmail', workflowName: 'agentmailWorkflow', bootstrap: 'agentmail', signals: 4 });
+        // at least once: acknowledged signals leave the pending list, the rest stay
+        expect((await getJson(app, `/workflows/${wf}/signals/1/ack`, { method: 'POST', headers: worker })).body.signal).toMatchObject({ seq: 1, ackedAt: expect.any(String) });
+        expect((await getJson(app, `/workflows/${wf}/signals/2/ack`, { method: 'POST', headers: worker })).res.status).toBe(200);
+        expect((await getJson(app, `/workflows/${wf}/signals`, { headers: worker })).body.signals.map((s: { seq: number }) => s.seq)).toEqual([3, 4]);
+        expect((await getJson(app, `/workflows/${wf}/signals?after=3`, { headers: worker })).body.signals.map((s: { seq: number }) => s.seq)).toEqual([4]);
+        expect((await getJson(app, `/workflows/${wf}/signals?all=1`, { headers: worker })).body.signals).toHaveLength(4);
+        expect((await getJson(app, `/workflows/${wf}/signals/9/ack`, { method: 'POST', headers: worker })).body.code).toBe('WORKFLOW_NOT_FOUND');
+        expect((await getJson(app, `/workflows/${wf}/signals?after=x`, { headers: worker })).body.code).toBe('BAD_PARAMETER');
+        // the inbox is for workers: a caller may not read it, nobody unauthenticated
+        expect((await getJson(app, `/workflows/${wf}/signals`, { headers: { authorization: 'Bearer caller' } })).res.status).toBe(403);
+        expect((await getJson(app, `/workflows/${wf}/signals`)).res.status).toBe(401);
+      }
+
+      // signalOnly to a running workflow of its type is a signal; to a missing one, 409 naming it
+      const missing = await hook(app, 'research', { event_id: 'r1', workflowId: `research-${run}` });
+      expect(missing.res.status).toBe(409);
+      expect(missing.body).toMatchObject({ code: 'WORKFLOW_NOT_RUNNING', workflowId: `research-${run}` });
+
+      const refusals: Array<[string, Awaited<ReturnType<typeof hook>>, number, string, string?]> = [
+        ['unknown workflowType', await hook(app, 'billing', events[0]!), 404, 'UNKNOWN_WORKFLOW_TYPE'],
+        ['no workflowType', await hook(app, undefined, events[0]!), 404, 'UNKNOWN_WORKFLOW_TYPE'],
+        ['wrong secret', await hook(app, 'agentmail', events[0]!, { secret: 'whsec-not-the-secret' }), 401, 'UNAUTHENTICATED', 'BAD_SIGNATURE'],
+        ['no signature', await hook(app, 'agentmail', events[0]!, { signature: null }), 401, 'UNAUTHENTICATED', 'MISSING_SIGNATURE'],
+        ['garbage signature', await hook(app, 'agentmail', events[0]!, { signature: 'sha256=zz' }), 401, 'UNAUTHENTICATED', 'BAD_SIGNATURE'],
+        ['an old timestamp (captured and replayed later)', await hook(app, 'agentmail', events[0]!, { at: T - 3600 }), 401, 'UNAUTHENTICATED', 'STALE_TIMESTAMP'],
+        ['no workflow id in the event', await hook(app, 'agentmail', { event_id: 'x' }), 400, 'BAD_BODY'],
+        ['a workflow id that is no token', await hook(app, 'agentmail', { event_id: 'x', workflowId: 'a.b>c' }), 400, 'BAD_BODY'],
+      ];
+      for (const [why, got, status, code, reason] of refusals) {
+        expect([why, got.res.status, got.body.code], why).toEqual([why, status, code]);
+        if (reason) expect(got.body.reason, why).toBe(reason);
+      }
+      expect(refusals[0]![1].body.known).toEqual(['agentmail', 'research']);
+
+      // audited with the webhook actor and the route, the event redacted
+      const audit = await store.listAudit({ tool: TOOL, limit: 100 });
+      const kinds = audit.map((a) => a.kind);
+      expect(kinds.filter((k) => k === 'webhook.dispatched')).toHaveLength(4);
+      expect(kinds.filter((k) => k === 'webhook.duplicate')).toHaveLength(2);
+      expect(kinds).toContain('webhook.not_running');
+      expect(audit[0]).toMatchObject({ actor: `webhook:${TOOL}`, detail: { workflowType: 'agentmail', workflowId: wf, mode: 'signalWithStart' } });
+      expect(JSON.stringify(audit)).not.toContain('sk-live-4f9a8b7c6d5e4f3a');
+    } finally {
+      await nc?.close();
+      await dispatcher?.close?.();
+      await runtime.close();
+      await store.close();
+      await registry.close();
+      await backend.cleanup?.();
+    }
+  });
+});

@@ -17,6 +17,7 @@
  */
 import { DECISION_CHANNELS, StoreVersionError } from './types.js';
 import { OAUTH_MIGRATION } from './oauth-tokens.js';
+import { LEARNED_MIGRATION } from './learned-tools.js';
 
 export interface Migration {
   version: number;
@@ -270,6 +271,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   OAUTH_MIGRATION,
+  LEARNED_MIGRATION,
 ];
 
 /** The highest migration version this toolcap knows. */

@@ -29,6 +29,8 @@ import { hostPort, unavailable } from './postgres-errors.js';
 import { postgresKeys } from './postgres-keys.js';
 import { postgresOAuth } from './postgres-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
+import { postgresLearned } from './postgres-learned.js';
+import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -64,7 +66,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Open the PostgreSQL store at `url` (applying pending migrations); rejects with StoreUnavailableError when unreachable. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & LearnedToolStore> {
   const location = redactUrl(url);
   const server = hostPort(url);
   const schema = options.schema;
@@ -138,6 +140,7 @@ class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenS
       calls: postgresCalls(query, (what, work) => this.#transaction(what, work)),
       keys: postgresKeys(query),
       oauth: postgresOAuth(query),
+      learned: postgresLearned(query),
     });
   }
 

@@ -27,6 +27,8 @@ import { unavailable } from './sqlite-errors.js';
 import { sqliteKeys } from './sqlite-keys.js';
 import { sqliteOAuth } from './sqlite-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
+import { sqliteLearned } from './sqlite-learned.js';
+import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -61,7 +63,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 }
 
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
-export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore> {
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & LearnedToolStore> {
   const file = resolve(path);
   let db: Database.Database | undefined;
   try {
@@ -143,6 +145,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
       calls: sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)()),
       keys: sqliteKeys(run, stmt),
       oauth: sqliteOAuth(run, stmt),
+      learned: sqliteLearned(run, stmt),
     });
   }
 

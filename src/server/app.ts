@@ -28,6 +28,7 @@ import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { taskRoutes } from './routes/tasks.js';
+import { learnedRoutes } from './routes/learned.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 
 export type { ApiOptions } from './context.js';
@@ -51,6 +52,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   if (options.allowedHosts || options.allowedOrigins) app.use('*', hostGuard(options.allowedHosts, options.allowedOrigins));
 
   const modules: Array<RouteModule | undefined> = [
+    // before the catalog's: /tools/learned is the list of learned tools
+    learnedRoutes(ctx),
     catalogRoutes(ctx, new BodyCache(registry, ctx.health, options.cacheEntries ?? 256)),
     healthRoutes(ctx),
     openApiRoutes(ctx),

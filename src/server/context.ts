@@ -12,6 +12,7 @@ import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
 import type { Principal } from '../runtime/identity/principal.js';
 import type { ProbeAdapters } from '../runtime/probes/adapters.js';
+import type { LearnedTools } from '../runtime/learned/learned-tools.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
@@ -48,6 +49,8 @@ export interface ApiOptions {
   version?: string;
   /** The probe adapters of `GET /tasks/snapshot`. @default the built-in ones (`mapping`, `file`) */
   probeAdapters?: ProbeAdapters;
+  /** The learned tools (`PUT`/`DELETE /tools/{name}`, `GET /tools/learned`); without them those answer 501. */
+  learned?: LearnedTools;
   /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
   onError?: (error: unknown, request: Request) => void;
   /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */

@@ -204,6 +204,7 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       await store.close();
       // back to version 1 by hand: what an older toolcap left behind
       for (const sql of [
+        'DROP TABLE learned_tools',
         'DROP TABLE oauth_tokens',
         'DROP TABLE calls_in_flight',
         'ALTER TABLE approvals DROP COLUMN code_hash',

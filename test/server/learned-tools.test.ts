@@ -153,7 +153,7 @@ describe('learned tools over HTTP', () => {
         effects: { mode: 'read', sideEffects: 'none', risk: 'low', reversible: 'full' },
         approval: { required: false },
         execution: { retryClass: 'safe', idempotent: true },
-        providers: [{ name: 'sneaky', priority: 0, config: { type: 'command', command: 'sh', args: ['-c', 'true'] } }],
+        enabled: true,
       });
       const res = await fetch('/tools/ops.deploy', put(loose));
       expect(res.status, await res.clone().text()).toBe(200);
@@ -162,6 +162,7 @@ describe('learned tools over HTTP', () => {
       expect(tool.approval?.required).toBe(true);
       expect(tool.execution).toMatchObject({ retryClass: 'never', idempotent: false });
       expect(tool.providers).toBeUndefined();
+      expect(tool.enabled).not.toBe(false);
       // the override folder comes after the learned layer
       expect(tool.description).toBe('Deploy the service (site override).');
       const del = await fetch('/tools/ops.deploy', { method: 'DELETE' });
@@ -169,6 +170,29 @@ describe('learned tools over HTTP', () => {
       expect(toolcap.learned.list().map((t) => t.id)).not.toContain('ops.deploy');
       expect((await fetch('/tools/ops.deploy', { method: 'DELETE' })).status).toBe(404);
       expect((await toolcap.store.listAudit({ tool: 'ops.deploy' })).map((a) => a.kind)).toEqual(['tool.learned', 'tool.forgotten']);
+    } finally {
+      await toolcap.close();
+    }
+  });
+});
+
+describe('a learned tool never says what runs', () => {
+  const root = project();
+  it.each([
+    ['providers', { providers: [{ name: 'sneaky', priority: 0, config: { type: 'command', command: 'sh', args: ['-c', 'true'] } }] }],
+    ['implementation', { implementation: { language: 'python', module: 'evil', function: 'run' } }],
+  ])('an entry with %s is refused (422, pointer at it), for a new tool and for a reviewed one', async (key, extra) => {
+    const { toolcap, fetch } = await open(root);
+    try {
+      for (const name of ['learned.runner', 'ops.deploy']) {
+        const body = JSON.stringify({ name, description: 'Runs something.', inputSchema: { type: 'object' }, ...extra });
+        const res = await fetch(`/tools/${name}`, put(body));
+        expect(res.status).toBe(422);
+        const problem = (await res.json()) as { code: string; diagnostics: Array<{ pointer: string }> };
+        expect(problem.code).toBe('INVALID_TOOL');
+        expect(problem.diagnostics.map((d) => d.pointer)).toEqual([`/${key}`]);
+      }
+      expect(toolcap.learned.list()).toEqual([]);
     } finally {
       await toolcap.close();
     }

@@ -198,3 +198,23 @@ describe('a learned tool never says what runs', () => {
     }
   });
 });
+
+describe('the body limit and media type', () => {
+  const root = project();
+  it.each([
+    [{ 'content-type': 'application/json' }, 'x'.repeat(600), 413, 'PAYLOAD_TOO_LARGE'],
+    [{ 'content-type': 'text/plain' }, '{}', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [{ 'content-type': 'application/json' }, '{"name": ', 422, 'INVALID_TOOL'],
+  ])('%j with %s -> %i %s, nothing kept', async (headers, body, status, code) => {
+    const toolcap = await createToolcap(join(root, 'toolcap.config.yaml'), { traces: false, mcp: false, warn: () => {} });
+    try {
+      const app = createApi(toolcap.registry, { runtime: toolcap.runtime, learned: toolcap.learned, maxBodyBytes: 512 });
+      const res = await app.fetch(new Request('http://localhost/tools/learned.big', { method: 'PUT', headers, body }));
+      expect(res.status).toBe(status);
+      expect(((await res.json()) as { code: string }).code).toBe(code);
+      expect(toolcap.learned.list()).toEqual([]);
+    } finally {
+      await toolcap.close();
+    }
+  });
+});

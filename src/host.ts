@@ -44,6 +44,9 @@ import { createRedactor, type Redactor } from './runtime/containment/redact.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import type { KeyStore, Store } from './store/types.js';
 import type { OAuthTokenStore } from './store/oauth-tokens.js';
+import type { LearnedToolStore } from './store/learned-tools.js';
+import { LearnedTools } from './runtime/learned/learned-tools.js';
+import { withLearnedLayer } from './config/learned-layer.js';
 
 export type { ConfigWatcher, Identity };
 
@@ -75,7 +78,7 @@ export interface Toolcap {
   readonly config: Config | undefined;
   readonly registry: Registry;
   /** The store, which keeps the API keys too. */
-  readonly store: Store & KeyStore;
+  readonly store: Store & KeyStore & LearnedToolStore;
   readonly runtime: Runtime;
   /** OAuth connections of the store (docs/oauth.md), sealed with the key `store.secretKeyEnv` names. */
   readonly oauth: OAuthVault;
@@ -87,6 +90,8 @@ export interface Toolcap {
   readonly health: HealthSource;
   /** The layers the registry loads, in order (the MCP discovery cache first, when there is one). */
   readonly layers: readonly LayerInput[];
+  /** Tools written at run time, kept in the store (the learned layer, runtime/learned). */
+  readonly learned: LearnedTools;
   /** Where spans are written (JSON lines), when they are. */
   readonly traceFile: string | undefined;
   /** The watch of the config file (with `watch` and connected MCP servers), else undefined. */
@@ -149,7 +154,10 @@ export async function createToolcap(config: Config | string | undefined, options
   const connect = cfg !== undefined && cacheDir !== undefined && cfg.mcp.enabled && cfg.mcp.servers.length > 0 && options.mcp !== false;
   // the cache folder must exist before the layers are listed: configLayers names it only then
   if (connect) mkdirSync(cacheDir, { recursive: true });
-  const layers: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
+  const named: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
+  // tools written at run time (runtime/learned): after the files, before the overrides; read from the store once it is open
+  const learned = new LearnedTools();
+  const layers = withLearnedLayer(named, learned.layer(), cfg ? named.length - cfg.personas.length - (options.paths?.length ?? 0) : undefined);
   // spans, warnings and MCP servers' errors are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
   // until the runtime exists (MCP servers start first): token shapes and the MCP servers' own env values
   const early = createRedactor({ secrets: (cfg?.mcp.servers ?? []).flatMap((server) => Object.values(server.env ?? {})) });
@@ -192,13 +200,20 @@ export async function createToolcap(config: Config | string | undefined, options
   }
 
   const storeConfig = cfg?.store ?? defaultStoreConfig(root);
-  let store: Store & KeyStore & OAuthTokenStore;
+  let store: Store & KeyStore & OAuthTokenStore & LearnedToolStore;
   try {
     store = await openStore(storeConfig);
   } catch (error) {
     await registry.close();
     await connector.current?.close();
     throw new ToolcapOpenError('store', `cannot open the store ${storeConfig.kind === 'sqlite' ? storeConfig.path : '(PostgreSQL)'}: ${errorMessage(error)}`, {}, { cause: error });
+  }
+
+  try {
+    const loaded = await learned.load(store, registry);
+    if (loaded?.kind === 'failed') warn(`the learned tools in the store do not fit the catalog now; serving without them (see /health): ${loaded.diagnostics.map(diagnosticLine).slice(0, 3).join('; ')}`);
+  } catch (error) {
+    warn(`could not read the learned tools from the store: ${errorMessage(error)}`);
   }
 
   const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
@@ -287,6 +302,7 @@ export async function createToolcap(config: Config | string | undefined, options
     // a server's last error may quote its stderr: it is shown through the runtime's redactor
     health: connect ? withServerState(runtime.health, connector, liveRedactor) : runtime.health,
     layers,
+    learned,
     traceFile,
     configWatcher,
     close() {

@@ -66,7 +66,9 @@ describe('createToolcap', () => {
     const toolcap = await createToolcap(file, { watch: true, warn: (m) => warnings.push(m) });
 
     expect(toolcap.config?.root).toBe(loadConfig(file).config?.root);
-    expect(toolcap.layers.length).toBe(2);
+    // the two sources, with the learned layer (runtime/learned) after the files, before overrides/
+    expect(toolcap.layers.length).toBe(3);
+    expect(toolcap.layers[1]).toMatchObject({ learned: true });
     expect(toolcap.mcp).toBeUndefined();
     expect(toolcap.configWatcher).toBeUndefined(); // no MCP servers: nothing in the config to apply live
     expect(toolcap.store.location).toContain(join(dir, '.toolcap', 'toolcap.db'));
@@ -100,7 +102,7 @@ describe('createToolcap', () => {
       const toolcap = await createToolcap(undefined, { paths: ['manifests'], traces: false });
       opened.push(toolcap);
       expect(toolcap.config).toBeUndefined();
-      expect(toolcap.layers).toEqual(['manifests']);
+      expect(toolcap.layers).toEqual(['manifests', expect.objectContaining({ learned: true })]);
       expect(toolcap.traceFile).toBeUndefined();
       expect(toolcap.store.location).toContain(join(dir, '.toolcap', 'toolcap.db'));
     } finally {

@@ -17,7 +17,7 @@ export const API_KEY_ENV = 'TOOLCAP_API_KEY';
 type Answer = { status: number; body: Record<string, unknown> } | ExitCode;
 
 /** Send one request to the server; problems (4xx, 5xx) are printed and become exit 1. */
-export async function request(server: string, method: 'GET' | 'POST', path: string, io: CliIO, options: { body?: unknown; json?: boolean | undefined; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function request(server: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, io: CliIO, options: { body?: unknown; json?: boolean | undefined; headers?: Record<string, string>; /** The body as this exact JSON text (positions in it are kept), instead of `body` stringified. */ text?: string } = {}): Promise<Answer> {
   let url: URL;
   try {
     url = new URL(path, server.endsWith('/') ? server : `${server}/`);
@@ -28,10 +28,11 @@ export async function request(server: string, method: 'GET' | 'POST', path: stri
   const key = (io.env ?? process.env)[API_KEY_ENV];
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (key !== undefined && key !== '') headers['authorization'] = `Bearer ${key}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const sent = options.text ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
+  if (sent !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}) });
+    res = await fetch(url, { method, headers, ...(sent !== undefined ? { body: sent } : {}) });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     io.stderr(`toolcap: cannot reach ${url.origin}: ${errorMessage(cause ?? error)}\n`);
@@ -54,6 +55,11 @@ function printProblem(status: number, body: Record<string, unknown>, io: CliIO, 
   const detail = typeof body['detail'] === 'string' ? body['detail'] : String(body['title'] ?? '');
   if (json) io.stdout(`${JSON.stringify({ status: 'error', code, message: detail, ...withoutProblemFields(body) }, null, 2)}\n`);
   io.stderr(`toolcap: ${code}: ${detail}\n`);
+  // located findings (422 INVALID_TOOL): one line each
+  if (!json && Array.isArray(body['diagnostics'])) {
+    for (const d of body['diagnostics'] as Array<Record<string, unknown>>) io.stderr(`  ${[d['pointer'] === undefined ? '' : d['pointer'] || '/', d['line'] === undefined ? '' : `line ${String(d['line'])}:${String(d['column'] ?? '?')}`, `${String(d['severity'])} ${String(d['code'])}: ${String(d['message'])}`].filter(Boolean).join('  ')}
+`);
+  }
   if (Array.isArray(body['allowed'])) io.stderr(`  personas you may use: ${(body['allowed'] as string[]).join(', ') || 'none'}\n`);
   if (status === 401) io.stderr(`  set ${API_KEY_ENV} to an API key (toolcap keys create) or an access token\n`);
   return EXIT.FINDINGS;

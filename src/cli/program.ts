@@ -15,6 +15,7 @@ import { processIO, type CliIO } from './io.js';
 import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
 import { addOAuthCommands } from './oauth.js';
+import { addLearnedToolCommands } from './learned.js';
 import { schemaCommand } from './schema-command.js';
 import { tasksSnapshotCommand, type TasksFlags } from './tasks.js';
 import { serveCommand, type ServeFlags } from './serve.js';
@@ -280,6 +281,8 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withServer<TasksFlags>((paths, flags) => tasksSnapshotCommand(paths, flags, io)));
+
+  addLearnedToolCommands(program, { io, done, configOption, serverOption });
 
   program
     .command('schema')

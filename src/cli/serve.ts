@@ -118,6 +118,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
       const names = bindNames(host, bound);
       return createApi(registry, {
         runtime,
+        learned: setup.learned,
         health: setup.health,
         mcp: gateway,
         version: toolcapVersion(),

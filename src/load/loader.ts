@@ -73,6 +73,20 @@ export interface LayerSpec {
    * a floor the reviewed manifest cannot go below (see registry/floors.ts).
    */
   discovered?: boolean;
+  /**
+   * A layer held in memory instead of files (the learned layer): its
+   * documents, read each time the layer loads. `path` then only names it.
+   */
+  texts?: () => readonly LayerText[];
+  /** Learned tools (runtime/learned-tools.ts): they may not loosen an earlier layer's tool (registry/learned-floor.ts). */
+  learned?: boolean;
+}
+
+/** One in-memory document of a layer: its name (shown as its file), its text, and the dialect it is in. */
+export interface LayerText {
+  name: string;
+  text: string;
+  dialect: DialectId;
 }
 
 /** A layer: a bare path, or a path with its own dialect or persona. */
@@ -89,6 +103,8 @@ export interface Layer {
   persona?: string;
   /** A layer of discovered tools (see LayerSpec.discovered). */
   discovered?: boolean;
+  /** A layer of learned tools (see LayerSpec.learned). */
+  learned?: boolean;
   documents: LoadedDocument[];
 }
 
@@ -128,8 +144,17 @@ export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions =
       documents: [],
       ...(spec.persona !== undefined ? { persona: spec.persona } : {}),
       ...(spec.discovered ? { discovered: true } : {}),
+      ...(spec.learned ? { learned: true } : {}),
     };
     layers.push(layer);
+    if (spec.texts) {
+      for (const t of spec.texts()) {
+        const dialect = getDialect(t.dialect);
+        const doc = importText(t.name, t.text, { explicit: true, limits, root: process.cwd(), referenced, ...(dialect ? { dialect } : {}) }, diagnostics);
+        if (doc) layer.documents.push(doc);
+      }
+      return;
+    }
     let stat: Stats;
     try {
       stat = statSync(path);
@@ -216,7 +241,8 @@ function walk(folder: string, diagnostics: Diagnostic[]): string[] {
   return found;
 }
 
-interface FileOptions {
+/** How one document is read (see {@link importText}). */
+export interface FileOptions {
   explicit: boolean;
   limits: ParseLimits;
   root: string;
@@ -250,11 +276,20 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
     diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }));
     return options.explicit ? 'unreadable' : undefined;
   }
+  return importText(shown, text, options, diagnostics, path.split(sep).join('/'));
+}
+
+/**
+ * Parse, detect and import one document's text: what every file goes
+ * through, and an in-memory document too (a learned tool), so there is one
+ * reading of each dialect.
+ */
+export function importText(shown: string, text: string, options: FileOptions, diagnostics: Diagnostic[], path: string = shown): LoadedDocument | undefined {
   const parsed = parseSource(shown, text, options.limits);
   diagnostics.push(...parsed.diagnostics);
   if (!parsed.file) return undefined;
   const file = parsed.file;
-  const dialect = options.dialect ?? detectDialect(file.value, { path: path.split(sep).join('/') })?.dialect;
+  const dialect = options.dialect ?? detectDialect(file.value, { path })?.dialect;
   if (!dialect) {
     const tried = dialectIds().join(', ');
     diagnostics.push(

@@ -62,6 +62,13 @@ export async function takeFingerprint(paths: readonly LayerInput[], previous: Fi
     }
   };
   for (const input of paths) {
+    if (typeof input !== 'string' && input.texts) {
+      // an in-memory layer (learned tools): its texts are its content
+      const texts = input.texts();
+      const hash = createHash('sha256').update(JSON.stringify(texts)).digest('hex');
+      files.set(`(${input.path})`, { size: texts.length, mtimeMs: 0, ctimeMs: 0, ino: 0, hash });
+      continue;
+    }
     const abs = resolve(layerPath(input));
     let st: Stats;
     try {

@@ -20,6 +20,7 @@ import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import { applyFloor, floorOf, type Floor } from './floors.js';
+import { floorLearned } from './learned-floor.js';
 import { isPlainObject } from '../model/objects.js';
 import { unmatchedOverride } from './override-notes.js';
 
@@ -165,7 +166,10 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
           } else {
             existing.origins.push(origin);
             existing.fieldOrigins ??= new Map();
-            existing.value = overlay(existing.value, value, existing.origins.length - 1, existing.fieldOrigins);
+            const before = existing.value;
+            existing.value = overlay(before, value, existing.origins.length - 1, existing.fieldOrigins);
+            // a learned tool may not loosen what a reviewed layer said (registry/learned-floor.ts)
+            if (kind === 'tools' && layer.learned) existing.value = floorLearned(before as unknown as Tool, existing.value as unknown as Tool) as unknown as T;
           }
         }
       };

@@ -162,6 +162,16 @@ export class Registry {
     return promise;
   }
 
+  /**
+   * Build a catalog from this registry's layers, each passed through `map`,
+   * without serving it: a dry run (learned tools are checked this way before
+   * they are kept). `failed`: a reload with these layers would not swap.
+   */
+  preview(map: (layer: LayerInput) => LayerInput): { result: CatalogResult; failed: boolean } {
+    const result = buildCatalog(this.#paths.map(map), this.#catalogOptions);
+    return { result, failed: result.unreadable || hasFailures(result.diagnostics, this.#strict) };
+  }
+
   status(): RegistryStatus {
     const current = this.#current;
     return {

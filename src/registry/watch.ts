@@ -29,7 +29,7 @@ export interface ChangeSource {
  * the rebuild then says what is wrong with the files.
  */
 export function watchFiles(paths: readonly LayerInput[]): ChangeSource {
-  const roots = new Set(paths.map((p) => resolve(layerPath(p))));
+  const roots = new Set(paths.filter((p) => typeof p === 'string' || !p.texts).map((p) => resolve(layerPath(p))));
   let watcher: FSWatcher | undefined;
   return {
     async start(onChange) {

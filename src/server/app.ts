@@ -30,6 +30,7 @@ import { openApiRoutes } from './routes/openapi.js';
 import { taskRoutes } from './routes/tasks.js';
 import { hookRoutes } from './routes/hooks.js';
 import { workflowRoutes } from './routes/workflows.js';
+import { learnedRoutes } from './routes/learned.js';
 import { wellKnownRoutes } from './routes/well-known.js';
 
 export type { ApiOptions } from './context.js';
@@ -53,6 +54,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   if (options.allowedHosts || options.allowedOrigins) app.use('*', hostGuard(options.allowedHosts, options.allowedOrigins));
 
   const modules: Array<RouteModule | undefined> = [
+    // before the catalog's: /tools/learned is the list of learned tools
+    learnedRoutes(ctx),
     catalogRoutes(ctx, new BodyCache(registry, ctx.health, options.cacheEntries ?? 256)),
     healthRoutes(ctx),
     openApiRoutes(ctx),

@@ -12,6 +12,7 @@ import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
 import type { Principal } from '../runtime/identity/principal.js';
 import type { ProbeAdapters } from '../runtime/probes/adapters.js';
+import type { LearnedTools } from '../runtime/learned/learned-tools.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { WebhookOptions } from './webhook-options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
@@ -51,6 +52,8 @@ export interface ApiOptions {
   probeAdapters?: ProbeAdapters;
   /** Webhooks of tools with workflowRoutes (`POST /hooks/{toolId}`); absent: every webhook is 404. */
   webhooks?: WebhookOptions;
+  /** The learned tools (`PUT`/`DELETE /tools/{name}`, `GET /tools/learned`); without them those answer 501. */
+  learned?: LearnedTools;
   /** Told of every 5xx (the error, the request); must not throw. @default process.emitWarning */
   onError?: (error: unknown, request: Request) => void;
   /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */

@@ -16,6 +16,7 @@ import { CALL_ERROR_STATUS, callErrorWire, type CallError } from '../runtime/err
 export const PROBLEM_CODES = {
   BAD_PARAMETER: 400,
   BAD_BODY: 400,
+  INVALID_TOOL: 422,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   ...CALL_ERROR_STATUS,
@@ -52,6 +53,7 @@ export const PROBLEM_TYPE_BASE = 'https://toolcap.dev/problems/';
 const TITLES: Record<ProblemCode, string> = {
   BAD_PARAMETER: 'Bad query parameter',
   BAD_BODY: 'Bad request body',
+  INVALID_TOOL: 'The tool entry is not valid',
   PAYLOAD_TOO_LARGE: 'Request body too large',
   UNSUPPORTED_MEDIA_TYPE: 'Send application/json',
   INVALID_ARGUMENTS: 'Arguments do not match the input schema',

@@ -13,10 +13,11 @@ import { filterParameters, json, param, pathParam, personaParam, ref, type Json 
 import type { ProblemCode } from './problem.js';
 import { TASK_SNAPSHOT_SCHEMA } from './tasks-openapi.js';
 import { WEBHOOK_PARAMETERS, WORKFLOW_ROUTES } from './workflows-openapi.js';
+import { LEARNED_ROUTES } from './learned-openapi.js';
 
 /** One operation: what the document says of it and which problems it can answer. */
 export interface Route {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** OpenAPI path template: `/approvals/{id}`. */
   readonly path: string;
   readonly summary: string;
@@ -65,6 +66,7 @@ export const ROUTES = {
     responses: { '200': json(ref('ToolDetail'), 'The tool.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', 'TOOL_NOT_FOUND', ...PERSONA],
   },
+  ...LEARNED_ROUTES,
   search: {
     method: 'GET', action: 'search', path: '/search', summary: 'Rank tools for a task in words: semantic fit minus capability penalties', etag: true,
     parameters: [

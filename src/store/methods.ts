@@ -23,6 +23,7 @@ import type {
   Store,
 } from './types.js';
 import type { NewOAuthToken, OAuthTokenRecord, OAuthTokenStore } from './oauth-tokens.js';
+import type { LearnedToolRecord, LearnedToolStore } from './learned-tools.js';
 
 /** Approvals: create, read, list, compare-and-set update. */
 export type ApprovalMethods = Pick<Store, 'createApproval' | 'getApproval' | 'listApprovals' | 'updateApproval'>;
@@ -40,6 +41,7 @@ export interface MethodGroups {
   calls: CallMethods;
   keys: KeyStore;
   oauth: OAuthTokenStore;
+  learned: LearnedToolStore;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface MethodGroups {
  * A back end extends this, hands its groups to the constructor, and keeps
  * only opening, error wrapping and closing.
  */
-export abstract class GroupedStore implements KeyStore, OAuthTokenStore {
+export abstract class GroupedStore implements KeyStore, OAuthTokenStore, LearnedToolStore {
   #groups: MethodGroups | undefined;
 
   /** Called once at the end of the back end's constructor, when what the groups use exists. */
@@ -142,5 +144,17 @@ export abstract class GroupedStore implements KeyStore, OAuthTokenStore {
 
   deleteOAuthToken(tool: string, service?: string): Promise<number> {
     return this.#g.oauth.deleteOAuthToken(tool, service);
+  }
+
+  putLearnedTool(record: LearnedToolRecord): Promise<LearnedToolRecord> {
+    return this.#g.learned.putLearnedTool(record);
+  }
+
+  listLearnedTools(): Promise<LearnedToolRecord[]> {
+    return this.#g.learned.listLearnedTools();
+  }
+
+  deleteLearnedTool(id: string): Promise<boolean> {
+    return this.#g.learned.deleteLearnedTool(id);
   }
 }

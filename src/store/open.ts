@@ -9,6 +9,7 @@ import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 import type { KeyStore, Store } from './types.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import type { InboxStore } from './workflow-inbox.js';
+import type { LearnedToolStore } from './learned-tools.js';
 
 /** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
 export type StoreConfig = ({ kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }) & {
@@ -22,7 +23,7 @@ export interface OpenStoreOptions {
 }
 
 /** Open the configured store; it keeps API keys ({@link KeyStore}) and OAuth connections ({@link OAuthTokenStore}) too. */
-export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore> {
+export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   switch (config.kind) {
     case 'sqlite':
       return openSqliteStore(config.path, options.sqlite);

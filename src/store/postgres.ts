@@ -31,6 +31,8 @@ import { postgresOAuth } from './postgres-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import { postgresInbox } from './postgres-inbox.js';
 import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
+import { postgresLearned } from './postgres-learned.js';
+import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -66,7 +68,7 @@ export function redactUrl(url: string): string {
 }
 
 /** Open the PostgreSQL store at `url` (applying pending migrations); rejects with StoreUnavailableError when unreachable. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   const location = redactUrl(url);
   const server = hostPort(url);
   const schema = options.schema;
@@ -141,6 +143,7 @@ class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenS
       calls: postgresCalls(query, (what, work) => this.#transaction(what, work)),
       keys: postgresKeys(query),
       oauth: postgresOAuth(query),
+      learned: postgresLearned(query),
     });
     this.workflowInbox = postgresInbox(query, (what, work) => this.#transaction(what, work));
   }

@@ -29,6 +29,8 @@ import { sqliteOAuth } from './sqlite-oauth.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import { sqliteInbox } from './sqlite-inbox.js';
 import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
+import { sqliteLearned } from './sqlite-learned.js';
+import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -63,7 +65,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 }
 
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
-export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore> {
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   const file = resolve(path);
   let db: Database.Database | undefined;
   try {
@@ -146,6 +148,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
       calls: sqliteCalls(run, stmt, (fn) => this.#db.transaction(fn)()),
       keys: sqliteKeys(run, stmt),
       oauth: sqliteOAuth(run, stmt),
+      learned: sqliteLearned(run, stmt),
     });
     this.workflowInbox = sqliteInbox(run, stmt, (fn) => this.#db.transaction(fn)());
   }

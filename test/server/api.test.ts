@@ -497,7 +497,7 @@ describe('errors are problem+json with a code', () => {
     { path: '/nowhere', status: 404, code: 'NOT_FOUND' },
     { path: '/tools/a/b', status: 404, code: 'NOT_FOUND' },
     { path: '/tools', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'POST' },
-    { path: '/tools/x', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'PUT' },
+    { path: '/tools/x', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'PATCH' },
     { path: '/search?q=x', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'DELETE' },
     { path: '/health', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'PATCH' },
     { path: '/openapi.json', status: 405, code: 'METHOD_NOT_ALLOWED', method: 'POST' },
@@ -515,7 +515,7 @@ describe('errors are problem+json with a code', () => {
         expect(body.problems.map((p: any) => p.parameter), label).toContain(c.parameter);
         expect(body.detail, label).toContain(c.parameter);
       }
-      if (c.status === 405) expect(res.headers.get('allow'), label).toBe('GET, HEAD');
+      if (c.status === 405) expect(res.headers.get('allow'), label).toMatch(/^GET, HEAD(, PUT, DELETE)?$/);
     }
   });
 
@@ -658,7 +658,7 @@ describe('/openapi.json describes the API', () => {
     expect(routes.length).toBeGreaterThanOrEqual(14);
     for (const route of routes) expect(Object.keys(body.paths[toTemplate(route.path)] ?? {}), `${route.method} ${route.path}`).toContain(route.method.toLowerCase());
     // this app has no runtime: the runtime's paths answer 501 NO_RUNTIME, the rest 200
-    const runtimePaths = new Set(['/approvals', '/approvals/{id}', '/metrics', '/audit', '/tasks/snapshot', '/workflows/{id}', '/workflows/{id}/signals']);
+    const runtimePaths = new Set(['/approvals', '/approvals/{id}', '/metrics', '/audit', '/tasks/snapshot', '/workflows/{id}', '/workflows/{id}/signals', '/tools/learned']);
     for (const path of Object.keys(body.paths).filter((p) => 'get' in body.paths[p])) {
       const concrete = path.replace('{name}', encodeURIComponent(snap.tools[0]?.name ?? 'x')).replace('{id}', 'apr_x') + (path === '/search' ? '?q=calendar' : '');
       const res = await call(app, concrete);

@@ -15,6 +15,7 @@ import type { Principal } from '../../src/runtime/identity/principal.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
 import { createApi, type ApiOptions } from '../../src/server/app.js';
+import { LearnedTools } from '../../src/runtime/learned/learned-tools.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { BASE, folder } from './helpers.js';
@@ -70,6 +71,7 @@ export interface IdentityApi {
   app: Hono;
   runtime: Runtime;
   registry: Registry;
+  learned: LearnedTools;
   store: Store;
   close(): Promise<void>;
 }
@@ -85,9 +87,11 @@ export async function identityApi(runtimeOptions: Partial<RuntimeOptions> = {}, 
   mkdirSync(manifests, { recursive: true });
   cpSync('examples/manifests/toolcap', manifests, { recursive: true });
   writeFileSync(join(manifests, 'scoped.yaml'), SCOPED);
-  const registry = new Registry({ paths: [manifests] });
+  const learned = new LearnedTools();
+  const registry = new Registry({ paths: [manifests, learned.layer()] });
   await registry.start();
   const store = await openSqliteStore(join(root, 'store', 'toolcap.db'));
+  await learned.load(store, registry);
   const runtime = new Runtime({
     registry,
     store,
@@ -98,6 +102,7 @@ export async function identityApi(runtimeOptions: Partial<RuntimeOptions> = {}, 
   });
   const app = createApi(registry, {
     runtime,
+    learned,
     auth: { authenticate, resourceMetadata: { resource: `${ORIGIN}/`, authorizationServers: ['https://issuer.example'] } },
     allowedHosts: [HOST],
     allowedOrigins: [ORIGIN],
@@ -109,6 +114,7 @@ export async function identityApi(runtimeOptions: Partial<RuntimeOptions> = {}, 
   return {
     app,
     runtime,
+    learned,
     registry,
     store,
     async close() {

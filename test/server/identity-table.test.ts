@@ -33,6 +33,10 @@ async function pendingApproval(): Promise<string> {
   return r.approval.id;
 }
 
+/** A learned tool entry (canonical) named `id`. */
+const learnedEntry = (id: string): string =>
+  JSON.stringify({ name: id, description: 'A learned tool.', inputSchema: { type: 'object' }, effects: { mode: 'read', sideEffects: 'none', risk: 'low', reversible: 'full' } });
+
 /** The request a route is exercised with. */
 async function request(route: RouteName, persona: string | undefined): Promise<{ path: string; init: RequestInit }> {
   const q = persona === undefined ? '' : `persona=${encodeURIComponent(persona)}`;
@@ -65,6 +69,13 @@ async function request(route: RouteName, persona: string | undefined): Promise<{
     case 'getWorkflow': return get('/workflows/wf-none', '');
     case 'workflowSignals': return get('/workflows/wf-none/signals', '');
     case 'ackSignal': return post('/workflows/wf-none/signals/1/ack', {});
+    case 'learnedTools': return get('/tools/learned', '');
+    case 'upsertTool': return { path: `/tools/learned.t${++seq}`, init: { method: 'PUT', headers: { 'content-type': 'application/json' }, body: learnedEntry(`learned.t${seq}`) } };
+    case 'forgetTool': {
+      const id = `learned.t${++seq}`;
+      await api.learned.upsert(id, 'toolcap', learnedEntry(id), 'test');
+      return { path: `/tools/${id}`, init: { method: 'DELETE' } };
+    }
   }
 }
 
@@ -135,6 +146,10 @@ const TABLE: Row[] = [
   ...plain('getWorkflow', { admin: 404 }),
   ...plain('workflowSignals', { admin: 404 }),
   ...plain('ackSignal', { admin: 404 }),
+  // learned tools: anyone who may list reads them; only tools.write (admins) writes
+  ...plain('learnedTools', { ops: 200, intern: 200, approver: 200, admin: 200 }),
+  ...plain('upsertTool', { admin: 200 }),
+  ...plain('forgetTool', { admin: 200 }),
 ];
 
 describe('principal x role x persona x route -> status', () => {

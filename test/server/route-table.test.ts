@@ -41,7 +41,7 @@ describe('405 from the table', () => {
   it.each([
     ['/tools', 'GET, HEAD'],
     ['/tools/', 'GET, HEAD'],
-    ['/tools/x', 'GET, HEAD'],
+    ['/tools/x', 'GET, HEAD, PUT, DELETE'],
     ['/tools/x/call', 'POST'],
     ['/approvals/apr_1', 'GET, HEAD'],
     ['/approvals/apr_1/approve', 'POST'],
@@ -56,10 +56,10 @@ describe('405 from the table', () => {
 
   it.each(ROUTE_LIST.map((r) => [r.method, r.path] as const))('%s %s: another method is 405 with the Allow of the table', async (method, path) => {
     const concrete = path.replace(/\{[^}]+\}/g, 'x');
-    const other = method === 'GET' ? 'PUT' : 'GET';
-    const res = await call(app, concrete, { method: other });
+    // no route answers PATCH: it is 405 everywhere the table knows the path
+    const res = await call(app, concrete, { method: 'PATCH' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe(method === 'GET' ? 'GET, HEAD' : 'POST');
+    expect(res.headers.get('allow')!.split(', ')).toEqual(expect.arrayContaining(method === 'GET' ? ['GET', 'HEAD'] : [method]));
     expect(await res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
   });
 });

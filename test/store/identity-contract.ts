@@ -206,6 +206,7 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       for (const sql of [
         'DROP TABLE workflow_signals',
         'DROP TABLE workflows',
+        'DROP TABLE learned_tools',
         'DROP TABLE oauth_tokens',
         'DROP TABLE calls_in_flight',
         'ALTER TABLE approvals DROP COLUMN code_hash',

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { serveCli } from './helpers.js';
 import { createToolcap } from '../../src/host.js';
 
 let root: string;
@@ -78,17 +79,9 @@ describe('toolcap tools upsert / learned / forget', () => {
   });
 
   it('works as a client of a served API, and forgets', async () => {
-    const controller = new AbortController();
-    let stdout = '';
-    let stderr = '';
-    const done = run(['serve', '--port', '0', '--no-watch', '--config', configFile], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), signal: controller.signal });
+    const served = await serveCli(['--config', configFile]);
     try {
-      const end = Date.now() + 15_000;
-      while (!/ at (https?:\/\/\S+)/.test(stdout)) {
-        if (Date.now() > end) throw new Error(`serve printed no URL: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const url = / at (https?:\/\/\S+)/.exec(stdout)![1]!;
+      const url = served.url;
       const up = await cli('tools', 'upsert', join(root, 'other.json'), '--as', 'xena', '--server', url);
       expect(up.code, up.stderr).toBe(0);
       const page = (await (await fetch(new URL('/tools?limit=200', url))).json()) as { tools: Array<{ name: string }> };
@@ -103,8 +96,7 @@ describe('toolcap tools upsert / learned / forget', () => {
       expect(after.tools.map((t) => t.name)).not.toContain('tool.queue.other');
       expect((await cli('tools', 'forget', 'tool.queue.other', '--server', url)).code).toBe(1);
     } finally {
-      controller.abort();
-      await done;
+      await served.stop();
     }
   });
 });

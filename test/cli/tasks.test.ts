@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/program.js';
+import { serveCli } from './helpers.js';
 import type { TaskSnapshot } from '../../src/runtime/probes/types.js';
 
 let root: string;
@@ -71,17 +72,9 @@ describe('toolcap tasks snapshot on the Xena example', () => {
 
 describe('GET /tasks/snapshot, and the CLI as its client', () => {
   it('answers the same sources over HTTP and through --server', async () => {
-    const controller = new AbortController();
-    let stdout = '';
-    let stderr = '';
-    const done = run(['serve', '--port', '0', '--no-watch', '--config', configFile], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), signal: controller.signal });
+    const served = await serveCli(['--config', configFile]);
     try {
-      const end = Date.now() + 15_000;
-      while (!/ at (https?:\/\/\S+)/.test(stdout)) {
-        if (Date.now() > end) throw new Error(`serve printed no URL: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      const url = / at (https?:\/\/\S+)/.exec(stdout)![1]!;
+      const url = served.url;
       const res = await fetch(new URL('/tasks/snapshot', url));
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
@@ -93,8 +86,7 @@ describe('GET /tasks/snapshot, and the CLI as its client', () => {
       expect(remote.code, remote.stderr).toBe(0);
       expectExampleSnapshot(JSON.parse(remote.stdout) as TaskSnapshot);
     } finally {
-      controller.abort();
-      await done;
+      await served.stop();
     }
   });
 });

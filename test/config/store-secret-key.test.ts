@@ -3,21 +3,10 @@
  * `path` or `url` or alone; anything but a variable name is refused (the
  * config names the variable, never the key).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
+import { describe, expect, it } from 'vitest';
+import { configLoader } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'toolcap-secret-key-'));
-mkdirSync(join(dir, 'm'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function load(yaml: string) {
-  const file = join(dir, `c${Math.random().toString(16).slice(2, 8)}.yaml`);
-  writeFileSync(file, `sources: [m]\n${yaml}`);
-  return loadConfig(file);
-}
+const load = configLoader('toolcap-secret-key-');
 
 describe('store.secretKeyEnv', () => {
   it.each([

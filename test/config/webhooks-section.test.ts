@@ -4,25 +4,16 @@
  * wrong is a located diagnostic. `openWebhooks` reads the secrets from the
  * environment and warns of a variable that is not set.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { configJsonSchema, loadConfig } from '../../src/config/config.js';
+import { configJsonSchema } from '../../src/config/config.js';
 import { createAjv } from '../../src/model/validator.js';
 import { openWebhooks } from '../../src/config/sections/webhooks.js';
+import { configLoader } from './helpers.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'toolcap-webhooks-'));
-mkdirSync(join(dir, 'm'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function load(yaml: string) {
-  const file = join(dir, `c${Math.random().toString(16).slice(2, 8)}.yaml`);
-  writeFileSync(file, `sources: [m]\n${yaml}`);
-  return loadConfig(file);
-}
+const load = configLoader('toolcap-webhooks-');
 
 describe('webhooks', () => {
   it.each([

@@ -42,6 +42,15 @@ function configEnvNames(entry: Provider): string[] {
   return names;
 }
 
+/**
+ * The variables a manifest entry names (`config.requiredEnv: [...]`, the
+ * ATLAS convention of `*_env` keys) that are not set.
+ * @example missingEnv({ name: 'google_cse', config: { api_key_env: 'GOOGLE_API_KEY' } }, {}) // ['GOOGLE_API_KEY']
+ */
+export function missingEnv(entry: Provider, env: Readonly<Record<string, string | undefined>>): string[] {
+  return configEnvNames(entry).filter((n) => (env[n] ?? '') === '');
+}
+
 /** The variable the `http` entry sends as its credential, when its config is usable. */
 function httpAuthEnv(entry: Provider, tool: Tool): string[] {
   try {

@@ -14,7 +14,7 @@
  * as it was.
  * @module
  */
-import type { Provider, Tool } from '../model/schema.js';
+import type { Tool } from '../model/schema.js';
 import { errorMessage } from '../model/errors.js';
 import { raceAbort, sleep } from './abort.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
@@ -217,21 +217,6 @@ export class Router {
     }
     return { retryAt };
   }
-}
-
-/**
- * Declarative health for every provider type: the environment variables a
- * manifest entry names must be set (`config.requiredEnv: [...]`, and the
- * ATLAS convention of `*_env` keys such as `api_key_env: GOOGLE_API_KEY`).
- * @example missingEnv({ name: 'google_cse', config: { api_key_env: 'GOOGLE_API_KEY' } }, {}) // ['GOOGLE_API_KEY']
- */
-export function missingEnv(entry: Provider, env: Readonly<Record<string, string | undefined>>): string[] {
-  const names: string[] = [];
-  const config = entry.config ?? {};
-  const required = config['requiredEnv'];
-  if (Array.isArray(required)) for (const n of required) if (typeof n === 'string') names.push(n);
-  for (const [key, value] of Object.entries(config)) if (/(_env|Env)$/.test(key) && key !== 'requiredEnv' && typeof value === 'string') names.push(value);
-  return names.filter((n) => (env[n] ?? '') === '');
 }
 
 function skip(list: string[], name: string, reason: string): void {

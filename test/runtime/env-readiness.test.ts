@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingEnv } from '../../src/runtime/router.js';
+import { missingEnv } from '../../src/runtime/credentials.js';
 
 describe('declarative provider readiness: the env vars an entry names', () => {
   const google = { name: 'google_cse', priority: 0, config: { api_key_env: 'GOOGLE_API_KEY', cse_id_env: 'GOOGLE_CSE_ID' } };

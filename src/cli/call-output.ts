@@ -8,6 +8,7 @@ import { CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult } from '../runtime/runtime.js';
 import type { AuditRecord } from '../store/types.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { invocation } from './invocation.js';
 import type { CliIO } from './io.js';
 
 /** Print a CallError (exit 1); anything else is rethrown (a bug). */
@@ -42,8 +43,9 @@ export function printResult(r: CallResult, io: CliIO, json: boolean | undefined,
   }
   if (r.status === 'pending_approval') {
     io.stdout(`Waiting for approval ${r.approval.id}: ${r.approval.reason}.\n`);
-    io.stdout(`  approve (runs exactly this call): toolcap approvals approve ${r.approval.id}${target}\n  deny:                             toolcap approvals deny ${r.approval.id}${target}\n`);
-    io.stdout(`  status and outcome:               toolcap approvals show ${r.approval.id}${target}\n`);
+    const toolcap = invocation();
+    io.stdout(`  approve (runs exactly this call): ${toolcap} approvals approve ${r.approval.id}${target}\n  deny:                             ${toolcap} approvals deny ${r.approval.id}${target}\n`);
+    io.stdout(`  status and outcome:               ${toolcap} approvals show ${r.approval.id}${target}\n`);
     io.stderr(`toolcap: nothing ran yet; exit ${EXIT.PENDING_APPROVAL} means waiting for approval\n`);
     return code;
   }

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { warningDigest } from '../../src/cli/render.js';
 
-const at = (code: string, file: string, line: number): Diagnostic => ({ severity: 'warning', code, message: `${code} here`, file, line, column: 2 }) as Diagnostic;
+const at = (code: string, file: string, line: number): Diagnostic => ({ severity: 'warning', code, message: `${code} here`, file, line, column: 2 }) as unknown as Diagnostic;
 
 describe('warningDigest: serve shows its warnings in brief, with the command that shows them all', () => {
   it.each([
     ['no warnings: nothing', [], []],
     [
       'errors and infos are not warnings',
-      [{ severity: 'error', code: 'X', message: 'x' } as Diagnostic, { severity: 'info', code: 'Y', message: 'y' } as Diagnostic],
+      [{ severity: 'error', code: 'X', message: 'x' } as unknown as Diagnostic, { severity: 'info', code: 'Y', message: 'y' } as unknown as Diagnostic],
       [],
     ],
     [

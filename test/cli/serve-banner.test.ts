@@ -23,6 +23,6 @@ describe('warningDigest: serve shows its warnings in brief, with the command tha
       ['  warnings by code: B 3, A 2', '  f.yaml:1:2 A: A here', '  f.yaml:2:2 B: B here', '  f.yaml:3:2 B: B here', '  2 more; all of them, with the lines and hints: RERUN'],
     ],
   ] as const)('%s', (_label, diagnostics, expected) => {
-    expect(warningDigest(diagnostics as Diagnostic[], 'RERUN')).toEqual(expected);
+    expect(warningDigest(diagnostics as readonly Diagnostic[], 'RERUN')).toEqual(expected);
   });
 });

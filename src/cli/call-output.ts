@@ -8,6 +8,7 @@ import { CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult } from '../runtime/runtime.js';
 import type { AuditRecord } from '../store/types.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { invocation } from './invocation.js';
 import type { CliIO } from './io.js';
 
 /** Print a CallError (exit 1); anything else is rethrown (a bug). */
@@ -30,20 +31,27 @@ export function printApproval(a: ApprovalView, io: CliIO): void {
   if (a.outcome) io.stdout(`  outcome: ${JSON.stringify(a.outcome)}\n`);
 }
 
-/** A call's result (stdout) and where it ran (stderr), or the pending approval and how to decide it (`target`: the --config or --server part of those commands). */
-export function printResult(r: CallResult, io: CliIO, json: boolean | undefined, target: string): void {
+/**
+ * A call's result (stdout) and where it ran (stderr), or the pending approval and how to decide it (`target`: the --config or --server part of those commands).
+ * @returns the exit code: OK for a result, PENDING_APPROVAL when nothing ran yet.
+ */
+export function printResult(r: CallResult, io: CliIO, json: boolean | undefined, target: string): ExitCode {
+  const code = r.status === 'pending_approval' ? EXIT.PENDING_APPROVAL : EXIT.OK;
   if (json) {
     io.stdout(`${JSON.stringify(r, null, 2)}\n`);
-    return;
+    return code;
   }
   if (r.status === 'pending_approval') {
     io.stdout(`Waiting for approval ${r.approval.id}: ${r.approval.reason}.\n`);
-    io.stdout(`  approve (runs exactly this call): toolcap approvals approve ${r.approval.id}${target}\n  deny:                             toolcap approvals deny ${r.approval.id}${target}\n`);
-    io.stdout(`  status and outcome:               toolcap approvals show ${r.approval.id}${target}\n`);
-    return;
+    const toolcap = invocation();
+    io.stdout(`  approve (runs exactly this call): ${toolcap} approvals approve ${r.approval.id}${target}\n  deny:                             ${toolcap} approvals deny ${r.approval.id}${target}\n`);
+    io.stdout(`  status and outcome:               ${toolcap} approvals show ${r.approval.id}${target}\n`);
+    io.stderr(`toolcap: nothing ran yet; exit ${EXIT.PENDING_APPROVAL} means waiting for approval\n`);
+    return code;
   }
   io.stdout(`${JSON.stringify(r.result, null, 2)}\n`);
   io.stderr(`toolcap: ${r.tool} ran on provider ${r.provider} in ${r.durationMs} ms (${r.attempts} attempt${r.attempts === 1 ? '' : 's'})${r.skipped.length ? `; skipped ${r.skipped.join('; ')}` : ''}\n`);
+  return code;
 }
 
 /** Audit records, oldest first: JSON (`{"audit": [...]}`) or one entry per two lines. */

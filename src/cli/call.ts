@@ -85,8 +85,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
         caller: flags.caller ?? `${whoami()}`,
         ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
       });
-      printResult(result, io, flags.json, hint);
-      return EXIT.OK;
+      return printResult(result, io, flags.json, hint);
     } catch (error) {
       return printError(error, io, flags.json);
     }

@@ -6,6 +6,11 @@ export const EXIT = {
   FINDINGS: 1,
   /** Bad usage, or a path that cannot be read. */
   USAGE: 2,
+  /**
+   * The call is waiting for a person's approval: nothing ran yet (EX_TEMPFAIL).
+   * Distinct from OK so a script never mistakes a parked call for a result.
+   */
+  PENDING_APPROVAL: 75,
   /** A bug in toolcap (EX_SOFTWARE). */
   INTERNAL: 70,
 } as const;

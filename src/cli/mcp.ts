@@ -17,6 +17,7 @@ import { createGatewayServer, type Gateway } from '../mcp/server.js';
 import { BoundedStdioServerTransport } from '../mcp/stdio-server.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { invocation } from './invocation.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import { openToolcap, readPlan } from './open.js';
@@ -79,6 +80,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       health: setup.health,
       warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
+      command: invocation(),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
       ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
       ...(flags.caller !== undefined ? { caller: flags.caller } : {}),

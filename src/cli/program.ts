@@ -120,7 +120,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
       .option('--operation <operation>', 'a surface operation')
       .option('--capability <capability>', 'a capability, exact (tasks.probe) or a prefix (tasks.*)')
       .option('--approval <bool>', 'true: only tools needing approval; false: only those that do not')
-      .option('--enabled <bool>', 'true or false (default: both)');
+      .option('--enabled <which>', 'true, false or any (default: true, enabled tools only)');
 
   filterOptions(
     program

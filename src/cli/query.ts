@@ -6,7 +6,7 @@
  * @module
  */
 import { loadConfig } from '../config/config.js';
-import { parseFilter, type ParameterProblem } from '../query/params.js';
+import { listingFilter, parseFilter, type ParameterProblem } from '../query/params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
 import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../query/views.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -98,11 +98,12 @@ function effects(view: ToolView): string {
 }
 
 export function listCommand(paths: string[], flags: ListFlags, io: CliIO): ExitCode {
-  const parsed = parseFilter(filterParams(flags));
+  const params = filterParams(flags);
+  const parsed = parseFilter(params);
   if ('problems' in parsed) return printProblems(parsed.problems, io);
   const snap = snapshotOf(paths, flags, io);
   if (typeof snap === 'number') return snap;
-  const page = listTools(snap, parsed.filter);
+  const page = listTools(snap, listingFilter(parsed.filter, params));
   if (flags.json) {
     io.stdout(`${JSON.stringify(page, null, 2)}\n`);
     return EXIT.OK;

@@ -30,8 +30,7 @@ export async function remoteCall(tool: string, args: unknown, server: string, fl
   const answer = await request(server, 'POST', `tools/${encodeURIComponent(tool)}/call`, io, { body, json: flags.json });
   if (typeof answer === 'number') return answer;
   const { approve: _a, deny: _d, ...result } = answer.body;
-  printResult(result as unknown as CallResult, io, flags.json, ` --server ${server}`);
-  return EXIT.OK;
+  return printResult(result as unknown as CallResult, io, flags.json, ` --server ${server}`);
 }
 
 interface ApprovalsOptions {

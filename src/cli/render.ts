@@ -59,3 +59,25 @@ export function summarize(tools: number, diagnostics: readonly Diagnostic[]): st
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   return `${plural(tools, 'tool')}; ${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}`;
 }
+
+/**
+ * The warnings of a catalog in brief, for commands that do not print each
+ * one (`serve`): the first `shown` located, a count by code, and the command
+ * that shows them all. Empty without warnings.
+ * @example warningDigest(diagnostics, 'npx toolcap validate --config examples/toolcap.config.yaml')
+ * // ['  warnings by code: UNKNOWN_FIELD 6, WEAK_DESCRIPTION 5', '  examples/a.yaml:3:1 UNKNOWN_FIELD: ...', '  all of them: npx toolcap validate ...']
+ */
+export function warningDigest(diagnostics: readonly Diagnostic[], rerun: string, shown = 3): string[] {
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
+  if (warnings.length === 0) return [];
+  const byCode = new Map<string, number>();
+  for (const w of warnings) byCode.set(w.code, (byCode.get(w.code) ?? 0) + 1);
+  const codes = [...byCode].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const lines = [`  warnings by code: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`];
+  for (const w of warnings.slice(0, shown)) {
+    const where = w.file ? `${w.file}${w.line !== undefined ? `:${w.line}:${w.column ?? 1}` : ''}` : 'toolcap';
+    lines.push(`  ${where} ${w.code}: ${w.message}`);
+  }
+  lines.push(`  ${warnings.length > shown ? `${warnings.length - shown} more; all` : 'all'} of them, with the lines and hints: ${rerun}`);
+  return lines;
+}

@@ -15,8 +15,9 @@ import { createApi } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { invocation } from './invocation.js';
 import type { CliIO } from './io.js';
-import { renderDiagnostic, summarize } from './render.js';
+import { renderDiagnostic, summarize, warningDigest } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
 import { mcpHttpHandler, type McpHttpHandler } from '../mcp/http.js';
@@ -103,10 +104,13 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
     ...(sessions ? { sessions } : {}),
     ...(plan.config ? { configPath: plan.config.file, ranking: plan.config.ranking, health: setup.health } : {}),
+    command: invocation(),
     ...(plan.config?.mcp.tools ? { tools: plan.config.mcp.tools } : {}),
   });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
+  const rerun = `${invocation()} validate ${flags.config !== undefined ? `--config ${flags.config}` : ''}${paths.length > 0 ? `${flags.config !== undefined ? ' ' : ''}${paths.join(' ')}` : ''}`;
+  for (const line of warningDigest(snap.diagnostics, rerun)) io.stderr(`${line}\n`);
   // MCP clients connected to /mcp hear of reloads from their own gateway (it subscribes to the registry)
   registry.subscribe((event) => describeReload(event, io));
 

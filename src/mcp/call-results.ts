@@ -59,6 +59,8 @@ export interface PendingHints {
   statusTool?: string;
   /** The config file of the serving toolcap, so the approve command works as printed. */
   configPath?: string;
+  /** How to run toolcap where the server runs (`toolcap`, `npx toolcap`, `node …/bin/toolcap.js`). @default 'toolcap' */
+  command?: string;
   /** One more sentence (why the approval could not be decided in the client). */
   note?: string;
 }
@@ -70,7 +72,7 @@ export interface PendingHints {
  * @example pendingApprovalResult(result.approval)._meta['toolcap.dev/error'].approvalId
  */
 export function pendingApprovalResult(approval: ApprovalView, hints: PendingHints = {}): CallToolResult {
-  const command = `toolcap approvals approve ${approval.id}${hints.configPath !== undefined ? ` --config ${shellWord(hints.configPath)}` : ''}`;
+  const command = `${hints.command ?? 'toolcap'} approvals approve ${approval.id}${hints.configPath !== undefined ? ` --config ${shellWord(hints.configPath)}` : ''}`;
   const message =
     `The call to "${approval.tool}" needs approval (${approval.reason}); nothing ran. ` +
     `Approval id: ${approval.id} (expires ${approval.expiresAt}). ` +

@@ -69,6 +69,8 @@ export interface GatewayOptions {
   principal?: Principal;
   /** The config file of the serving toolcap, named in the approve command of a pending answer. */
   configPath?: string;
+  /** How a person runs toolcap where it serves, for that approve command (the CLI's `invocation()`). @default 'toolcap' */
+  command?: string;
   /**
    * What `tools/list` shows: `full`, every tool the session may call;
    * `search`, only `toolcap_search_tools` and `toolcap_call_tool` (and the
@@ -144,6 +146,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   const hints = {
     ...(principal !== undefined ? { statusTool: APPROVAL_STATUS_TOOL } : {}),
     ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+    ...(options.command !== undefined ? { command: options.command } : {}),
   };
 
   const mayList = () => principal === undefined || can(principal, 'list');

@@ -10,7 +10,7 @@ let cached: string | undefined;
 export function toolcapVersion(): string {
   if (cached !== undefined) return cached;
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
     cached = pkg.version ?? '0.0.0';
   } catch {
     cached = '0.0.0';

@@ -145,7 +145,8 @@ export function parseFilter(params: URLSearchParams, options: ParseOptions = {})
   }
   const approval = bool('approval');
   if (approval !== undefined) filter.approval = approval;
-  const enabled = bool('enabled');
+  // "any" asks for enabled and disabled tools alike (see listingFilter)
+  const enabled = one('enabled') === 'any' ? undefined : bool('enabled');
   if (enabled !== undefined) filter.enabled = enabled;
   const limit = integer('limit', 1, MAX_LIMIT);
   if (limit !== undefined) filter.limit = limit;
@@ -158,4 +159,15 @@ export function parseFilter(params: URLSearchParams, options: ParseOptions = {})
   }
   if (cursor !== undefined && one('offset') !== undefined) problem('offset', '"offset" and "cursor" cannot be combined.');
   return problems.length > 0 ? { problems } : { filter };
+}
+
+/**
+ * The filter of a catalog listing (`GET /tools`, `toolcap list`): enabled
+ * tools only unless the request says `enabled=false` or `enabled=any`, so a
+ * listing's `total` is what can be called (and what `serve` says it serves).
+ * @example listingFilter({}, new URLSearchParams('')).enabled // true
+ * listingFilter({}, new URLSearchParams('enabled=any')).enabled // undefined
+ */
+export function listingFilter(filter: ToolFilter, params: URLSearchParams): ToolFilter {
+  return filter.enabled !== undefined || params.get('enabled') === 'any' ? filter : { ...filter, enabled: true };
 }

@@ -89,7 +89,8 @@ export interface ToolsPage {
 
 /**
  * `GET /tools`: filter, order by name (then key) and page the snapshot's
- * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
+ * tools as the filter says. The HTTP API and `toolcap list` pass it through
+ * `listingFilter` first, so their default is enabled tools only.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
   const result: FilterResult = paginate(matches(snapshot, filter, health, agent), filter);

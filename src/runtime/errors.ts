@@ -12,6 +12,8 @@ import { createRedactor, type Redactor } from './containment/redact.js';
 export const CALL_ERROR_STATUS = {
   /** No such tool for this persona (a tool outside the persona, a disabled one and a missing one are indistinguishable). */
   TOOL_NOT_FOUND: 404,
+  /** The tool is in the catalog, visible to this caller, but `enabled: false`: listed for review, never run. */
+  TOOL_DISABLED: 409,
   /** The arguments fail the tool's input schema. */
   INVALID_ARGUMENTS: 400,
   /** The tool's own input schema cannot be compiled: the call is refused rather than run unchecked. */

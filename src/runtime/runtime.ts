@@ -376,9 +376,14 @@ export class Runtime {
   }
 }
 
-/** The tool a caller may call in this snapshot, or TOOL_NOT_FOUND (hidden, disabled and missing look the same). */
+/**
+ * The tool a caller may call in this snapshot; TOOL_DISABLED for one the
+ * caller can see (as `GET /tools/{name}` shows it) that is disabled, else
+ * TOOL_NOT_FOUND (a tool outside the persona and a missing one look the same).
+ */
 function resolveIn(snapshot: Snapshot, name: string, persona: string | undefined): Tool {
   const tool = snapshot.callable(name, persona);
+  if (!tool && snapshot.tool(name, persona)?.enabled === false) throw new CallError('TOOL_DISABLED', `Tool "${name}" is disabled (enabled: false): it is listed for review but cannot be called.`);
   if (!tool) throw new CallError('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" for persona "${persona}".`);
   return tool;
 }

@@ -33,7 +33,7 @@ const FILTER_DOCS: Record<FilterParameter, { description: string; schema: Json; 
   operation: { description: 'A surface operation the tool has.', schema: { type: 'string', enum: [...SURFACE_OPERATIONS] } },
   capability: { description: 'A capability, exact ("tasks.probe") or a prefix ("tasks.*").', schema: { type: 'string' } },
   approval: { description: 'Whether each call needs human approval.', schema: { type: 'boolean' } },
-  enabled: { description: 'Only enabled (true) or disabled (false) tools. Default: both.', schema: { type: 'boolean' } },
+  enabled: { description: 'Enabled (true, the default for `/tools`), disabled (false) or both (any).', schema: { type: 'string', enum: ['true', 'false', 'any'] } },
   limit: { description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT } },
   cursor: { description: 'nextCursor of the previous page.', schema: { type: 'string' } },
   offset: { description: 'Skip this many matches (not with cursor).', schema: { type: 'integer', minimum: 0 } },

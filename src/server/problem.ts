@@ -83,6 +83,7 @@ const TITLES: Record<ProblemCode, string> = {
   AUTH_UNAVAILABLE: 'Credentials cannot be checked now',
   NO_RUNTIME: 'This server does not run tools',
   TOOL_NOT_FOUND: 'No such tool',
+  TOOL_DISABLED: 'The tool is disabled',
   NOT_FOUND: 'Not found',
   UNKNOWN_WORKFLOW_TYPE: 'No route for this workflowType',
   WORKFLOW_NOT_FOUND: 'No such workflow',

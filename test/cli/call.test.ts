@@ -109,9 +109,10 @@ describe('toolcap call', () => {
 describe('toolcap approvals', () => {
   let id: string;
 
-  it('call notes.append waits for approval: stdout names the id and the approve command', async () => {
+  it('call notes.append waits for approval (exit 75, not 0): stdout names the id and the approve command', async () => {
     const r = await cli('call', 'notes.append', '--config', config, '--args', '{"line":"hello from the cli"}', '--caller', 'agent:cli');
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(75);
+    expect(r.stderr).toContain('nothing ran yet; exit 75 means waiting for approval');
     const m = /Waiting for approval (apr_[0-9a-f]{32})/.exec(r.stdout);
     expect(m).not.toBeNull();
     id = m![1]!;
@@ -161,7 +162,7 @@ describe('toolcap approvals', () => {
 
   it('deny: a second request denied with a note; nothing is written', async () => {
     const asked = await cli('call', 'notes.append', '--config', config, '--args', '{"line":"never"}', '--json');
-    expect(asked.code).toBe(0);
+    expect(asked.code).toBe(75);
     const pending = JSON.parse(asked.stdout);
     expect(pending.status).toBe('pending_approval');
     const denied = await cli('approvals', 'deny', pending.approval.id, '--config', config, '--note', 'not now', '--json');

@@ -147,6 +147,14 @@ describe('toolcap schema and help', () => {
     expect((await cli(...args)).code).toBe(0);
   });
 
+  it('--version prints the version in package.json (from the built dist, not a 0.0.0 fallback)', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { code, stdout } = await cli('--version');
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(version);
+    expect(version).not.toBe('0.0.0');
+  });
+
   it('an unknown command is a usage error', async () => {
     expect((await cli('frobnicate')).code).toBe(2);
   });

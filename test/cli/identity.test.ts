@@ -165,7 +165,7 @@ describe('the CLI as a client (--server, TOOLCAP_API_KEY)', () => {
       expect(anonymous.stderr).toMatch(/UNAUTHENTICATED/);
 
       const asked = await cli({ TOOLCAP_API_KEY: agent }, 'call', 'notes.append', '--server', s.url, '--args', '{"line":"four eyes"}', '--json');
-      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.code, asked.stderr).toBe(75); // waiting for approval, over --server too
       const pending = JSON.parse(asked.stdout) as { status: string; approval: { id: string; requestedByPrincipal: string } };
       expect(pending).toMatchObject({ status: 'pending_approval', approval: { requestedByPrincipal: 'ci-bot' } });
       const id = pending.approval.id;

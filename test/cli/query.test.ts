@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { filterTools } from '../../src/query/filters.js';
-import { parseFilter } from '../../src/query/params.js';
+import { listingFilter, parseFilter } from '../../src/query/params.js';
 import { explainRanking } from '../../src/query/explain.js';
 import { buildCatalog } from '../../src/registry/catalog.js';
 import { createSnapshot } from '../../src/registry/snapshot.js';
@@ -11,9 +11,10 @@ const snap = createSnapshot(buildCatalog(PATHS), { version: 1, builtAt: '2026-01
 
 /** The keys the library answers for these query parameters: what `list` must print. */
 function expectedKeys(query: string): string[] {
-  const parsed = parseFilter(new URLSearchParams(query));
+  const params = new URLSearchParams(query);
+  const parsed = parseFilter(params);
   if (!('filter' in parsed)) throw new Error(`bad test query ${query}`);
-  return filterTools(snap.tools, parsed.filter).tools.map((t) => t.key);
+  return filterTools(snap.tools, listingFilter(parsed.filter, params)).tools.map((t) => t.key);
 }
 
 describe('toolcap list', () => {
@@ -26,6 +27,7 @@ describe('toolcap list', () => {
     ['--persona with -shared', ['--persona', 'Atlas', '--persona', '-shared'], 'persona=Atlas&persona=-shared'],
     ['--approval', ['--approval', 'false'], 'approval=false'],
     ['--enabled', ['--enabled', 'false'], 'enabled=false'],
+    ['--enabled any (disabled ones too)', ['--enabled', 'any'], 'enabled=any'],
     ['--version (not the program version)', ['--version', '>=1.0.0'], 'version=%3E%3D1.0.0'],
     ['--capability prefix', ['--capability', 'tasks.*'], 'capability=tasks.*'],
     ['--limit', ['--limit', '3'], 'limit=3'],

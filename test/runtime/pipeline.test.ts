@@ -58,13 +58,21 @@ describe('resolve: persona scoping and disabled tools', () => {
   it.each([
     ['no persona', undefined],
     ['a persona', 'alpha'],
-  ] as const)('a disabled tool is not callable (%s) and reads as not found', async (_label, persona) => {
+  ] as const)('a disabled tool the caller can see is not callable (%s): TOOL_DISABLED (409), saying so', async (_label, persona) => {
     const h = await harness(tools);
     const context = persona === undefined ? {} : { persona };
-    const e = await expectCode(h.runtime.call('off.tool', {}, context), 'TOOL_NOT_FOUND');
-    expect(e.message).toContain('off.tool');
-    expect(() => h.runtime.resolve('off.tool', persona)).toThrow(/No tool named "off.tool"/);
+    const e = await expectCode(h.runtime.call('off.tool', {}, context), 'TOOL_DISABLED');
+    expect(e.status).toBe(409);
+    expect(e.message).toBe('Tool "off.tool" is disabled (enabled: false): it is listed for review but cannot be called.');
+    expect(() => h.runtime.resolve('off.tool', persona)).toThrow(/is disabled/);
     expect(h.fakes.count()).toBe(0);
+  });
+
+  it('a disabled tool scoped to another persona stays TOOL_NOT_FOUND (its existence is not revealed)', async () => {
+    const h = await harness([...tools, fakeTool('alpha.off', { scope: { personas: ['alpha'] }, enabled: false })]);
+    const hidden = await expectCode(h.runtime.call('alpha.off', {}, { persona: 'beta' }), 'TOOL_NOT_FOUND');
+    expect(hidden.status).toBe(404);
+    await expectCode(h.runtime.call('alpha.off', {}, { persona: 'alpha' }), 'TOOL_DISABLED');
   });
 });
 

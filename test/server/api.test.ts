@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import type { Tool } from '../../src/model/schema.js';
 import { filterTools } from '../../src/query/filters.js';
-import { FILTER_PARAMETERS, parseFilter } from '../../src/query/params.js';
+import { FILTER_PARAMETERS, listingFilter, parseFilter } from '../../src/query/params.js';
 import { buildCatalog } from '../../src/registry/catalog.js';
 import { Registry } from '../../src/registry/registry.js';
 import type { Snapshot } from '../../src/registry/snapshot.js';
@@ -33,6 +33,8 @@ afterAll(async () => {
 
 /** Expected /tools keys for a hand predicate over snapshot.tools, in the documented order. */
 const handKeys = (keep: (t: Tool) => boolean) => [...snap.tools].filter(keep).sort(byNameThenKey).map(keyOfTool);
+/** What `GET /tools` lists without `enabled`: enabled tools only. */
+const listedKeys = (keep: (t: Tool) => boolean) => handKeys((t) => t.enabled !== false && keep(t));
 
 /** What persona scoping means, written out by hand (docs/query.md). */
 const personaKeys = (personas: string[]) => {
@@ -64,9 +66,10 @@ describe('endpoints answer 200 with the documented shape', () => {
     expect(res.headers.get('etag')).toMatch(/^"[^"]+"$/);
     expect(body.version).toBe(snap.version);
     expect(body.etag).toBe(snap.etag);
-    expect(body.total).toBe(snap.tools.length);
+    expect(snap.tools.some((t) => t.enabled === false)).toBe(true);
+    expect(body.total).toBe(snap.tools.filter((t) => t.enabled !== false).length);
     expect(body.nextCursor).toBeUndefined();
-    expect(body.tools.map((t: any) => t.key)).toEqual(handKeys(() => true));
+    expect(body.tools.map((t: any) => t.key)).toEqual(listedKeys(() => true));
     for (const item of body.tools) {
       const tool = snap.byKey.get(item.key);
       expect(tool, item.key).toBeDefined();
@@ -273,6 +276,7 @@ describe('/tools filters agree with filterTools and with the documented meaning'
       ...['read', 'write', 'mixed'].map((m) => ({ query: `mode=${m}`, hand: () => handKeys((t) => t.effects?.mode === m) })),
       { query: 'enabled=true', hand: () => handKeys(enabled) },
       { query: 'enabled=false', hand: () => handKeys((t) => !enabled(t)) },
+      { query: 'enabled=any', hand: () => handKeys(() => true) },
       { query: 'approval=true', hand: () => handKeys((t) => t.approval?.required === true) },
       { query: 'approval=false', hand: () => handKeys((t) => t.approval?.required === false) },
       { query: `provider=${encodeURIComponent(provider)}`, hand: () => handKeys((t) => (t.providers ?? []).some((p) => p.name === provider)) },
@@ -308,13 +312,16 @@ describe('/tools filters agree with filterTools and with the documented meaning'
     for (const c of cases()) {
       const { res, body } = await getJson(app, `/tools?${c.query}`);
       expect(res.status, c.query).toBe(200);
-      const parsed = parseFilter(new URLSearchParams(c.query));
+      const params = new URLSearchParams(c.query);
+      const parsed = parseFilter(params);
       if (!('filter' in parsed)) throw new Error(`${c.query} did not parse`);
-      const direct = filterTools(snap.tools, parsed.filter);
+      const direct = filterTools(snap.tools, listingFilter(parsed.filter, params));
       const keys = body.tools.map((t: any) => t.key);
       expect(keys, c.query).toEqual(direct.tools.map((t) => t.key));
       expect(body.total, c.query).toBe(direct.total);
-      if (c.hand) expect(keys, c.query).toEqual(c.hand());
+      // without `enabled`, the listing keeps enabled tools only
+      const listed = new Set(listedKeys(() => true));
+      if (c.hand) expect(keys, c.query).toEqual(params.has('enabled') ? c.hand() : c.hand().filter((k) => listed.has(k)));
     }
   });
 
@@ -352,7 +359,7 @@ describe('/tools filters agree with filterTools and with the documented meaning'
   });
 
   it.each([1, 2, 4, 7, 1000])('limit=%i with cursor walks the whole list exactly once, in order', async (limit) => {
-    const all = handKeys(() => true);
+    const all = listedKeys(() => true);
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -372,7 +379,8 @@ describe('/tools filters agree with filterTools and with the documented meaning'
 
   it('paging a persona view with a cursor walks that view exactly once', async () => {
     const persona = shadowed().persona;
-    const all = personaKeys([persona]);
+    const listed = new Set(listedKeys(() => true));
+    const all = personaKeys([persona]).filter((k) => listed.has(k));
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -639,7 +647,7 @@ describe('hostile input never gets a 500', () => {
     // 1,000 unknown personas: the shared tools only
     const many = await getJson(app, `/tools?${personas}`);
     expect(many.res.status).toBe(200);
-    expect(many.body.tools.map((t: any) => t.key)).toEqual(handKeys(isShared));
+    expect(many.body.tools.map((t: any) => t.key)).toEqual(listedKeys(isShared));
     const longQ = await getJson(app, `/search?q=${big}`);
     expect(longQ.res.status).toBe(400);
     expect(longQ.body.problems.map((p: any) => p.parameter)).toContain('q');

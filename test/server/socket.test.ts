@@ -54,7 +54,7 @@ describe('listen(): the API over a real socket', () => {
     expect(tools.headers.get('content-type')).toMatch(/^application\/json/);
     const etag = tools.headers.get('etag') ?? '';
     const body = (await tools.json()) as any;
-    expect(body.total).toBe(registry.snapshot().tools.length);
+    expect(body.total).toBe(registry.snapshot().tools.filter((t) => t.enabled !== false).length);
     expect(body.etag).toBe(registry.snapshot().etag);
 
     const cached = await fetch(`${server.url}/tools`, { headers: { 'if-none-match': etag } });

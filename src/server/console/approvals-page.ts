@@ -17,7 +17,7 @@ import { can, mayDecide, type Principal } from '../../runtime/identity/principal
 import type { Runtime } from '../../runtime/runtime.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../store/types.js';
 import { visibleApprovals } from '../routes/approvals.js';
-import type { PageEnv, PageResult } from './console.js';
+import type { PageEnv, PageResult } from './page.js';
 import { h, pretty, queryString, select, type Safe } from './html.js';
 import { CONSOLE_HEADERS } from './layout.js';
 

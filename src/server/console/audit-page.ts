@@ -6,7 +6,7 @@
  * @module
  */
 import type { AuditRecord } from '../../store/types.js';
-import type { PageEnv, PageResult } from './console.js';
+import type { PageEnv, PageResult } from './page.js';
 import { h, pretty, queryString, type Safe } from './html.js';
 
 /** Rows on one page. */

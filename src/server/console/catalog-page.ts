@@ -15,7 +15,7 @@ import { allowedPersonas } from '../../runtime/identity/principal.js';
 import { parseSearch } from '../catalog-params.js';
 import { NO_PERSONA, scopedQuery } from '../personas.js';
 import { ApiProblem, badParameters } from '../problem.js';
-import type { PageEnv, PageResult } from './console.js';
+import type { PageEnv, PageResult } from './page.js';
 import { h, queryString, select, type Safe } from './html.js';
 
 /** Tools on one page. */

@@ -21,27 +21,15 @@ import { auditPage } from './audit-page.js';
 import { catalogPage } from './catalog-page.js';
 import { healthPage } from './health-page.js';
 import { ChangeHistory } from './history.js';
-import { h, type Safe } from './html.js';
+import { h } from './html.js';
 import { html, layout, type NavId } from './layout.js';
 import { loginPage, loginSubmit } from './login.js';
 import type { ConsoleOptions } from './options.js';
+import type { PageEnv, PageResult } from './page.js';
 import { Sessions, sameToken, type ConsoleUser } from './session.js';
 import { toolPage } from './tool-page.js';
 
 export type { ConsoleOptions } from './options.js';
-
-/** What every page is given. */
-export interface PageEnv {
-  readonly ctx: ApiContext;
-  readonly options: ConsoleOptions;
-  readonly history: ChangeHistory;
-  readonly user: ConsoleUser;
-  readonly url: URL;
-  readonly c: Context;
-}
-
-/** A page's answer: its title and body, or a whole Response (a redirect, an event stream, a fragment). */
-export type PageResult = { title: string; body: Safe; status?: number } | Response;
 
 type Page = (env: PageEnv) => Promise<PageResult> | PageResult;
 

@@ -12,7 +12,7 @@ import type { Diagnostic } from '../../model/diagnostics.js';
 import { layerPath } from '../../load/loader.js';
 import { summarizeJobs } from '../../registry/summary.js';
 import { jobsWithHealth } from '../health-views.js';
-import type { PageEnv, PageResult } from './console.js';
+import type { PageEnv, PageResult } from './page.js';
 import { h, type Safe } from './html.js';
 
 /** The source line a diagnostic points at, with a caret, read from the file as it is now (small files only). */

@@ -13,7 +13,7 @@ import { getTool } from '../../query/views.js';
 import { onePersona } from '../catalog-params.js';
 import { scopedQuery } from '../personas.js';
 import { ApiProblem } from '../problem.js';
-import type { PageEnv, PageResult } from './console.js';
+import type { PageEnv, PageResult } from './page.js';
 import { h, pretty, type Safe } from './html.js';
 import { fieldRows, observedFlags } from './tool-fields.js';
 

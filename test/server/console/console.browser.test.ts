@@ -91,6 +91,13 @@ describe.skipIf(!executablePath)('the web console in Chromium', () => {
     console.log(`axe (violations by impact, per page): ${JSON.stringify(Object.fromEntries(Object.entries(axeResults).map(([k, v]) => [k, v.map((x) => `${x.impact}:${x.id}`)])))}`);
   });
 
+  it('axe, as injected here, does report violations (the zero below means something)', async () => {
+    const page = await browser.newPage();
+    await page.setContent('<!doctype html><html><head><title>t</title></head><body><main><img src="data:,"><input type="text"></main></body></html>');
+    expect(severe(await axe(page)).map((v) => v.id)).toEqual(expect.arrayContaining(['image-alt', 'label']));
+    await page.close();
+  });
+
   it('signs in with an API key, searches with the explanation, opens a tool with its provenance', async () => {
     const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
     const page = await signIn(context, keys.root);
@@ -207,7 +214,7 @@ describe.skipIf(!executablePath)('the web console in Chromium', () => {
     const page = await signIn(context, keys.root);
     for (const [name, path] of [['phone-catalog', '/'], ['phone-tool', '/ui/tools/notes.append'], ['phone-approvals', '/ui/approvals?status=executed']] as const) {
       await page.goto(`${url}${path}`);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow, `${name} scrolls sideways`).toBeLessThanOrEqual(1);
       await check(page, name);
     }

@@ -82,6 +82,9 @@ ${jobs.length ? h`<div class="scroll"><table class="stack"><thead><tr><th scope=
 <td data-label="Compatible">${j.compatible ? h`<span class="ok">yes</span>` : h`<span class="bad">no</span><ul>${j.problems.map((p) => h`<li>${p.code}: ${p.message}</li>`)}</ul>`}</td><td data-label="Health">${j.health.status}</td></tr>`,
   )}</tbody></table></div>` : h`<p>No jobs declared.</p>`}
 <h2>Skills</h2>
-${snap?.skills.length ? h`<ul>${snap.skills.map((s) => h`<li><strong>${s.name}</strong>: ${[...(s.tools ?? []).map((t) => `tool ${t}`), ...(s.capabilities ?? []).map((c) => `capability ${c}`)].join(', ') || 'requires nothing'}</li>`)}</ul>` : h`<p>No skills declared.</p>`}`;
+${snap?.skills.length ? h`<ul>${snap.skills.map((s) => {
+    const missing = (s.tools ?? []).filter((t) => !snap.byName.has(t));
+    return h`<li><strong>${s.name}</strong>: ${[...(s.tools ?? []).map((t) => `tool ${t}`), ...(s.capabilities ?? []).map((c) => `capability ${c}`)].join(', ') || 'requires nothing'}${missing.length ? h` · <span class="bad">not compatible: no tool ${missing.join(', ')}</span>` : h` · <span class="ok">compatible</span>`}</li>`;
+  })}</ul>` : h`<p>No skills declared.</p>`}`;
   return { title: 'Health and sources', body };
 }

@@ -79,7 +79,7 @@ export function toolPage(env: PageEnv): PageResult {
   const other = findings.filter((d) => !d.code.startsWith('EVIDENCE_'));
   const history = env.history.forTool(key);
 
-  const body = h`<h1>${tool.title ?? tool.name} <span class="muted">${tool.name}${tool.version ? ` ${tool.version}` : ''}</span></h1>
+  const body = h`<h1>${tool.title ?? tool.name} <span class="muted">${tool.title ? tool.name : ''}${tool.version ? ` ${tool.version}` : ''}</span></h1>
 <p>${tool.description ?? ''}</p>
 <dl class="kv"><dt>Content hash</dt><dd><code>${toolHash(tool)}</code></dd><dt>Merge key</dt><dd><code>${key}</code></dd>
 <dt>Personas</dt><dd>${found.personas.length ? found.personas.join(', ') : 'shared'}</dd><dt>Enabled</dt><dd>${tool.enabled === false ? 'no' : 'yes'}</dd>

@@ -116,6 +116,7 @@ describe.skipIf(!executablePath)('the web console in Chromium', () => {
     // the explanation: the terms matched, each penalty with its points and reason
     await expect(first.locator('details').first().textContent()).resolves.toMatch(/Matched: .*(append|note)[\s\S]*−[\d.]+ approval: /);
     await check(page, 'search');
+    await page.screenshot({ path: join(artifactsDir(), 'search-viewport.png') });
 
     await first.getByRole('link', { name: 'notes.append' }).click();
     await page.waitForURL(/\/ui\/tools\/notes\.append/);

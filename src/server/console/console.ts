@@ -13,6 +13,7 @@
  * @module
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { can, type Action } from '../../runtime/identity/principal.js';
 import type { ApiContext } from '../context.js';
 import { ASSETS } from './assets.js';
@@ -33,6 +34,9 @@ export type { ConsoleOptions } from './options.js';
 
 type Page = (env: PageEnv) => Promise<PageResult> | PageResult;
 
+/** Largest form body, bytes. */
+const FORM_LIMIT = 64 * 1024;
+
 /** The console as a Hono app, to be mounted at `/`. */
 export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
   const app = new Hono({ strict: false });
@@ -44,8 +48,11 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
     app.get(a.path, () => new Response(a.body, { headers: { 'content-type': a.type, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' } }));
   }
 
-  app.get('/ui/login', (c) => loginPage(c, sessions));
-  app.post('/ui/login', (c) => loginSubmit(c, sessions));
+  // a console form is a few fields: a larger body is refused before it is read
+  app.post('/ui/*', bodyLimit({ maxSize: FORM_LIMIT, onError: () => refuse(413, 'The form is too large.') }));
+  const issuer = ctx.options.auth?.resourceMetadata?.authorizationServers[0];
+  app.get('/ui/login', (c) => loginPage(c, sessions, issuer));
+  app.post('/ui/login', (c) => loginSubmit(c, sessions, issuer));
   app.post('/ui/logout', async (c) => {
     const form = await c.req.parseBody();
     const who = await sessions.user(c.req.raw);

@@ -17,7 +17,7 @@ export function safeNext(next: string | undefined): string {
   return next;
 }
 
-function form(c: Context, next: string, message?: string, status = 200): Response {
+function form(c: Context, next: string, issuer: string | undefined, message?: string, status = 200): Response {
   const token = loginToken();
   const body = h`<div class="login"><h1>Sign in to toolcap</h1>
 ${message ? h`<p class="error" role="alert">${message}</p>` : ''}
@@ -26,29 +26,29 @@ ${message ? h`<p class="error" role="alert">${message}</p>` : ''}
 <label for="credential">API key or access token</label>
 <input id="credential" name="credential" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button></form>
-<p class="muted">Use an API key (<code>toolcap keys create</code>) or an access token issued by the configured OIDC provider; the console keeps it on the server, never in the page.</p></div>`;
+<p class="muted">Use an API key (<code>toolcap keys create</code>)${issuer ? h` or an access token issued by <code>${issuer}</code>` : ''}; the console keeps it on the server, never in the page.</p></div>`;
   return html(layout({ title: 'Sign in', nav: 'login' }, body), status, cookie(LOGIN_COOKIE, token, isHttps(c.req.raw), 600));
 }
 
 /** `GET /ui/login`: the form (or, already signed in, where `next` leads). */
-export async function loginPage(c: Context, sessions: Sessions): Promise<Response> {
+export async function loginPage(c: Context, sessions: Sessions, issuer?: string): Promise<Response> {
   const next = safeNext(c.req.query('next'));
   const who = await sessions.user(c.req.raw);
   if (who.ok && who.user.principal !== undefined && c.req.header('cookie')?.includes('toolcap_session=')) return c.redirect(next, 303);
-  return form(c, next);
+  return form(c, next, issuer);
 }
 
 /** `POST /ui/login`: check the form token, authenticate the credential, open a session. */
-export async function loginSubmit(c: Context, sessions: Sessions): Promise<Response> {
+export async function loginSubmit(c: Context, sessions: Sessions, issuer?: string): Promise<Response> {
   const body = await c.req.parseBody();
   const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
   if (!sameToken(typeof body['csrf'] === 'string' ? body['csrf'] : undefined, cookieValue(c.req.header('cookie'), LOGIN_COOKIE))) {
-    return form(c, next, 'The sign-in form was out of date; try again.', 403);
+    return form(c, next, issuer, 'The sign-in form was out of date; try again.', 403);
   }
   const credential = typeof body['credential'] === 'string' ? body['credential'].trim() : '';
-  if (credential === '' || /\s/.test(credential)) return form(c, next, 'Paste an API key or an access token.', 400);
+  if (credential === '' || /\s/.test(credential)) return form(c, next, issuer, 'Paste an API key or an access token.', 400);
   const outcome = await sessions.login(c.req.raw, credential);
-  if (!outcome.ok) return form(c, next, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
+  if (!outcome.ok) return form(c, next, issuer, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
   const headers = new Headers({ location: next });
   headers.append('set-cookie', outcome.setCookie);
   headers.append('set-cookie', cookie(LOGIN_COOKIE, '', isHttps(c.req.raw), 0));

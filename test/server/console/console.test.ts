@@ -167,6 +167,12 @@ describe('what every answer carries', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
   });
 
+  it('refuses a form body too large before reading it, and names the OIDC issuer on the sign-in form', async () => {
+    const big = await post('/ui/login', { credential: 'x'.repeat(100_000) });
+    expect(big.status).toBe(413);
+    expect(await (await get('/ui/login')).text()).toContain('https://issuer.example');
+  });
+
   it('answers a bad filter with the located problem, not a crash', async () => {
     const res = await get('/?max_risk=extreme&mode=sideways', { authorization: 'Bearer tok-admin' });
     expect(res.status).toBe(200);

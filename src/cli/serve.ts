@@ -131,7 +131,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         ...(ranking.weights ? { weights: ranking.weights } : {}),
         ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
         ...(hooks.options ? { webhooks: hooks.options } : {}),
-        console: { layers: () => setup.layers, mcpServers: () => setup.mcp?.status() ?? [] },
+        console: { layers: () => setup.layers, mcpServers: () => setup.mcp?.status() ?? [], ...(setup.traceFile ? { traceFile: setup.traceFile } : {}) },
       });
     }, { host, port, tls: serverConfig?.tls });
   } catch (error) {

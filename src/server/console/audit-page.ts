@@ -8,6 +8,7 @@
 import type { AuditRecord } from '../../store/types.js';
 import type { PageEnv, PageResult } from './page.js';
 import { h, pretty, queryString, type Safe } from './html.js';
+import { callSpans, type SpanLine } from './trace-spans.js';
 
 /** Rows on one page. */
 const PAGE_ROWS = 50;
@@ -67,6 +68,16 @@ function row(r: AuditRecord): Safe {
 <td data-label="Detail"><details><summary>detail</summary><pre>${pretty(r.detail)}</pre></details></td></tr>`;
 }
 
+/** The spans of a call, as a table. */
+function spanTable(spans: readonly SpanLine[], kept: boolean): Safe {
+  if (!kept) return h`<p class="muted">This server writes no trace file; the records below are the call's trace.</p>`;
+  if (spans.length === 0) return h`<p class="muted">No spans of this call in the trace file yet (spans are written in batches: reload in a few seconds).</p>`;
+  return h`<h2>Spans</h2><div class="scroll"><table class="stack"><thead><tr><th scope="col">Span</th><th scope="col">Start</th><th scope="col">Duration</th><th scope="col">Status</th><th scope="col">Trace id</th><th scope="col">Attributes</th></tr></thead><tbody>${spans.map(
+    (s) => h`<tr><td data-label="Span">${s.parentSpanId ? '↳ ' : ''}${s.name}</td><td data-label="Start">${s.start}</td><td data-label="Duration">${s.durationMs} ms</td><td data-label="Status">${s.status?.code === 2 ? h`<span class="bad">error${s.status.message ? `: ${s.status.message}` : ''}</span>` : 'ok'}</td>
+<td data-label="Trace id"><code>${s.traceId}</code></td><td data-label="Attributes"><details><summary>${Object.keys(s.attributes ?? {}).length} attributes</summary><pre>${pretty(s.attributes)}</pre></details></td></tr>`,
+  )}</tbody></table></div>`;
+}
+
 /** `GET /ui/audit`. */
 export async function auditPage(env: PageEnv): Promise<PageResult> {
   const runtime = env.ctx.runtime;
@@ -92,7 +103,8 @@ export async function auditPage(env: PageEnv): Promise<PageResult> {
   }
   const params = [...env.url.searchParams].filter(([k]) => k !== 'after');
   const value = (k: string) => env.url.searchParams.get(k) ?? '';
-  const trace = f.callId !== undefined ? h`<p class="notice">The trace of call <code>${f.callId}</code>: every record of it, request to outcome. <a href="/ui/audit">Whole log</a></p>` : '';
+  const spans = f.callId !== undefined && env.options.traceFile !== undefined ? await callSpans(env.options.traceFile, f.callId) : [];
+  const trace = f.callId !== undefined ? h`<p class="notice">The trace of call <code>${f.callId}</code>: every record of it, request to outcome, and its spans. <a href="/ui/audit">Whole log</a></p>${spanTable(spans, env.options.traceFile !== undefined)}` : '';
   const body = h`<h1>Audit log</h1>${trace}
 <form class="filters" method="get" action="/ui/audit">
 <label>Tool<input name="tool" value="${value('tool')}"></label><label>Principal<input name="principal" value="${value('principal')}"></label>

@@ -17,6 +17,8 @@ export interface ConsoleOptions {
   sessions?: SessionOptions;
   /** How often the approval queue's event stream looks for new requests, ms. @default 2000 */
   pollMs?: number;
+  /** The trace file spans are written to (`toolcap serve`'s `traces.jsonl`): the audit page shows a call's spans from it. */
+  traceFile?: string;
   /** Whether credentials are checked (a sign-out button means something). @default true when the API has `auth` */
   signIn?: boolean;
 }

@@ -180,7 +180,16 @@ describe.skipIf(!executablePath)('the web console in Chromium', () => {
     await page.locator('td[data-label="Trace"] a').first().click();
     await page.waitForURL(/call_id=/);
     await expect(page.getByText(/The trace of call/).isVisible()).resolves.toBe(true);
-    await expect(page.locator('table').textContent()).resolves.toMatch(/call\.ok/);
+    await expect(page.locator('table').last().textContent()).resolves.toMatch(/call\.ok/);
+    // and its spans, from the trace file (written in batches: reload until they are there)
+    const end = Date.now() + 20_000;
+    while (!(await page.getByRole('heading', { name: 'Spans' }).isVisible())) {
+      if (Date.now() > end) throw new Error('no spans of the call in the trace file');
+      await new Promise((r) => setTimeout(r, 500));
+      await page.reload();
+    }
+    await expect(page.locator('table').first().textContent()).resolves.toMatch(/execute_tool notes\.append/);
+    await check(page, 'trace');
     await context.close();
   });
 

@@ -137,6 +137,12 @@ export function approvalsEvents(env: PageEnv): PageResult {
     start(controller) {
       const look = async () => {
         try {
+          // a revoked key or an expired token ends the stream, as it ends the session
+          if (!(await env.stillSignedIn())) {
+            stop();
+            controller.close();
+            return;
+          }
           const pending = await visibleApprovals(runtime, env.user.principal, { status: 'pending', limit: SHOWN });
           const sig = pending.map((a) => a.id).join(',');
           if (last !== undefined && sig !== last) controller.enqueue(encoder.encode(`event: approvals\ndata: ${pending.length}\n\n`));

@@ -78,7 +78,8 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
       const form = await c.req.parseBody();
       if (!sameToken(String(form['csrf'] ?? ''), user.csrf)) return refuse(403, 'The form is out of date (CSRF token mismatch); reload the page and try again.');
     }
-    const result = await handler({ ctx, options, history, user, url, c });
+    const stillSignedIn = () => sessions.check(c.req.raw);
+    const result = await handler({ ctx, options, history, user, url, c, stillSignedIn });
     if (result instanceof Response) {
       if (user.setCookie) result.headers.append('set-cookie', user.setCookie);
       return result;

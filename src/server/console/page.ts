@@ -17,6 +17,8 @@ export interface PageEnv {
   readonly user: ConsoleUser;
   readonly url: URL;
   readonly c: Context;
+  /** Whether the request's session (or credential) still authenticates: long-lived answers (the event stream) ask again as they go. */
+  readonly stillSignedIn: () => Promise<boolean>;
 }
 
 /** A page's answer: its title and body, or a whole Response (a redirect, an event stream, a fragment). */

@@ -108,6 +108,14 @@ export class Sessions {
     return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) } };
   }
 
+  /** Whether the request still authenticates (its session's credential, else its own), opening no session. */
+  async check(request: Request): Promise<boolean> {
+    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const session = id === undefined ? undefined : this.#live(id);
+    const outcome = await this.#authenticate(request, session ? session.authorization : (request.headers.get('authorization') ?? undefined));
+    return outcome.ok;
+  }
+
   /** Log in with a credential: a session when it authenticates, else the refusal. */
   async login(request: Request, credential: string): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
     const authorization = `Bearer ${credential.trim()}`;

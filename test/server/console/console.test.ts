@@ -151,6 +151,21 @@ describe('deciding', () => {
   });
 });
 
+describe('the event stream', () => {
+  it('ends when its session does', async () => {
+    const { cookie, csrf } = await signIn('tok-admin');
+    const res = await get('/ui/approvals/events', { cookie });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes(': waiting')) text += new TextDecoder().decode((await reader.read()).value);
+    expect((await post('/ui/logout', { csrf }, { cookie })).status).toBe(303);
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
+  });
+});
+
 describe('what every answer carries', () => {
   it('is behind the Host guard like every route', async () => {
     expect((await get('/', { host: 'evil.example', authorization: 'Bearer tok-admin' })).status).toBe(421);

@@ -35,7 +35,8 @@ pre{background:var(--panel);padding:.6rem;border-radius:4px;overflow-x:auto;font
 .diag{border-left:4px solid var(--bad);padding:.4rem .6rem;margin:.4rem 0;background:#fdf0f0}
 .notice{border-left:4px solid var(--warn);padding:.4rem .6rem;background:#fff6e5}
 .pager{display:flex;gap:1rem;margin:.75rem 0}
-dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.kv dt{font-weight:600}dl.kv dd{margin:0}
+dl.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dl.kv dt{font-weight:600}dl.kv dd{margin:0;min-width:0;overflow-wrap:anywhere}
+code{overflow-wrap:anywhere}td{overflow-wrap:anywhere}
 .login{max-width:28rem;margin:3rem auto}.login form{display:flex;flex-direction:column;gap:.75rem}
 .error{color:var(--bad)}
 @media (max-width:640px){main{padding:.6rem}input[type=search]{min-width:0;width:100%}form.filters label{flex:1 1 45%}dl.kv{grid-template-columns:1fr}

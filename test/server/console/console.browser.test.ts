@@ -106,6 +106,11 @@ describe.skipIf(!executablePath)('the web console in Chromium', () => {
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'toolcap_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     await check(page, 'catalog');
+    // the keyboard: the first Tab reaches the skip link, which moves focus to the content
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate<string>('document.activeElement.id')).resolves.toBe('main');
 
     await page.getByLabel('Search for a task').fill('append a line to the team notes');
     await page.getByRole('button', { name: 'Apply' }).click();

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark, each printing absolute figures and ratios
 // against a baseline measured in the same run. Not a test: nothing here fails on speed.
+import * as consolePages from './console.mjs';
 import * as http from './http.mjs';
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
@@ -11,7 +12,7 @@ import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 import * as router from './router.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

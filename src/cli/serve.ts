@@ -135,6 +135,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         ...(ranking.weights ? { weights: ranking.weights } : {}),
         ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
         ...(hooks.options ? { webhooks: hooks.options } : {}),
+        console: { layers: () => setup.layers, mcpServers: () => setup.mcp?.status() ?? [], ...(setup.traceFile ? { traceFile: setup.traceFile } : {}) },
       });
     }, { host, port, tls: serverConfig?.tls });
   } catch (error) {
@@ -149,6 +150,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   const layers = setup.layers.length;
   io.stdout(
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
+      `  web console: ${server.url}/ (catalog, approvals, audit, health)\n` +
       `  ${identity.describe()}\n` +
       `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +
       `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +

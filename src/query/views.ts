@@ -124,6 +124,15 @@ function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource, a
   return items;
 }
 
+/**
+ * Every tool a `/tools` filter lets through (paging aside), in `/tools`
+ * order: the same cached list `listTools` pages, for callers that count
+ * over it (the console's counts by mode and risk).
+ */
+export function matchingTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): readonly FilteredTool[] {
+  return matches(snapshot, filter, health, agent);
+}
+
 /** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */
 export function getTool(snapshot: Snapshot, name: string, persona?: string, health: HealthSource = NO_HEALTH): (ToolView & { provenance: unknown[] }) | undefined {
   const tool = snapshot.tool(name, persona);

@@ -16,6 +16,8 @@ import { contentHash } from '../model/hash.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
+import { entryLocator } from '../validate/locate.js';
+import type { Locate } from '../validate/rules.js';
 
 /** The canonical document a snapshot serves, and the value its etag hashes. */
 export interface SnapshotDocument {
@@ -232,6 +234,24 @@ export class Snapshot {
     if (persona === undefined) return this.document;
     const doc = catalogDocument(this.#catalog, persona);
     return deepFreeze({ bundles: this.bundles, tools: this.toolsFor(persona), skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
+  }
+
+  /**
+   * Which layer set each field of a tool (an index into its provenance,
+   * absent: the first) and which fields toolcap assumed because no layer
+   * said anything (the rest of `derived` a dialect translated from its
+   * source's own words), and where each field stands in the file of the
+   * layer that set it (`locate('effects.mode')`). Undefined for an unknown key.
+   */
+  basis(key: string): { fieldOrigins: ReadonlyMap<string, number>; assumed: readonly string[]; locate: Locate } | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    return { fieldOrigins: new ReadonlyIndex(entry.fieldOrigins ?? new Map()), assumed: entry.assumed ?? [], locate: entryLocator('tool', entry, this.#catalog.documents) };
+  }
+
+  /** Every file the snapshot was built from, with the dialect it was read as, in path order. */
+  files(): Array<{ file: string; dialect: string }> {
+    return [...this.#catalog.documents].map(([file, ref]) => ({ file, dialect: ref.dialect.id })).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   }
 
   /** Where a tool came from (its override chain, oldest first), with line and column; a fresh frozen copy. */

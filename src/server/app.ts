@@ -32,6 +32,7 @@ import { hookRoutes } from './routes/hooks.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { learnedRoutes } from './routes/learned.js';
 import { wellKnownRoutes } from './routes/well-known.js';
+import { consoleRoutes } from './console/console.js';
 
 export type { ApiOptions } from './context.js';
 export type { ApiAuth } from './auth.js';
@@ -69,6 +70,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     wellKnownRoutes(ctx),
   ];
   for (const module of modules) if (module) app.route(module.base, module.app);
+  if (options.console) app.route('/', consoleRoutes(ctx, options.console));
 
   // a path the route table knows, asked with another method, is 405 with the methods it has
   app.notFound((c) => {

@@ -15,6 +15,7 @@ import type { ProbeAdapters } from '../runtime/probes/adapters.js';
 import type { LearnedTools } from '../runtime/learned/learned-tools.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { WebhookOptions } from './webhook-options.js';
+import type { ConsoleOptions } from './console/options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { ApiProblem, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
@@ -58,6 +59,8 @@ export interface ApiOptions {
   onError?: (error: unknown, request: Request) => void;
   /** Told, in one line, of a client that went away mid-request (not an error of ours: no stack). @default nothing */
   warn?: (message: string) => void;
+  /** Serve the web console at `/` (and `/ui/...`), behind the same authentication. @default off */
+  console?: ConsoleOptions;
 }
 
 /** The options as route modules read them: defaults applied once. */

@@ -149,4 +149,27 @@ describe('toolcap serve with auth.oidc and a real OpenID provider', () => {
     expect(refused.body).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'INVALID_TOKEN' });
     expect(refused.headers.get('www-authenticate')).toBe(`Bearer realm="toolcap", error="invalid_token", resource_metadata="${AUDIENCE}/.well-known/oauth-protected-resource"`);
   });
+
+  it('signs in to the web console with an access token of that provider, and refuses a tampered one', async () => {
+    const signIn = async (token: string) => {
+      const form = await fetch(`${server.url}/ui/login`);
+      const loginCookie = /toolcap_login=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')![1]!;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      return fetch(`${server.url}/ui/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `toolcap_login=${loginCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, credential: token, next: '/' }),
+      });
+    };
+    const ok = await signIn(tokens.auditor);
+    expect(ok.status).toBe(303);
+    const session = ok.headers.getSetCookie().find((c) => c.startsWith('toolcap_session='))!;
+    expect(session).toMatch(/HttpOnly; SameSite=Strict/);
+    const page = await fetch(`${server.url}/ui/audit`, { headers: { cookie: session.split(';')[0]! } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/Signed in as <strong>auditor<\/strong> \(admin\)/);
+    const bad = await signIn(`${tokens.auditor.slice(0, -4)}AAAA`);
+    expect(bad.status).toBe(401);
+  });
 });

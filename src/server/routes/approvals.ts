@@ -14,6 +14,8 @@ import type { ParameterProblem } from '../../query/params.js';
 import { can, mayDecide, type ApprovalSubject, type Principal } from '../../runtime/identity/principal.js';
 import type { Decision } from '../../runtime/approval-policy.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../store/types.js';
+import type { ApprovalView } from '../../runtime/approval-records.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { principalOf } from '../auth.js';
 import { routeModule, withRuntime, noStoreJson, type ApiContext, type ApiEnv, type RouteModule } from '../context.js';
 import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
@@ -41,13 +43,25 @@ function parseListParams(params: URLSearchParams): { status?: ApprovalStatus; to
  * another persona's tools and arguments through them (persona-scoped tools
  * are shown only to their personas). No principal: a trusted caller.
  */
-function visible(principal: Principal | undefined, approval: ApprovalSubject): boolean {
+export function visible(principal: Principal | undefined, approval: ApprovalSubject): boolean {
   if (principal === undefined || approval.requestedByPrincipal === principal.id) return true;
   return can(principal, 'approvals.read.all') && mayDecide(principal, approval).ok;
 }
 
 /** Approvals a reviewer with narrower grants sees are filtered from this many, newest first. */
 const SCAN_LIMIT = 1000;
+
+/**
+ * The approvals a principal may see, newest first (the list `GET /approvals`
+ * answers, and the console's queue): every one for an admin or a trusted
+ * caller, its own for a caller, those within its grants for an approver.
+ */
+export async function visibleApprovals(runtime: Runtime, principal: Principal | undefined, query: { status?: ApprovalStatus; tool?: string; limit: number }): Promise<ApprovalView[]> {
+  if (principal === undefined || principal.roles.includes('admin')) return runtime.listApprovals(query);
+  if (!can(principal, 'approvals.read.all')) return runtime.listApprovals({ ...query, requestedBy: principal.id });
+  const scanned = await runtime.listApprovals({ ...query, limit: SCAN_LIMIT });
+  return scanned.filter((a) => visible(principal, a)).slice(0, query.limit);
+}
 
 /** The decision a request makes: the principal's over HTTP, else (library use) the `by` it names. */
 async function decisionOf(c: Context<ApiEnv>): Promise<Decision> {
@@ -67,11 +81,7 @@ export function approvalRoutes(ctx: ApiContext): RouteModule {
 
   on(ROUTES.listApprovals, runtime, async (c) => {
     const query = parseListParams(new URL(c.req.url).searchParams);
-    const principal = principalOf(c);
-    if (principal === undefined || principal.roles.includes('admin')) return noStoreJson({ approvals: await c.var.runtime.listApprovals(query) });
-    if (!can(principal, 'approvals.read.all')) return noStoreJson({ approvals: await c.var.runtime.listApprovals({ ...query, requestedBy: principal.id }) });
-    const scanned = await c.var.runtime.listApprovals({ ...query, limit: SCAN_LIMIT });
-    return noStoreJson({ approvals: scanned.filter((a) => visible(principal, a)).slice(0, query.limit) });
+    return noStoreJson({ approvals: await visibleApprovals(c.var.runtime, principalOf(c), query) });
   });
 
   on(ROUTES.getApproval, runtime, async (c) => {

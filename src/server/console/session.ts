@@ -1,0 +1,163 @@
+/**
+ * Console sessions. A browser logs in once with what the API takes as a
+ * bearer credential (an API key, or an access token of the configured OIDC
+ * provider); the server keeps it, keyed by an unguessable session id sent
+ * back as a cookie that scripts cannot read (`HttpOnly`) and other sites
+ * cannot send (`SameSite=Strict`). Every request re-authenticates the kept
+ * credential through the API's own `authenticate`, so a revoked key or an
+ * expired token ends the session and roles are always today's. In local
+ * mode (or without auth) a session is opened on the first visit.
+ *
+ * Every form carries the session's CSRF token, compared in constant time;
+ * the login form, before there is a session, a token also set as a
+ * short-lived cookie (double submit).
+ * @module
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthOutcome } from '../../runtime/identity/authenticate.js';
+import type { Principal } from '../../runtime/identity/principal.js';
+import type { ApiAuth } from '../auth.js';
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'toolcap_session';
+/** The login form's double-submit cookie. */
+export const LOGIN_COOKIE = 'toolcap_login';
+
+interface Session {
+  /** The Authorization header value to authenticate with; undefined: the request's own (local mode). */
+  readonly authorization: string | undefined;
+  readonly csrf: string;
+  expiresAt: number;
+}
+
+/** Who a console request is: a principal (undefined without auth: the trusted in-process caller) and the session's CSRF token. */
+export interface ConsoleUser {
+  readonly principal: Principal | undefined;
+  readonly csrf: string;
+  /** Set-Cookie value of a session opened by this request, if one was. */
+  readonly setCookie?: string;
+}
+
+export interface SessionOptions {
+  /** Idle lifetime. @default 8 hours */
+  idleMs?: number;
+  /** Sessions kept at most (the oldest goes first). @default 10000 */
+  max?: number;
+  /** @default Date.now */
+  clock?: () => number;
+}
+
+const token = () => randomBytes(32).toString('base64url');
+
+/** Constant-time string equality. */
+export function sameToken(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined || a.length !== b.length || a === '') return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** One cookie's value from a Cookie header. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, Secure over HTTPS; `maxAge` 0 deletes. */
+export function cookie(name: string, value: string, secure: boolean, maxAgeSec?: number): string {
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}${maxAgeSec !== undefined ? `; Max-Age=${maxAgeSec}` : ''}`;
+}
+
+/** The sessions of one console, in memory (a restart logs everyone out). */
+export class Sessions {
+  readonly #auth: ApiAuth | undefined;
+  readonly #sessions = new Map<string, Session>();
+  readonly #idleMs: number;
+  readonly #max: number;
+  readonly #clock: () => number;
+
+  constructor(auth: ApiAuth | undefined, options: SessionOptions = {}) {
+    this.#auth = auth;
+    this.#idleMs = options.idleMs ?? 8 * 3600 * 1000;
+    this.#max = options.max ?? 10_000;
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Who is asking: the session's principal, re-authenticated; else, with no
+   * session, whoever the request itself authenticates as (local mode's
+   * principal, or a bearer header), for whom a session is opened. A failed
+   * authentication is returned as is: the console shows the login page.
+   */
+  async user(request: Request): Promise<{ ok: true; user: ConsoleUser } | (AuthOutcome & { ok: false })> {
+    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const session = id === undefined ? undefined : this.#live(id);
+    if (session && id !== undefined) {
+      const outcome = await this.#authenticate(request, session.authorization);
+      if (!outcome.ok) {
+        this.#sessions.delete(id);
+        return outcome;
+      }
+      session.expiresAt = this.#clock() + this.#idleMs;
+      return { ok: true, user: { principal: outcome.principal, csrf: session.csrf } };
+    }
+    const outcome = await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
+    if (!outcome.ok) return outcome;
+    const opened = this.#open(request.headers.get('authorization') ?? undefined);
+    return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) } };
+  }
+
+  /** Whether the request still authenticates (its session's credential, else its own), opening no session. */
+  async check(request: Request): Promise<boolean> {
+    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const session = id === undefined ? undefined : this.#live(id);
+    const outcome = await this.#authenticate(request, session ? session.authorization : (request.headers.get('authorization') ?? undefined));
+    return outcome.ok;
+  }
+
+  /** Log in with a credential: a session when it authenticates, else the refusal. */
+  async login(request: Request, credential: string): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
+    const authorization = `Bearer ${credential.trim()}`;
+    const outcome = await this.#authenticate(request, authorization);
+    if (!outcome.ok) return outcome;
+    const opened = this.#open(authorization);
+    return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) };
+  }
+
+  /** End the request's session; the Set-Cookie that deletes the cookie. */
+  logout(request: Request): string {
+    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    if (id !== undefined) this.#sessions.delete(id);
+    return cookie(SESSION_COOKIE, '', isHttps(request), 0);
+  }
+
+  async #authenticate(request: Request, authorization: string | undefined): Promise<AuthOutcome | { ok: true; principal: undefined }> {
+    if (!this.#auth) return { ok: true, principal: undefined };
+    const headers = new Headers(authorization === undefined ? {} : { authorization });
+    return this.#auth.authenticate(new Request(request.url, { headers }));
+  }
+
+  #live(id: string): Session | undefined {
+    const session = this.#sessions.get(id);
+    if (session && session.expiresAt <= this.#clock()) {
+      this.#sessions.delete(id);
+      return undefined;
+    }
+    return session;
+  }
+
+  #open(authorization: string | undefined): { id: string; csrf: string } {
+    while (this.#sessions.size >= this.#max) this.#sessions.delete(this.#sessions.keys().next().value as string);
+    const id = token();
+    const csrf = token();
+    this.#sessions.set(id, { authorization, csrf, expiresAt: this.#clock() + this.#idleMs });
+    return { id, csrf };
+  }
+}
+
+/** A fresh login-form token. */
+export const loginToken = token;
+
+/** Whether the request came over HTTPS (the cookie is then `Secure`). */
+export const isHttps = (request: Request): boolean => new URL(request.url).protocol === 'https:';

@@ -34,6 +34,8 @@ export interface ClusterListener {
   notice(notice: ClusterNotice): void;
   /** The channel was (re)connected after a loss: notices may have been missed, so re-read what they would have said. */
   resync(): void;
+  /** The listening connection was lost, or is back (what an operator should know). */
+  warn(message: string): void;
 }
 
 /** How the channel is doing (shown with the cluster's status, and asserted on by tests). */

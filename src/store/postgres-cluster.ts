@@ -27,8 +27,6 @@ export interface PostgresClusterOptions {
   schema?: string | undefined;
   connectTimeoutMs: number;
   query: Query;
-  /** Told when the listening connection is lost or comes back (already redacted of the password). */
-  warn?: (message: string) => void;
 }
 
 const RECONNECT_BASE_MS = 100;
@@ -124,7 +122,7 @@ export class PostgresClusterBus implements ClusterBus {
       connectionString: this.#o.url,
       connectionTimeoutMillis: this.#o.connectTimeoutMs,
       keepAlive: true,
-      application_name: 'toolcap-listen',
+      application_name: `toolcap:${this.instance}`.slice(0, 63),
       ...(this.#o.schema !== undefined ? { options: `-c search_path=${this.#o.schema}` } : {}),
     });
     client.on('error', (err) => this.#lost(client, err));
@@ -157,7 +155,7 @@ export class PostgresClusterBus implements ClusterBus {
     void client.end().catch(() => undefined);
     if (this.#closed) return;
     this.#lastError = err === undefined ? 'the connection ended' : errorMessage(err);
-    this.#o.warn?.(`cluster: lost the LISTEN connection (${this.#lastError}); reconnecting`);
+    this.#listener?.warn(`cluster: lost the LISTEN connection (${this.#lastError}); reconnecting`);
     this.#schedule(0);
   }
 
@@ -169,7 +167,7 @@ export class PostgresClusterBus implements ClusterBus {
         () => {
           if (this.#closed) return;
           this.#reconnects++;
-          this.#o.warn?.(`cluster: listening again after ${attempt + 1} attempt(s); re-reading shared state`);
+          this.#listener?.warn(`cluster: listening again after ${attempt + 1} attempt(s); re-reading shared state`);
           this.#listener?.resync();
         },
         (err: unknown) => {

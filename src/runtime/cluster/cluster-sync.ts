@@ -87,7 +87,7 @@ export class ClusterSync {
   /** Listen, take the circuits the others already share, and start sending this instance's changes. */
   static async start(options: ClusterSyncOptions): Promise<ClusterSync> {
     const sync = new ClusterSync(options);
-    await options.bus.start({ notice: (n) => sync.#notice(n), resync: () => void sync.#resync() });
+    await options.bus.start({ notice: (n) => sync.#notice(n), resync: () => void sync.#resync(), warn: options.warn });
     options.health.onCircuitChange((change) => sync.#queue(change));
     options.learned.onWrite((id) => void sync.#publish({ kind: 'learned', from: options.bus.instance, id }));
     // what changed between the first read of the store and the LISTEN

@@ -125,8 +125,8 @@ export class ClusterSync {
       const circuits = [...this.#pending.values()];
       this.#pending.clear();
       try {
-        await this.#o.bus.putCircuits(circuits);
-        for (const notice of circuitNotices(this.#o.bus.instance, circuits)) await this.#o.bus.publish(notice);
+        // the notice carries the change itself, so it need not wait for the row (the row is for late joiners and lost notices)
+        await Promise.all([this.#o.bus.putCircuits(circuits), ...circuitNotices(this.#o.bus.instance, circuits).map((notice) => this.#o.bus.publish(notice))]);
         this.#sent += circuits.length;
         this.#failing = false;
       } catch (error) {

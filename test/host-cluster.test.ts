@@ -91,7 +91,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
   await db?.drop();
   cleanFolders();
-});
+}, 60_000);
 
 describe('three instances on one PostgreSQL store', () => {
   it('every instance shares the store through a cluster sync', () => {
@@ -124,14 +124,15 @@ describe('three instances on one PostgreSQL store', () => {
     const [a, b, c] = instances as [Instance, Instance, Instance];
     upstreamDown = true;
     try {
-      const started = performance.now();
+      const called = performance.now();
       expect(await codeOf(a.toolcap.runtime.call('status.check', {}))).toBe('PROVIDER_ERROR');
+      const started = performance.now();
       const seen = a.toolcap.runtime.health.circuit('status.check', 'upstream');
       expect(seen.backoffUntil).toBeGreaterThan(0);
       const delays = await Promise.all(
         [b, c].map((i) => until(() => i.toolcap.runtime.health.circuit('status.check', 'upstream').backoffUntil === seen.backoffUntil, `${i.name} takes A's circuit`).then(() => performance.now() - started)),
       );
-      console.log(`circuit propagation after A's failed call: B ${delays[0]!.toFixed(1)} ms, C ${delays[1]!.toFixed(1)} ms`);
+      console.log(`A's failed call took ${(started - called).toFixed(1)} ms; circuit propagation after it returned: B ${delays[0]!.toFixed(1)} ms, C ${delays[1]!.toFixed(1)} ms`);
       const hits = upstreamHits;
       for (const i of [b, c]) {
         const error = await i.toolcap.runtime.call('status.check', {}).then(() => undefined, (e: unknown) => e as CallError);

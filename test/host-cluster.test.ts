@@ -2,7 +2,7 @@
  * Three toolcap instances (three hosts, as `toolcap serve` wires them) on one
  * fresh PostgreSQL database at 127.0.0.1:5432, calling one real HTTP
  * upstream: a tool learned on A is listed on B and C (over the HTTP API) and
- * callable there; an outage A sees backs off B and C without them calling
+ * callable there; the calls B and C ran count in A's observed health; an outage A sees backs off B and C without them calling
  * the upstream; a tool forgotten on B is gone everywhere; B's LISTEN
  * connection killed by the server comes back, and what was written
  * meanwhile reaches B. Behaviour is awaited by polling; the measured
@@ -58,7 +58,7 @@ const warnings: string[] = [];
 
 async function open(name: string, config: string): Promise<Instance> {
   // a long backoff, so "B is backing off" does not end while the test looks at it
-  const toolcap = await createToolcap(config, { traces: false, mcp: false, backoff: { baseMs: 600_000 }, warn: (m) => warnings.push(`${name}: ${m}`) });
+  const toolcap = await createToolcap(config, { traces: false, mcp: false, backoff: { baseMs: 600_000 }, clusterRereadMs: 100, warn: (m) => warnings.push(`${name}: ${m}`) });
   const app = createApi(toolcap.registry, { runtime: toolcap.runtime, learned: toolcap.learned, auth: { authenticate: async () => ({ ok: true, principal: ADMIN }) } });
   return { name, toolcap, fetch: async (path, init) => app.fetch(new Request(`http://localhost${path}`, init)) };
 }
@@ -118,6 +118,16 @@ describe('three instances on one PostgreSQL store', () => {
     }
     // the audit has the write once, by A's principal
     expect((await b.toolcap.store.listAudit({ tool: 'status.summary' })).map((r) => [r.kind, r.actor])).toEqual([['tool.learned', 'workflow-admin']]);
+  });
+
+  it("the calls B and C ran count in A's observed health, once each", async () => {
+    const [a] = instances as [Instance];
+    // B and C each called status.check once above; A has not called it
+    await until(() => a.toolcap.health.lookup('status.check')?.calls === 2, "A's health counts B's and C's calls");
+    expect(a.toolcap.health.lookup('status.check')).toMatchObject({ status: 'ok', successRate: 1, calls: 2 });
+    // later re-reads do not count them again
+    const reads = a.toolcap.cluster!.status().callsRead;
+    await until(() => a.toolcap.cluster!.status().callsRead === reads && a.toolcap.health.lookup('status.check')?.calls === 2, 'A keeps counting them once');
   });
 
   it('an outage A sees backs off B and C: they refuse without calling the upstream', async () => {

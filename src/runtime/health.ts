@@ -118,6 +118,7 @@ export class HealthBook implements HealthSource {
   /** When each circuit last moved (its own outcome or a merged one), so an older remote change is ignored. */
   readonly #changedAt = new Map<string, number>();
   #onChange: ((change: CircuitChange) => void) | undefined;
+  #onOwnCall: ((callId: string, at: number) => void) | undefined;
   /** What else is shown with a tool's health (tool-services.ts: result drift, an unavailable reason). */
   #annotate: ((name: string) => Record<string, unknown> | undefined) | undefined;
 
@@ -156,12 +157,18 @@ export class HealthBook implements HealthSource {
   }
 
   /** Record one call's final outcome (tool and job), and the attempt's outcome for its provider. */
-  record(tool: string, outcome: Outcome, job?: string | null): void {
+  record(tool: string, outcome: Outcome, job?: string | null, callId?: string): void {
     ring(this.#tools, tool).add(outcome);
     // calls seeded from the store (loadHealth) come oldest first, so the latest wins here too
     if (outcome.ok && outcome.provider !== null) this.#lastOk.set(tool, { provider: outcome.provider, at: outcome.at });
     if (job) ring(this.#jobs, job).add(outcome);
     this.#version++;
+    if (callId !== undefined) this.#onOwnCall?.(callId, outcome.at);
+  }
+
+  /** Be told the id of each call this process ran and recorded (`record` with a `callId`), so calls read back from a shared store are not counted twice. */
+  onOwnCall(listener: ((callId: string, at: number) => void) | undefined): void {
+    this.#onOwnCall = listener;
   }
 
   /** Record one provider attempt and move its circuit. */

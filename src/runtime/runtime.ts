@@ -240,7 +240,7 @@ export class Runtime {
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
       // a call the provider refused as the caller's error says nothing about the tool's health
-      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job);
+      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
       endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) }, redactor);

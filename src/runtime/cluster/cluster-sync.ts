@@ -16,9 +16,13 @@
  *   others re-read the learned tools from the store and reload when they
  *   differ (and re-read on reconnect too).
  *
- * Rolling success rates and latencies stay per instance (they are seeded
- * from the store's call history at start); active health checks run on
- * every instance. See docs/deploy.md.
+ * - **Observations.** On the same cadence, the calls the other instances
+ *   recorded in the shared store are read into this instance's health book
+ *   (shared-calls.ts), so success rates and latencies count every instance's
+ *   calls, within one re-read.
+ *
+ * Active health checks run on every instance (each sees the provider from
+ * where it is). See docs/deploy.md.
  * @module
  */
 import { hostname } from 'node:os';
@@ -27,6 +31,8 @@ import { errorMessage } from '../../model/errors.js';
 import { circuitNotices, type ClusterBus, type ClusterBusStatus, type ClusterNotice, type SharedCircuit } from '../../store/cluster-bus.js';
 import type { CircuitChange, HealthBook } from '../health.js';
 import type { LearnedTools } from '../learned/learned-tools.js';
+import type { Store } from '../../store/types.js';
+import { SharedCalls } from './shared-calls.js';
 
 /** How often the shared circuits are re-read besides the notices, ms. @default 5000 */
 export const DEFAULT_REREAD_MS = 5000;
@@ -38,6 +44,8 @@ export interface ClusterSyncOptions {
   bus: ClusterBus;
   health: HealthBook;
   learned: LearnedTools;
+  /** The shared call history: the other instances' calls are read into the health book on the re-read cadence (shared-calls.ts). */
+  calls?: Pick<Store, 'listCalls'>;
   warn: (message: string) => void;
   /** @default DEFAULT_REREAD_MS */
   rereadMs?: number;
@@ -52,6 +60,8 @@ export interface ClusterSyncStatus extends ClusterBusStatus {
   circuitsMerged: number;
   /** Learned-tool re-reads that changed the catalog. */
   catalogReloads: number;
+  /** Calls of the other instances recorded into this instance's health. */
+  callsRead: number;
 }
 
 /** A fresh instance id: host, process and a random part (two processes of one host differ). */
@@ -78,10 +88,13 @@ export class ClusterSync {
   #sent = 0;
   #merged = 0;
   #reloads = 0;
+  #callsRead = 0;
+  readonly #calls: SharedCalls | undefined;
 
   private constructor(options: ClusterSyncOptions) {
     this.#o = options;
     this.#clock = options.clock ?? Date.now;
+    this.#calls = options.calls ? new SharedCalls(options.calls, options.health, this.#clock) : undefined;
   }
 
   /** Listen, take the circuits the others already share, and start sending this instance's changes. */
@@ -99,7 +112,7 @@ export class ClusterSync {
   }
 
   status(): ClusterSyncStatus {
-    return { ...this.#o.bus.status(), circuitsSent: this.#sent, circuitsMerged: this.#merged, catalogReloads: this.#reloads };
+    return { ...this.#o.bus.status(), circuitsSent: this.#sent, circuitsMerged: this.#merged, catalogReloads: this.#reloads, callsRead: this.#callsRead };
   }
 
   /** Stop sending and listening; changes still queued are written first. */
@@ -109,6 +122,7 @@ export class ClusterSync {
     clearInterval(this.#timer);
     this.#o.health.onCircuitChange(undefined);
     this.#o.learned.onWrite(undefined);
+    this.#calls?.close();
     await this.#flush();
     await this.#o.bus.close();
   }
@@ -179,6 +193,7 @@ export class ClusterSync {
     const started = this.#clock();
     try {
       for (const c of await this.#o.bus.listCircuits(Math.max(0, since))) this.#merge(c);
+      if (this.#calls) this.#callsRead += await this.#calls.pull();
       this.#lastReread = started;
       this.#failing = false;
     } catch (error) {

@@ -84,6 +84,7 @@ export class ClusterSync {
   #timer: ReturnType<typeof setInterval> | undefined;
   #lastReread = 0;
   #closed = false;
+  #rereading = 0;
   #failing = false;
   #sent = 0;
   #merged = 0;
@@ -123,6 +124,7 @@ export class ClusterSync {
     this.#o.health.onCircuitChange(undefined);
     this.#o.learned.onWrite(undefined);
     this.#calls?.close();
+    await this.#flushing;
     await this.#flush();
     await this.#o.bus.close();
   }
@@ -189,7 +191,9 @@ export class ClusterSync {
   }
 
   async #reread(since: number): Promise<void> {
-    if (this.#closed) return;
+    // a slow store must not pile periodic reads up (the next tick reads what one missed); a full read (since 0, after a reconnect) always runs
+    if (this.#closed || (this.#rereading > 0 && since > 0)) return;
+    this.#rereading++;
     const started = this.#clock();
     try {
       for (const c of await this.#o.bus.listCircuits(Math.max(0, since))) this.#merge(c);
@@ -198,6 +202,8 @@ export class ClusterSync {
       this.#failing = false;
     } catch (error) {
       this.#report(`could not read the shared circuits: ${errorMessage(error)}`);
+    } finally {
+      this.#rereading--;
     }
   }
 

@@ -25,7 +25,7 @@ export class SharedCalls {
   readonly #clock: () => number;
   /** Ids of calls this process ran, and when. */
   readonly #own = new Map<string, number>();
-  /** Ids of calls already read, and when. */
+  /** Ids of calls already read, and when they started. */
   readonly #seen = new Map<string, number>();
   #since: number;
   #primed = false;
@@ -52,15 +52,15 @@ export class SharedCalls {
     // newest first from the store; recorded oldest first so the latest is the last outcome
     for (const c of calls.reverse()) {
       if (this.#own.has(c.callId) || this.#seen.has(c.callId)) continue;
-      this.#seen.set(c.callId, started);
+      this.#seen.set(c.callId, Date.parse(c.startedAt));
       if (!this.#primed || c.errorCode === 'TOOL_REJECTED') continue;
       this.#health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at: Date.parse(c.startedAt) + c.durationMs, provider: c.provider, errorCode: c.errorCode }, c.job);
       recorded++;
     }
     this.#primed = true;
     this.#since = started;
-    // what no read can return again is forgotten
-    const horizon = started - 3 * OVERLAP_MS;
+    // no later read asks for calls started before this: their ids are forgotten (own ones are stamped when they ended, later than they started)
+    const horizon = started - OVERLAP_MS;
     for (const map of [this.#own, this.#seen]) for (const [id, at] of map) if (at < horizon) map.delete(id);
     return recorded;
   }

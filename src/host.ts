@@ -273,7 +273,7 @@ export async function createToolcap(config: Config | string | undefined, options
   const bus = clusterBusOf(store, newInstanceId());
   if (bus) {
     try {
-      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, warn, ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
+      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
     } catch (error) {
       await bus.close();
       warn(`could not listen for the other instances on the store; circuits and learned tools are not shared until a restart: ${errorMessage(error)}`);

@@ -2,7 +2,8 @@
  * Three toolcap instances (three hosts, as `toolcap serve` wires them) on one
  * fresh PostgreSQL database at 127.0.0.1:5432, calling one real HTTP
  * upstream: a tool learned on A is listed on B and C (over the HTTP API) and
- * callable there; the calls B and C ran count in A's observed health; an outage A sees backs off B and C without them calling
+ * callable there; the calls B and C ran count in A's observed health; a caller waiting
+ * on A for an approval B approves gets the outcome; an outage A sees backs off B and C without them calling
  * the upstream; a tool forgotten on B is gone everywhere; B's LISTEN
  * connection killed by the server comes back, and what was written
  * meanwhile reaches B. Behaviour is awaited by polling; the measured
@@ -37,6 +38,15 @@ tools:
     execution: { timeoutSec: 5, retryClass: never, idempotent: true }
     providers:
       - { name: upstream, priority: 0, config: { type: http, baseUrl: 'http://127.0.0.1:${port}', method: GET, path: /status } }
+  - name: status.restart
+    version: 1.0.0
+    description: Restart the upstream service (needs approval).
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    effects: { mode: write, sideEffects: network, risk: medium, reversible: partial }
+    approval: { required: true }
+    execution: { timeoutSec: 5, retryClass: never, idempotent: false }
+    providers:
+      - { name: upstream, priority: 0, config: { type: http, baseUrl: 'http://127.0.0.1:${port}', method: POST, path: /restart } }
 `;
 
 /** A learned entry (toolcap dialect) for `name`. */
@@ -157,6 +167,19 @@ describe('three instances on one PostgreSQL store', () => {
     } finally {
       upstreamDown = false;
     }
+  });
+
+  it('a caller waiting on A for an approval that B approves and runs gets the outcome', async () => {
+    const [a, b] = instances as [Instance, Instance];
+    const pending = await a.toolcap.runtime.call('status.restart', {});
+    expect(pending).toMatchObject({ status: 'pending_approval' });
+    const id = (pending as { approval: { id: string } }).approval.id;
+    const waited = a.toolcap.runtime.waitForApproval(id, 20_000);
+    const { approval } = await b.toolcap.runtime.approve(id, { by: 'ana' });
+    const decided = performance.now();
+    expect(approval.status).toBe('executed');
+    expect(await waited).toMatchObject({ id, status: 'executed' });
+    console.log(`approval settled on B reached A's waiter after ${(performance.now() - decided).toFixed(1)} ms (the store poll alone: up to 250 ms)`);
   });
 
   it('a tool forgotten on B is gone on A and C', async () => {

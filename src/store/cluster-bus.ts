@@ -26,7 +26,9 @@ export interface SharedCircuit {
 export type ClusterNotice =
   | { kind: 'circuit'; from: string; circuits: SharedCircuit[] }
   /** Learned tools changed (`id` written or forgotten): re-read them. */
-  | { kind: 'learned'; from: string; id: string };
+  | { kind: 'learned'; from: string; id: string }
+  /** Approval `id` was settled (decided and, if approved, run): its waiters read it now. */
+  | { kind: 'approval'; from: string; id: string };
 
 /** What a subscriber is told. */
 export interface ClusterListener {
@@ -113,7 +115,7 @@ export function parseNotice(text: string): ClusterNotice | undefined {
   }
   const v = value as Partial<Record<string, unknown>> | null;
   if (typeof v !== 'object' || v === null || typeof v.from !== 'string') return undefined;
-  if (v.kind === 'learned' && typeof v.id === 'string') return { kind: 'learned', from: v.from, id: v.id };
+  if ((v.kind === 'learned' || v.kind === 'approval') && typeof v.id === 'string') return { kind: v.kind, from: v.from, id: v.id };
   if (v.kind === 'circuit' && Array.isArray(v.circuits)) {
     const circuits = (v.circuits as unknown[]).filter(isCircuit);
     return { kind: 'circuit', from: v.from, circuits };

@@ -16,6 +16,10 @@
  *   others re-read the learned tools from the store and reload when they
  *   differ (and re-read on reconnect too).
  *
+ * - **Approvals.** They live in the store already (and change no
+ *   snapshot); an approval settled here is announced so that a caller
+ *   waiting for it on another instance reads it at once rather than at its
+ *   next poll.
  * - **Observations.** On the same cadence, the calls the other instances
  *   recorded in the shared store are read into this instance's health book
  *   (shared-calls.ts), so success rates and latencies count every instance's
@@ -31,6 +35,7 @@ import { errorMessage } from '../../model/errors.js';
 import { circuitNotices, type ClusterBus, type ClusterBusStatus, type ClusterNotice, type SharedCircuit } from '../../store/cluster-bus.js';
 import type { CircuitChange, HealthBook } from '../health.js';
 import type { LearnedTools } from '../learned/learned-tools.js';
+import type { ApprovalSignals } from '../approvals.js';
 import type { Store } from '../../store/types.js';
 import { SharedCalls } from './shared-calls.js';
 
@@ -46,6 +51,8 @@ export interface ClusterSyncOptions {
   learned: LearnedTools;
   /** The shared call history: the other instances' calls are read into the health book on the re-read cadence (shared-calls.ts). */
   calls?: Pick<Store, 'listCalls'>;
+  /** Approvals settled here are announced; those settled elsewhere wake their waiters here (instead of the 250 ms poll). */
+  approvals?: ApprovalSignals;
   warn: (message: string) => void;
   /** @default DEFAULT_REREAD_MS */
   rereadMs?: number;
@@ -104,6 +111,7 @@ export class ClusterSync {
     await options.bus.start({ notice: (n) => sync.#notice(n), resync: () => void sync.#resync(), warn: options.warn });
     options.health.onCircuitChange((change) => sync.#queue(change));
     options.learned.onWrite((id) => void sync.#publish({ kind: 'learned', from: options.bus.instance, id }));
+    options.approvals?.onSettled((id) => void sync.#publish({ kind: 'approval', from: options.bus.instance, id }));
     // what changed between the first read of the store and the LISTEN
     await Promise.all([sync.#reread(0), sync.#reloadLearned()]);
     const every = options.rereadMs ?? DEFAULT_REREAD_MS;
@@ -123,6 +131,7 @@ export class ClusterSync {
     clearInterval(this.#timer);
     this.#o.health.onCircuitChange(undefined);
     this.#o.learned.onWrite(undefined);
+    this.#o.approvals?.onSettled(undefined);
     this.#calls?.close();
     await this.#flushing;
     await this.#flush();
@@ -164,6 +173,8 @@ export class ClusterSync {
     if (this.#closed) return;
     if (notice.kind === 'circuit') {
       for (const c of notice.circuits) this.#merge(c);
+    } else if (notice.kind === 'approval') {
+      this.#o.approvals?.poke(notice.id);
     } else {
       void this.#reloadLearned();
     }

@@ -75,7 +75,7 @@ export interface ToolcapOptions {
   warn?: (message: string) => void;
   /** The providers' circuit policy (runtime/backoff.ts). @default DEFAULT_BACKOFF */
   backoff?: Partial<BackoffPolicy>;
-  /** How often, in ms, the circuits other instances share are re-read besides their notices (PostgreSQL store only; docs/deploy.md). @default 5000 */
+  /** How often, in ms, the circuits other instances share are re-read besides their notices, and their calls read into observed health (PostgreSQL store only; docs/deploy.md). @default 5000 */
   clusterRereadMs?: number;
 }
 
@@ -101,7 +101,7 @@ export interface Toolcap {
   readonly learned: LearnedTools;
   /** Where spans are written (JSON lines), when they are. */
   readonly traceFile: string | undefined;
-  /** Circuits and learned tools shared with the other instances on the store (PostgreSQL); undefined on SQLite (one instance). */
+  /** Circuits, learned tools, observed calls and settled approvals shared with the other instances on the store (PostgreSQL, docs/deploy.md); undefined on SQLite (one instance). */
   readonly cluster: ClusterSync | undefined;
   /** The watch of the config file (with `watch` and connected MCP servers), else undefined. */
   readonly configWatcher: ConfigWatcher | undefined;

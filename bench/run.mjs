@@ -11,8 +11,9 @@ import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 import * as router from './router.mjs';
+import * as cluster from './cluster.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -47,6 +47,9 @@ import type { OAuthTokenStore } from './store/oauth-tokens.js';
 import type { LearnedToolStore } from './store/learned-tools.js';
 import { LearnedTools } from './runtime/learned/learned-tools.js';
 import { withLearnedLayer } from './config/learned-layer.js';
+import { clusterBusOf } from './store/cluster-bus.js';
+import { ClusterSync, newInstanceId } from './runtime/cluster/cluster-sync.js';
+import { HealthBook, type BackoffPolicy } from './runtime/health.js';
 
 export type { ConfigWatcher, Identity };
 
@@ -70,6 +73,10 @@ export interface ToolcapOptions {
   seedHealth?: boolean;
   /** Told what an operator should know (MCP servers down, settings applied, store hiccups). @default process.emitWarning */
   warn?: (message: string) => void;
+  /** The providers' circuit policy (runtime/backoff.ts). @default DEFAULT_BACKOFF */
+  backoff?: Partial<BackoffPolicy>;
+  /** How often, in ms, the circuits other instances share are re-read besides their notices, and their calls read into observed health (PostgreSQL store only; docs/deploy.md). @default 5000 */
+  clusterRereadMs?: number;
 }
 
 /** A running toolcap: its parts, and the one way to stop them. */
@@ -94,6 +101,8 @@ export interface Toolcap {
   readonly learned: LearnedTools;
   /** Where spans are written (JSON lines), when they are. */
   readonly traceFile: string | undefined;
+  /** Circuits, learned tools, observed calls and settled approvals shared with the other instances on the store (PostgreSQL, docs/deploy.md); undefined on SQLite (one instance). */
+  readonly cluster: ClusterSync | undefined;
   /** The watch of the config file (with `watch` and connected MCP servers), else undefined. */
   readonly configWatcher: ConfigWatcher | undefined;
   /** Stop watching, let calls in flight end, disconnect MCP servers, flush traces, close the store. Safe to call twice. */
@@ -229,6 +238,7 @@ export async function createToolcap(config: Config | string | undefined, options
     ...(traces ? { tracer: traces.tracer } : {}),
     registry,
     store,
+    ...(options.backoff !== undefined ? { health: new HealthBook({ backoff: options.backoff }) } : {}),
     // task-source tools whose tasks are a file (metadata.probe.file) get the probe-file provider
     providers: withProbeFiles(new ProviderTypes({ mcpConnector: connector })),
     ...(approvals?.rules ? { rules: approvals.rules } : {}),
@@ -255,6 +265,18 @@ export async function createToolcap(config: Config | string | undefined, options
       await runtime.loadHealth();
     } catch (error) {
       warn(`could not read past call health from the store: ${errorMessage(error)}`);
+    }
+  }
+
+  // several instances on one PostgreSQL store share circuits and learned tools (runtime/cluster); SQLite has one instance
+  let cluster: ClusterSync | undefined;
+  const bus = clusterBusOf(store, newInstanceId());
+  if (bus) {
+    try {
+      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
+    } catch (error) {
+      await bus.close();
+      warn(`could not listen for the other instances on the store; circuits and learned tools are not shared until a restart: ${errorMessage(error)}`);
     }
   }
 
@@ -304,11 +326,13 @@ export async function createToolcap(config: Config | string | undefined, options
     layers,
     learned,
     traceFile,
+    cluster,
     configWatcher,
     close() {
       // the order matters: no new config or file events, then no new calls, then what calls used
       closing ??= (async () => {
         await configWatcher?.close();
+        await cluster?.close();
         await runtime.close();
         await connector.current?.close();
         await traces?.shutdown();

@@ -11,3 +11,5 @@
  */
 export { createToolcap, ToolcapOpenError } from '../host.js';
 export type { Toolcap, ToolcapOptions, ToolcapOpenFailure } from '../host.js';
+/** Circuits, learned tools and settled approvals shared between instances on one PostgreSQL store (docs/deploy.md). */
+export type { ClusterSync, ClusterSyncStatus } from '../runtime/cluster/cluster-sync.js';

@@ -2,7 +2,8 @@
  * Waiting for an approval to be settled: decided and, when approved, run.
  * A decision made in this process wakes its waiters at once; a decision made
  * by another instance on the same store is seen by polling the store (every
- * {@link POLL_MS}). A wait ends at its timeout or when its signal aborts,
+ * {@link POLL_MS}), or at once when that instance's notice arrives
+ * ({@link ApprovalWaits.poke}, from the cluster sync). A wait ends at its timeout or when its signal aborts,
  * with the approval as it stands then.
  * @module
  */
@@ -29,10 +30,24 @@ export const isSettled = (approval: Pick<ApprovalRecord, 'status'>): boolean => 
  */
 export class ApprovalWaits<V extends Waitable> {
   readonly #waiters = new Map<string, Set<(approval: V) => void>>();
+  /** Each waiter's read of the store, by approval id: {@link poke} runs them now rather than at the next poll. */
+  readonly #checks = new Map<string, Set<() => void>>();
+  #onSettled: ((id: string) => void) | undefined;
+
+  /** Be told of each approval settled in this process (the cluster sync tells the other instances). */
+  onSettled(listener: ((id: string) => void) | undefined): void {
+    this.#onSettled = listener;
+  }
+
+  /** Another instance settled `id`: its waiters here read the store now instead of at their next poll. */
+  poke(id: string): void {
+    for (const check of this.#checks.get(id) ?? []) check();
+  }
 
   /** Tell this process's waiters that an approval changed; those waiting for it to settle wake when it has. */
   notify(approval: V): void {
     if (!isSettled(approval)) return;
+    this.#onSettled?.(approval.id);
     const waiters = this.#waiters.get(approval.id);
     if (!waiters) return;
     this.#waiters.delete(approval.id);
@@ -58,6 +73,9 @@ export class ApprovalWaits<V extends Waitable> {
         clearTimeout(timer);
         clearInterval(poll);
         signal?.removeEventListener('abort', onAbort);
+        const checks = this.#checks.get(id);
+        checks?.delete(check);
+        if (checks?.size === 0) this.#checks.delete(id);
         waiters.delete(waiter);
         if (waiters.size === 0 && this.#waiters.get(id) === waiters) this.#waiters.delete(id);
         if (view) resolve(view);
@@ -70,7 +88,7 @@ export class ApprovalWaits<V extends Waitable> {
         // one last look: a decision may have landed since the last poll
         read().then((view) => finish(view), () => finish(last));
       }, timeoutMs);
-      const poll = setInterval(() => {
+      const check = () => {
         read().then(
           (view) => {
             last = view;
@@ -78,7 +96,11 @@ export class ApprovalWaits<V extends Waitable> {
           },
           (error: unknown) => finish(undefined, error),
         );
-      }, POLL_MS);
+      };
+      const poll = setInterval(check, POLL_MS);
+      const checks = this.#checks.get(id) ?? new Set<() => void>();
+      this.#checks.set(id, checks);
+      checks.add(check);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }

@@ -60,6 +60,12 @@ export interface ReviewedCall<R> {
   run(tool: Tool, args: Record<string, unknown>, callId: string, context: Requester & { approvalId: string }): Promise<R>;
 }
 
+/** Approvals settled in this process, and a nudge for the waiters of one settled by another instance. */
+export interface ApprovalSignals {
+  onSettled(listener: ((id: string) => void) | undefined): void;
+  poke(id: string): void;
+}
+
 /** What the approval book needs from the runtime. */
 export interface ApprovalsOptions {
   store: Store;
@@ -159,6 +165,11 @@ export class Approvals {
 
   async list(query: ApprovalQuery = {}): Promise<ApprovalView[]> {
     return (await must(() => this.#o.store.listApprovals(query))).map(view);
+  }
+
+  /** Settled here, and settled elsewhere: what the cluster sync sends and receives (approval-waits.ts). */
+  get signals(): ApprovalSignals {
+    return { onSettled: (listener) => this.#waits.onSettled(listener), poke: (id) => this.#waits.poke(id) };
   }
 
   /** The approval once settled (decided and, if approved, run), or as it stands after `timeoutMs`. */

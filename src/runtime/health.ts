@@ -84,6 +84,17 @@ export interface Availability {
   signature(): string;
 }
 
+/** A circuit opened, extended or closed by an outcome this book recorded (what other instances are told, runtime/cluster). */
+export interface CircuitChange {
+  tool: string;
+  provider: string;
+  consecutiveFailures: number;
+  /** Epoch ms; 0: closed. */
+  backoffUntil: number;
+  /** Epoch ms of the outcome that moved it. */
+  changedAt: number;
+}
+
 /** Status from a success rate: ok at 95% and above, degraded from 50%, down below. */
 export function statusOf(successRate: number): HealthSummary['status'] {
   return successRate >= 0.95 ? 'ok' : successRate >= 0.5 ? 'degraded' : 'down';
@@ -104,6 +115,10 @@ export class HealthBook implements HealthSource {
   readonly #lastOk = new Map<string, { provider: string; at: number }>();
   #availability: Availability | undefined;
   #version = 0;
+  /** When each circuit last moved (its own outcome or a merged one), so an older remote change is ignored. */
+  readonly #changedAt = new Map<string, number>();
+  #onChange: ((change: CircuitChange) => void) | undefined;
+  #onOwnCall: ((callId: string, at: number) => void) | undefined;
   /** What else is shown with a tool's health (tool-services.ts: result drift, an unavailable reason). */
   #annotate: ((name: string) => Record<string, unknown> | undefined) | undefined;
 
@@ -142,12 +157,18 @@ export class HealthBook implements HealthSource {
   }
 
   /** Record one call's final outcome (tool and job), and the attempt's outcome for its provider. */
-  record(tool: string, outcome: Outcome, job?: string | null): void {
+  record(tool: string, outcome: Outcome, job?: string | null, callId?: string): void {
     ring(this.#tools, tool).add(outcome);
     // calls seeded from the store (loadHealth) come oldest first, so the latest wins here too
     if (outcome.ok && outcome.provider !== null) this.#lastOk.set(tool, { provider: outcome.provider, at: outcome.at });
     if (job) ring(this.#jobs, job).add(outcome);
     this.#version++;
+    if (callId !== undefined) this.#onOwnCall?.(callId, outcome.at);
+  }
+
+  /** Be told the id of each call this process ran and recorded (`record` with a `callId`), so calls read back from a shared store are not counted twice. */
+  onOwnCall(listener: ((callId: string, at: number) => void) | undefined): void {
+    this.#onOwnCall = listener;
   }
 
   /** Record one provider attempt and move its circuit. */
@@ -155,6 +176,7 @@ export class HealthBook implements HealthSource {
     const key = `${tool}\u0000${provider}`;
     ring(this.#providers, key).add(outcome);
     const c = this.circuit(tool, provider);
+    const before = c.backoffUntil;
     c.probing = false;
     if (outcome.ok) {
       c.consecutiveFailures = 0;
@@ -164,6 +186,34 @@ export class HealthBook implements HealthSource {
       if (c.consecutiveFailures >= this.#policy.threshold) c.backoffUntil = outcome.at + this.backoffMs(c.consecutiveFailures);
     }
     this.#version++;
+    if (c.backoffUntil !== before) {
+      this.#changedAt.set(key, outcome.at);
+      // synchronous and cheap: the listener queues the change; nothing waits on a database here
+      this.#onChange?.({ tool, provider, consecutiveFailures: c.consecutiveFailures, backoffUntil: c.backoffUntil, changedAt: outcome.at });
+    }
+  }
+
+  /** Be told when an outcome opens, extends or closes a circuit (one listener: the cluster sync). */
+  onCircuitChange(listener: ((change: CircuitChange) => void) | undefined): void {
+    this.#onChange = listener;
+  }
+
+  /**
+   * Take a circuit another instance changed, when its change is later than
+   * the last one here (own or merged); resolves to whether it was taken.
+   * A closed remote circuit closes this one (another instance's probe
+   * succeeded); an open one opens it until the same time.
+   */
+  mergeCircuit(change: CircuitChange): boolean {
+    const key = `${change.tool}\u0000${change.provider}`;
+    if (change.changedAt <= (this.#changedAt.get(key) ?? Number.NEGATIVE_INFINITY)) return false;
+    this.#changedAt.set(key, change.changedAt);
+    const c = this.circuit(change.tool, change.provider);
+    c.consecutiveFailures = change.consecutiveFailures;
+    c.backoffUntil = change.backoffUntil;
+    c.probing = false;
+    this.#version++;
+    return true;
   }
 
   /** Backoff after n consecutive failures under this book's policy (see {@link backoffDelay}). */

@@ -28,7 +28,7 @@ import type { ApprovalStatus, InterruptedCall, Store } from '../store/types.js';
 import { Admission } from './admission.js';
 import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
-import { Approvals, type ApprovalView, type ReviewedCall } from './approvals.js';
+import { Approvals, type ApprovalSignals, type ApprovalView, type ReviewedCall } from './approvals.js';
 import { ArgumentChecker } from './arguments.js';
 import { credentialAvailability } from './availability.js';
 import { CallJournal } from './call-journal.js';
@@ -240,7 +240,7 @@ export class Runtime {
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
       // a call the provider refused as the caller's error says nothing about the tool's health
-      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job);
+      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
       endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) }, redactor);
@@ -356,11 +356,17 @@ export class Runtime {
    * Resolves with the approval once it is decided and, if approved, run (or
    * failed), or with it as it stands when `timeoutMs` passes or `signal`
    * aborts. Decisions in this process wake it at once; the store is read
-   * every 250 ms for decisions made by another instance.
+   * every 250 ms for decisions made by another instance (and at once on its
+   * notice, with a PostgreSQL store: runtime/cluster).
    * @example const settled = await runtime.waitForApproval(id, 30_000, request.signal);
    */
   waitForApproval(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalView> {
     return this.#approvals.wait(id, timeoutMs, signal);
+  }
+
+  /** Approvals settled here, and the nudge for approvals settled by another instance (runtime/cluster). */
+  get approvalSignals(): ApprovalSignals {
+    return this.#approvals.signals;
   }
 
   /** An approved call's steps on one snapshot: the one serving when the approval resolves its tool. */

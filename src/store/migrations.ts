@@ -19,6 +19,7 @@ import { DECISION_CHANNELS, StoreVersionError } from './types.js';
 import { OAUTH_MIGRATION } from './oauth-tokens.js';
 import { INBOX_MIGRATION } from './workflow-inbox.js';
 import { LEARNED_MIGRATION } from './learned-tools.js';
+import { CLUSTER_MIGRATION } from './cluster-bus.js';
 
 export interface Migration {
   version: number;
@@ -274,6 +275,7 @@ export const MIGRATIONS: readonly Migration[] = [
   OAUTH_MIGRATION,
   INBOX_MIGRATION,
   LEARNED_MIGRATION,
+  CLUSTER_MIGRATION,
 ];
 
 /** The highest migration version this toolcap knows. */

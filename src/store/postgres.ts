@@ -33,6 +33,8 @@ import { postgresInbox } from './postgres-inbox.js';
 import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
 import { postgresLearned } from './postgres-learned.js';
 import type { LearnedToolStore } from './learned-tools.js';
+import type { ClusterBus, ClusterCapable } from './cluster-bus.js';
+import { PostgresClusterBus } from './postgres-cluster.js';
 import {
   StoreUnavailableError,
   StoreVersionError,
@@ -91,7 +93,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await pool.end().catch(() => undefined);
     throw err;
   }
-  return new PostgresStore(pool, location, fail);
+  return new PostgresStore(pool, location, fail, { url, schema, connectTimeoutMs: options.connectTimeoutMs ?? 5000 });
 }
 
 async function migrate(pool: pg.Pool, schema: string | undefined, location: string, fail: (what: string, err: unknown) => Error): Promise<void> {
@@ -123,16 +125,25 @@ async function migrate(pool: pg.Pool, schema: string | undefined, location: stri
 
 type Row = Record<string, unknown>;
 
-class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore, InboxStore {
+/** What the cluster bus needs to open its own LISTEN connection. */
+interface BusTarget {
+  url: string;
+  schema: string | undefined;
+  connectTimeoutMs: number;
+}
+
+class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenStore, InboxStore, ClusterCapable {
   readonly kind = 'postgres' as const;
   readonly workflowInbox: WorkflowInbox;
   readonly location: string;
   #pool: pg.Pool;
   #fail: (what: string, err: unknown) => Error;
   #closed = false;
+  readonly #bus: BusTarget;
 
-  constructor(pool: pg.Pool, location: string, fail: (what: string, err: unknown) => Error) {
+  constructor(pool: pg.Pool, location: string, fail: (what: string, err: unknown) => Error, bus: BusTarget) {
     super();
+    this.#bus = bus;
     this.#pool = pool;
     this.location = location;
     this.#fail = fail;
@@ -195,6 +206,11 @@ class PostgresStore extends GroupedStore implements Store, KeyStore, OAuthTokenS
 
 
 
+
+  /** The bus several instances on this store share state through (cluster-bus.ts); it listens on its own connection. */
+  clusterBus(instance: string): ClusterBus {
+    return new PostgresClusterBus(instance, { ...this.#bus, query: (what, sql, params) => this.#query(what, sql, params) });
+  }
 
   async ping(): Promise<void> {
     await this.#query('ping', 'SELECT 1 FROM toolcap_migrations LIMIT 1');

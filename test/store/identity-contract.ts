@@ -204,6 +204,7 @@ export function runIdentityContract(name: string, harness: StoreHarness): void {
       await store.close();
       // back to version 1 by hand: what an older toolcap left behind
       for (const sql of [
+        'DROP TABLE provider_circuits',
         'DROP TABLE workflow_signals',
         'DROP TABLE workflows',
         'DROP TABLE learned_tools',

@@ -49,3 +49,26 @@ export async function dropSchema(schema: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * A new, empty database on the test server (for tests of several instances:
+ * NOTIFY is per database), and how to drop it (closing what is still
+ * connected to it).
+ */
+export async function freshDatabase(prefix = 'toolcap_test'): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = schemaName(prefix);
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

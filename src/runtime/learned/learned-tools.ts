@@ -73,6 +73,8 @@ export class LearnedTools {
   #store: (Store & LearnedToolStore) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #clock: () => number;
+  #onWrite: ((id: string) => void) | undefined;
+  #queuedResync: Promise<ReloadEvent | undefined> | undefined;
 
   constructor(options: { clock?: () => number } = {}) {
     this.#clock = options.clock ?? Date.now;
@@ -147,6 +149,7 @@ export class LearnedTools {
       const stored = await store.putLearnedTool(record);
       this.#records = new Map(this.#records).set(id, stored);
       const reload = await registry.refresh({ force: true });
+      this.#onWrite?.(id);
       await store.appendAudit({ at, kind: 'tool.learned', tool: id, callId: null, persona: null, actor: principal, detail: { dialect, replaced: old !== undefined, version: reload.version, warnings: mine.length } });
       return { tool: info(stored), reload: { kind: reload.kind, version: reload.version }, ...(mine.length > 0 ? { findings: locateInBody(mine, name) } : {}) };
     });
@@ -163,10 +166,38 @@ export class LearnedTools {
       next.delete(id);
       this.#records = next;
       const reload = await registry.refresh({ force: true });
+      this.#onWrite?.(id);
       const at = new Date(this.#clock()).toISOString();
       await store.appendAudit({ at, kind: 'tool.forgotten', tool: id, callId: null, persona: null, actor: principal, detail: { dialect: old.dialect, version: reload.version } });
       return { tool: info(old), reload: { kind: reload.kind, version: reload.version } };
     });
+  }
+
+  /** Be told of each learned tool this process wrote or forgot, once it is in the store (the cluster sync tells the other instances). */
+  onWrite(listener: ((id: string) => void) | undefined): void {
+    this.#onWrite = listener;
+  }
+
+  /**
+   * Re-read the learned tools from the store (another instance wrote one,
+   * or the cluster channel came back) and reload when they differ from the
+   * ones served; resolves to the reload, or undefined when nothing changed.
+   * Runs in turn with this process's writes; calls made while one waits to
+   * run share it.
+   */
+  resync(): Promise<ReloadEvent | undefined> {
+    if (this.#queuedResync) return this.#queuedResync;
+    const run = this.#serial(async () => {
+      this.#queuedResync = undefined;
+      const { store, registry } = this.#ready();
+      const rows = await store.listLearnedTools();
+      const next = new Map(rows.filter((r) => LEARNED_DIALECTS[r.dialect as DialectId] !== undefined).map((r) => [r.id, r]));
+      if (sameRecords(this.#records, next)) return undefined;
+      this.#records = next;
+      return registry.refresh({ force: true });
+    });
+    this.#queuedResync = run;
+    return run;
   }
 
   #isLearned(layer: LayerInput): boolean {
@@ -183,4 +214,13 @@ export class LearnedTools {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+function sameRecords(a: ReadonlyMap<string, LearnedToolRecord>, b: ReadonlyMap<string, LearnedToolRecord>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, r] of a) {
+    const o = b.get(id);
+    if (!o || o.updatedAt !== r.updatedAt || o.body !== r.body || o.dialect !== r.dialect || o.writtenBy !== r.writtenBy) return false;
+  }
+  return true;
 }

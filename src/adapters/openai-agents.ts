@@ -15,8 +15,8 @@
  * still pending.
  * @module
  */
-import { tool, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
-import { ApprovalLedger, decisionOf, pendingHint, type ApprovalLedgerOptions } from './approvals.js';
+import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
+import { ApprovalLedger, decisionOf, type ApprovalLedgerOptions } from './approvals.js';
 import { adapterTools, type AdapterCatalogOptions, type AdapterTool } from './catalog.js';
 import type { ToolcapClient } from './client.js';
 
@@ -44,6 +44,10 @@ export interface SettledApprovals {
   pending: PendingToolcapApproval[];
 }
 
+/** What {@link ToolcapAgentTools.settle} uses of a `RunState` (any agent, any context). */
+// `any`: RunState is invariant in its agent type, and settle works for every agent
+export type InterruptedState = Pick<RunState<any, Agent<any, any>>, 'getInterruptions' | 'approve' | 'reject'>;
+
 /** The tools and the approval plumbing for one agent. */
 export interface ToolcapAgentTools {
   /** Pass to `new Agent({ tools })`. */
@@ -54,7 +58,7 @@ export interface ToolcapAgentTools {
   /** The toolcap approval behind each interruption that is ours (others are left out). */
   pendingApprovals(interruptions: readonly RunToolApprovalItem[]): PendingToolcapApproval[];
   /** Apply toolcap's decisions to the state's interruptions: approved, denied (with the note), or still pending. */
-  settle(state: RunState<unknown, never>): Promise<SettledApprovals>;
+  settle(state: InterruptedState): Promise<SettledApprovals>;
 }
 
 const callIdOf = (item: RunToolApprovalItem): string | undefined => {
@@ -120,4 +124,4 @@ export async function toolcapAgentTools(client: ToolcapClient, options: ToolcapA
   };
 }
 
-export { pendingHint };
+

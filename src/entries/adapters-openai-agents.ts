@@ -8,7 +8,7 @@
  * @module
  */
 export { toolcapAgentTools } from '../adapters/openai-agents.js';
-export type { ToolcapAgentTools, ToolcapAgentToolsOptions, PendingToolcapApproval, SettledApprovals } from '../adapters/openai-agents.js';
+export type { ToolcapAgentTools, ToolcapAgentToolsOptions, PendingToolcapApproval, SettledApprovals, InterruptedState } from '../adapters/openai-agents.js';
 export { inProcessClient, httpClient, ToolcapClientError } from '../adapters/client.js';
 export type { ToolcapClient, AdapterIdentity, InProcessToolcap, HttpClientOptions } from '../adapters/client.js';
 export { adapterTools, adapterToolName } from '../adapters/catalog.js';

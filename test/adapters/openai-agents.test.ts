@@ -39,7 +39,6 @@ class ScriptedModel implements Model {
     const text = typeof given === 'string' ? given : given.type === 'text' ? given.text : JSON.stringify(given);
     return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `tool said: ${text}` }] }] };
   }
-  // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
     throw new Error('not scripted');
   }

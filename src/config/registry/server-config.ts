@@ -129,10 +129,14 @@ class Draft {
         if (flag && v !== undefined && v.startsWith(`${flag} `)) stripped[key] = v.slice(flag.length + 1);
         else if (flag && v === flag) delete stripped[key];
       }
+      // a flag whose value is the flag itself (--rm) is a switch: given as it is, nothing to set
+      if (flag && (arg.value === flag || (arg.value === undefined && arg.default === flag))) {
+        out.push(flag);
+        return;
+      }
       const value = this.value(stripped, variable, use, arg.isRequired === true, arg.valueHint);
       if (flag) {
         if (value !== undefined) out.push(flag, value);
-        else if (arg.isRequired === true || (stripped.value === undefined && stripped.default === undefined && arg.value !== undefined)) out.push(flag);
       } else if (value !== undefined) out.push(value);
     });
     return out;
@@ -159,6 +163,9 @@ class Draft {
     return headers;
   }
 }
+
+/** `docker run` flags: package arguments holding them are a whole docker run line. */
+const DOCKER_RUN_FLAGS = new Set(['-i', '--rm', '-e', '--env', '-p', '-v', '--volume', '--network']);
 
 /** Why a package cannot be started by toolcap, or undefined when it can. */
 function unusablePackage(pkg: RegistryPackage): string | undefined {
@@ -192,8 +199,14 @@ function packageValue(pkg: RegistryPackage, draft: Draft, options: ServerConfigO
   } else {
     command = pkg.runtimeHint ?? 'docker';
     const image = pkg.version !== undefined && !/[:@]/.test(pkg.identifier.split('/').at(-1) ?? '') ? `${pkg.identifier}:${pkg.version}` : pkg.identifier;
-    // docker passes each variable through from its own environment, which is the env below
-    args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), image, ...packageArgs];
+    if (packageArgs.some((a) => DOCKER_RUN_FLAGS.has(a))) {
+      // the seed's habit: the entry writes the whole docker run line (flags, -e, the image) as its package arguments
+      args = ['run', ...(packageArgs.includes('-i') ? [] : ['-i']), ...runtimeArgs, ...packageArgs];
+      draft.notes.push('the entry gives the docker run arguments itself (image included); they are used as written');
+    } else {
+      // docker passes each variable through from its own environment, which is the env below
+      args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), image, ...packageArgs];
+    }
   }
   return { value: { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) }, via: `${pkg.registryType} ${versioned(pkg.registryType === 'npm' || pkg.registryType === 'pypi' ? '@' : ':')}` };
 }

@@ -124,10 +124,11 @@ export async function mcpAddCommand(source: string, flags: McpAddFlags, io: CliI
   const errors = parsed.diagnostics.filter((d) => d.severity === 'error');
   const matches = wanted === undefined ? parsed.servers : parsed.servers.filter((s) => s.name === wanted);
   if (matches.length !== 1) {
-    for (const d of errors) io.stderr(`${renderDiagnostic(d, sources)}\n`);
+    // with no entry to add, every finding is the reason (NOT_A_MANIFEST is a warning elsewhere)
+    for (const d of matches.length === 0 ? parsed.diagnostics : errors) io.stderr(`${renderDiagnostic(d, sources)}\n`);
     if (matches.length === 0 && wanted !== undefined) io.stderr(`toolcap mcp add: no entry named "${wanted}" in ${parsed.file?.path ?? source}\n`);
     else if (matches.length > 1) io.stderr(`toolcap mcp add: ${source} holds ${matches.length} entries; name one with --entry <name> (e.g. ${matches[0]!.name})\n`);
-    return errors.length > 0 || matches.length === 0 ? EXIT.FINDINGS : EXIT.USAGE;
+    return matches.length === 0 ? EXIT.FINDINGS : EXIT.USAGE;
   }
   const server = matches[0]!;
   // problems inside the chosen entry count; those of other entries in the same file do not

@@ -5,7 +5,7 @@
  * The folders of src/ are the stages of the flow, in this order; a module may
  * import only from its own folder or from folders before it in the list.
  */
-const LAYERS = ['model', 'source', 'dialects', 'load', 'validate', 'registry', 'query', 'drift', 'store', 'runtime', 'mcp', 'server', 'config', 'host', 'cli'];
+const LAYERS = ['model', 'source', 'dialects', 'load', 'validate', 'registry', 'query', 'drift', 'store', 'runtime', 'mcp', 'server', 'config', 'host', 'adapters', 'cli'];
 
 /** `src/<layer>/…` or `src/<layer>.ts` (host.ts is a layer of one file). */
 const path = (layer) => `^src/${layer}(/|\\.ts$)`;

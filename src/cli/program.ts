@@ -14,6 +14,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand, type KeysFlags }
 import { processIO, type CliIO } from './io.js';
 import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
 import { mcpServeCommand, type McpServeFlags } from './mcp.js';
+import { DEFAULT_REGISTRY, mcpAddCommand, type McpAddFlags } from './mcp-add.js';
 import { addOAuthCommands } from './oauth.js';
 import { addLearnedToolCommands } from './learned.js';
 import { schemaCommand } from './schema-command.js';
@@ -206,7 +207,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
       .action((id: string, paths: string[], flags: ApprovalsFlags) => withServer<ApprovalsFlags>((p, f) => approvalsCommand(action, id, p, f, io))(paths, flags));
   }
 
-  const mcp = program.command('mcp').description('toolcap as an MCP server (the gated catalog for any MCP client)');
+  const mcp = program.command('mcp').description('toolcap as an MCP server (the gated catalog for any MCP client), and MCP servers added from the MCP Registry');
   mcp
     .command('serve')
     .description('serve the persona\'s tools over MCP on stdio: tools/list with capability metadata, tools/call through approvals and providers; reloads send list_changed')
@@ -220,6 +221,20 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(dialectOption())
     .addOption(configOption())
     .action(withPaths<McpServeFlags>((paths, flags) => mcpServeCommand(paths, flags, io)));
+  mcp
+    .command('add')
+    .description('configure an MCP server from the MCP Registry: write its mcp.servers entry (npm, pypi, docker/oci package, or remote) into the config, with the environment variables to set')
+    .argument('<source>', 'a server.json file, or a registry entry name (io.github.owner/server) looked up in --registry')
+    .option('--name <name>', 'the key under mcp.servers (default: the last part of the entry name)')
+    .option('--entry <name>', 'which entry of a file holding several')
+    .option('--registry <file|url>', `where an entry name is looked up: a file of server.json entries, or a registry URL (default ${DEFAULT_REGISTRY})`)
+    .option('--remote', 'use the entry\'s remote (streamable-http or sse) rather than a package')
+    .option('--npx', 'run an npm package through npx even when a copy is installed beside the config')
+    .option('--force', 'replace an entry of the same name')
+    .option('--dry-run', 'print the entry and the edited config; write nothing')
+    .option('--json', 'print the entry as JSON')
+    .addOption(configOption())
+    .action(async (source: string, flags: McpAddFlags) => done(await mcpAddCommand(source, flags, io)));
 
   program
     .command('audit')

@@ -30,7 +30,8 @@ export const DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC = 300;
 export interface McpServerConfig {
   /** The server's name: discovered tools are `mcp.<name>.<tool>`. */
   name: string;
-  transport: 'stdio' | 'http';
+  /** `http`: Streamable HTTP; `sse`: the older HTTP+SSE transport (config `transport: sse`). */
+  transport: 'stdio' | 'http' | 'sse';
   /** stdio: the program (no shell), its arguments, folder and extra environment. */
   command?: string;
   args: string[];

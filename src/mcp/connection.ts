@@ -10,6 +10,7 @@
  * @module
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
@@ -17,6 +18,7 @@ import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { lastLines } from './call-outcome.js';
 import { queueDiscovery } from './discovery-refresh.js';
 import type { ClientsContext, McpClientsOptions, ServerEntry } from './server-entry.js';
+import { resolveServerReferences } from './server-references.js';
 import { ContainedStdioClientTransport, serverEnv } from './stdio-client.js';
 
 /** How much of a stdio server's stderr is kept for error messages, in characters. */
@@ -51,10 +53,11 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
   e.retryTimer = undefined;
   e.state = 'connecting';
   e.stderr = '';
-  const cfg = e.config;
   const client = new Client(ctx.options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
   try {
-    let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport;
+    let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
+    // ${NAME} / { env: NAME } references resolve now, from the environment: the config holds no secret
+    const cfg = resolveServerReferences(e.config);
     if (cfg.transport === 'stdio') {
       if (cfg.command === undefined || cfg.command === '') throw new Error('no command is configured');
       transport = new ContainedStdioClientTransport({
@@ -69,7 +72,10 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
       });
     } else {
       if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
-      transport = new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } } });
+      transport =
+        cfg.transport === 'sse'
+          ? new SSEClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }) } })
+          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } } });
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (e.client === client) void queueDiscovery(ctx, e);

@@ -61,7 +61,7 @@ const FIELD_CASES: Array<[string, string, Array<{ code: string; line: number; po
   ['an MCP server name that cannot be part of a tool name', 'sources: [m]\nmcp:\n  servers:\n    Bad.Name: { command: x }\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/mcp/servers/Bad.Name' }]],
   ['an MCP url that is not http', 'sources: [m]\nmcp:\n  servers:\n    s1: { url: "ftp://h" }\n', [{ code: 'INVALID_VALUE', line: 4, pointer: '/mcp/servers/s1/url' }]],
   ['an MCP default side effect that is unknown', 'sources: [m]\nmcp:\n  servers:\n    s1:\n      command: x\n      defaults: { sideEffects: lots }\n', [{ code: 'UNKNOWN_ENUM_VALUE', line: 6, pointer: '/mcp/servers/s1/defaults/sideEffects' }]],
-  ['an unknown MCP server field (warning)', 'sources: [m]\nmcp:\n  servers:\n    s1: { command: x, transport: ws }\n', [{ code: 'UNKNOWN_FIELD', line: 4, pointer: '/mcp/servers/s1/transport' }]],
+  ['an unknown MCP server field (warning)', 'sources: [m]\nmcp:\n  servers:\n    s1: { command: x, protocol: ws }\n', [{ code: 'UNKNOWN_FIELD', line: 4, pointer: '/mcp/servers/s1/protocol' }]],
   ['a task risk out of range', 'sources: [m]\nranking: { taskRisk: 11 }\n', [{ code: 'INVALID_VALUE', line: 2, pointer: '/ranking/taskRisk' }]],
 ];
 

@@ -38,6 +38,9 @@ export type McpSection = McpConfig & { sessions?: McpSessionsConfig; tools?: Gat
 const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
 const MCP_SERVER_NAME = new RegExp(MCP_SERVER_PATTERN);
 
+/** `{ env: NAME }`: a value read from toolcap's environment when it connects (never written in the file). */
+const EnvReference = Type.Object({ env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }) }, { additionalProperties: false });
+
 /** A map of MCP server name to its settings: names restricted by `propertyNames`, as the reader checks them. */
 const McpServers = <T extends TSchema>(server: T) =>
   Type.Unsafe<Record<string, Static<T>>>({ type: 'object', propertyNames: { pattern: MCP_SERVER_PATTERN }, additionalProperties: server });
@@ -88,9 +91,10 @@ export const McpSchema = Type.Object(
             command: Type.Optional(Type.String({ minLength: 1 })),
             args: Type.Optional(Type.Array(Type.String())),
             cwd: Type.Optional(Type.String({ minLength: 1 })),
-            env: Type.Optional(Type.Record(Type.String(), Type.String())),
+            env: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), EnvReference]), { description: 'Variables for the server; { env: NAME } (or ${NAME} in a string) reads toolcap\'s environment when it connects.' })),
             url: Type.Optional(Type.String({ pattern: '^https?://' })),
-            headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+            transport: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['streamable-http', 'sse'], description: 'With url: streamable-http (the default) or sse (the older HTTP+SSE transport).' })),
+            headers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), EnvReference]), { description: 'Request headers; { env: NAME } (or ${NAME} in a string) reads toolcap\'s environment when it connects.' })),
             persona: Type.Optional(Type.String({ pattern: PERSONA_PATTERN })),
             allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
             denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
@@ -167,11 +171,17 @@ export function readMcp(reading: ConfigReading): McpSection {
       const out: Record<string, string> = {};
       if (!m) return out;
       for (const k of Object.keys(m.value)) {
-        const v = m.string(k);
+        const raw = m.value[k];
+        // { env: NAME } is kept as ${NAME}: the connection resolves both (mcp/server-references.ts)
+        const isReference = typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+        const ref = isReference ? envReference(m, k) : undefined;
+        const v = isReference ? (ref !== undefined ? `\${${ref}}` : undefined) : m.string(k);
         if (v !== undefined) out[k] = v;
       }
       return out;
     };
+    const transport = sr.enumValue('transport', ['streamable-http', 'sse'] as const);
+    if (transport !== undefined && url === undefined) report('INVALID_VALUE', `MCP server "${name}" has "transport" but no "url": transport is for remote servers.`, sr.at('transport'), {});
     const persona = sr.string('persona');
     if (persona !== undefined && !PERSONA_NAME.test(persona)) report('INVALID_VALUE', `The persona "${persona}" of MCP server "${name}" is not a persona name.`, sr.at('persona'), {});
     const cwd = sr.string('cwd');
@@ -179,7 +189,7 @@ export function readMcp(reading: ConfigReading): McpSection {
     const defaults = readServerDefaults(sr, name);
     const server: McpServerConfig = {
       name,
-      transport: url !== undefined ? 'http' : 'stdio',
+      transport: url !== undefined ? (transport === 'sse' ? 'sse' : 'http') : 'stdio',
       args: sr.strings('args') ?? [],
       env: stringMap('env'),
       headers: stringMap('headers'),
@@ -202,8 +212,22 @@ export function readMcp(reading: ConfigReading): McpSection {
   return mcp;
 }
 
+/** `{ env: NAME }` at `key`: the variable's name (marked read), else undefined (the caller reads a string). */
+function envReference(r: ObjectReader, key: string): string | undefined {
+  const v = r.value[key];
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const ref = r.object(key);
+  const name = ref?.string('env');
+  ref?.rest({ where: `the reference ${key} (write { env: NAME })` });
+  if (name === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    r.context.report('INVALID_VALUE', `"${key}" must be a string or { env: NAME }, NAME an environment variable name.`, r.at(key), { hint: 'Write API_KEY: { env: API_KEY } and set API_KEY where toolcap runs.' });
+    return undefined;
+  }
+  return name;
+}
+
 /** toolcap's own keys of one server. */
-const SERVER_KEYS = ['command', 'args', 'cwd', 'env', 'url', 'headers', 'persona', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'defaults'];
+const SERVER_KEYS = ['command', 'args', 'cwd', 'env', 'url', 'transport', 'headers', 'persona', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'defaults'];
 
 /** A server's `defaults` for its discovered tools, over MCP_DEFAULTS, with ATLAS's server-level overrides. */
 function readServerDefaults(sr: ObjectReader, name: string): McpDefaults {

@@ -104,6 +104,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     ...(sessions ? { sessions } : {}),
     ...(plan.config ? { configPath: plan.config.file, ranking: plan.config.ranking, health: setup.health } : {}),
     ...(plan.config?.mcp.tools ? { tools: plan.config.mcp.tools } : {}),
+    ...(plan.config?.mcp.names ? { names: plan.config.mcp.names } : {}),
   });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);

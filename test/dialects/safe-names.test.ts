@@ -3,6 +3,7 @@
  * renames, collisions and long names, and the OpenAI export that uses it.
  */
 import { describe, expect, it } from 'vitest';
+import { mcpDialect } from '../../src/dialects/mcp.js';
 import { openaiDialect } from '../../src/dialects/openai.js';
 import { MCP_NAME_RULE, OPENAI_NAME_RULE, safeNames, type NameRule } from '../../src/dialects/safe-names.js';
 import type { Tool } from '../../src/model/schema.js';
@@ -90,5 +91,26 @@ describe('export to OpenAI', () => {
     expect((file!.value as Array<{ name: string }>)[0]!.name).toBe('math.factorial');
     expect(file!.names).toBeUndefined();
     expect(file!.nameNotes).toEqual([expect.stringMatching(/^KEPT: "math\.factorial"/)]);
+  });
+});
+
+describe('export to MCP', () => {
+  const tool = (name: string, extra: Partial<Tool> = {}): Tool => ({ name, description: `The ${name} tool`, ...extra });
+  const names = (value: unknown) => (value as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+
+  it('keeps dotted names (MCP allows them), shortens one over 128 characters, and records the mapping', () => {
+    const longName = long(140);
+    const [file] = mcpDialect.export({ tools: [tool('notes.append'), tool(longName)] });
+    const written = names(file!.value);
+    expect(written[0]).toBe('notes.append');
+    expect(written[1]).toHaveLength(128);
+    expect(file!.names?.[written[1]!]).toBe(longName);
+    expect(file!.nameNotes).toEqual([expect.stringMatching(/^SHORTENED: /)]);
+  });
+
+  it("a name the MCP server wrote itself (its id) goes back as it was", () => {
+    const [file] = mcpDialect.export({ tools: [tool('repo_get_issue', { id: 'repo/get_issue' })] });
+    expect(names(file!.value)).toEqual(['repo/get_issue']);
+    expect(file!.nameNotes).toBeUndefined();
   });
 });

@@ -45,7 +45,9 @@ export function describeAjvError(error: ErrorObject): { code: DiagnosticCode; me
       // the pointer is the unknown key itself, so editors and the caret excerpt land on it
       const key = String((error.params as { additionalProperty?: string }).additionalProperty);
       const known = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
-      const near = known ? closestName(key, Object.keys(known)) : undefined;
+      // a field of a group written one level too high (`mode:` for `effects.mode`) is named with its group
+      const grouped = known ? Object.entries(known).find(([, sub]) => key in ((sub as { properties?: object }).properties ?? {})) : undefined;
+      const near = grouped ? `${grouped[0]}.${key}` : known ? closestName(key, Object.keys(known)) : undefined;
       const pointer = joinPointer(error.instancePath, key);
       return {
         code: 'UNKNOWN_FIELD',

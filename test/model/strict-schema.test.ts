@@ -91,6 +91,7 @@ describe('validate on manifests', () => {
     ['approvl', 'toolcap: 1\ntools:\n  - name: notes.append\n    effects: { mode: write, rollbackHint: delete it }\n    approvl: { required: true }\n', '/tools/0/approvl', 5, 'approval'],
     ['sideEfects', 'toolcap: 1\ntools:\n  - name: notes.read\n    effects:\n      mode: read\n      sideEfects: none\n', '/tools/0/effects/sideEfects', 6, 'sideEffects'],
     ['tool', 'toolcap: 1\ntool: []\n', '/tool', 2, 'tools'],
+    ['mode', 'toolcap: 1\ntools:\n  - name: notes.read\n    mode: read\n', '/tools/0/mode', 4, 'effects.mode'],
   ])('canonical: %s is a located UNKNOWN_FIELD error (%#)', (key, text, pointer, line, near) => {
     const loaded = load(`${key}.yaml`, text);
     const found = loaded.diagnostics.filter((d) => d.code === 'UNKNOWN_FIELD');

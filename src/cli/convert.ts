@@ -17,6 +17,7 @@ import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared
 import type { DialectId, ExportedFile } from '../dialects/types.js';
 import { checkExport, exportPathEscapes, reportLines, undetected } from './convert-check.js';
 import { applyFills, hasFills, parseSets, readFillFile, type Fills } from './convert-fill.js';
+import { nameFiles, namesPathOf, reportNameChanges } from './convert-names.js';
 
 export interface ConvertFlags extends LoadFlags {
   to: string;
@@ -65,12 +66,13 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stderr(`toolcap: refused to write ${JSON.stringify(escaping.path)}: it points outside ${flags.out ?? 'the output folder'}\n`);
     return EXIT.FINDINGS;
   }
-  const files = verified(exported, dialect.id, fills, io);
-  if (files === undefined) return EXIT.FINDINGS;
-  const [only] = files;
+  const checked = verified(exported, dialect.id, fills, io);
+  if (checked === undefined) return EXIT.FINDINGS;
+  reportNameChanges(checked, dialect.id, io);
+  const [only] = checked;
   if (flags.out === undefined) {
-    if (files.length > 1 || !only) {
-      io.stderr(`toolcap: the ${dialect.id} format writes ${files.length} files (${files.map((f) => f.path).join(', ')}); give --out <folder>.\n`);
+    if (checked.length > 1 || !only) {
+      io.stderr(`toolcap: the ${dialect.id} format writes ${checked.length} files (${checked.map((f) => f.path).join(', ')}); give --out <folder>.\n`);
       return EXIT.USAGE;
     }
     io.stdout(serialize(only.value, only.format));
@@ -80,14 +82,21 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stderr(`toolcap: ${problem}\n`);
     return EXIT.USAGE;
   };
-  if (files.length === 1 && only) {
+  if (checked.length === 1 && only) {
     if (pathKind(flags.out) === 'folder') return refuse(`${flags.out} is a folder; give a file name`);
     const format = flags.out.endsWith('.json') ? 'json' : /\.ya?ml$/.test(flags.out) ? 'yaml' : only.format;
     const problem = writeOut(flags.out, serialize(only.value, format));
     if (problem !== undefined) return refuse(problem);
     io.stderr(`Wrote ${flags.out}\n`);
+    if (only.names !== undefined) {
+      const names = namesPathOf(flags.out);
+      const failed = writeOut(names, serialize(only.names, 'json'));
+      if (failed !== undefined) return refuse(failed);
+      io.stderr(`Wrote ${names} (the name mapping)\n`);
+    }
     return EXIT.OK;
   }
+  const files = [...checked, ...nameFiles(checked)];
   if (pathKind(flags.out) === 'other') return refuse(`the ${dialect.id} format writes ${files.length} files; ${flags.out} must be a folder`);
   const root = resolve(flags.out);
   // Check every target before writing any, so a refusal leaves nothing half-written.

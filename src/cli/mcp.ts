@@ -81,6 +81,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       command: invocation(),
+      ...(plan.config?.mcp.names ? { names: plan.config.mcp.names } : {}),
       ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
       ...(flags.agent !== undefined ? { agent: flags.agent } : {}),
       ...(flags.caller !== undefined ? { caller: flags.caller } : {}),

@@ -106,6 +106,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     ...(plan.config ? { configPath: plan.config.file, ranking: plan.config.ranking, health: setup.health } : {}),
     command: invocation(),
     ...(plan.config?.mcp.tools ? { tools: plan.config.mcp.tools } : {}),
+    ...(plan.config?.mcp.names ? { names: plan.config.mcp.names } : {}),
   });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);

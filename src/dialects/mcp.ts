@@ -20,7 +20,9 @@ import {
   type Layout,
   type ResultFields,
 } from './mcp/document.js';
-import { exportTool, importTool } from './mcp/tool.js';
+import { exportTool, importTool, mcpWrittenName } from './mcp/tool.js';
+import { describeNameNote, MCP_NAME_RULE, safeNames } from './safe-names.js';
+import type { Tool } from '../model/schema.js';
 
 /** Read every item of a tool list into the result. */
 function readTools(context: ImportContext, list: readonly unknown[], pointer: string, into: ImportedDocument): void {
@@ -72,14 +74,28 @@ function resultOf(fragment: CanonicalFragment, layout: Layout, tools: unknown[])
 /** One file, `tools.json`, in the shape the tools were read in (a `tools/list` result by default). */
 function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
   const layout = layoutOf(fragment.bundle);
-  const tools = (fragment.tools ?? []).map(exportTool);
+  const source = fragment.tools ?? [];
+  // MCP's name guidance: 1 to 128 of A-Z a-z 0-9 _ - . (safe-names.ts); a name an MCP server wrote itself (its id) goes back as it was
+  const own = (tool: Tool) => tool.id !== undefined && mcpWrittenName(tool) === tool.id;
+  const mapping = safeNames(source.filter((t) => !own(t)).map(mcpWrittenName), MCP_NAME_RULE);
+  const nameOf = (tool: Tool) => (own(tool) ? mcpWrittenName(tool) : (mapping.safe.get(mcpWrittenName(tool)) ?? mcpWrittenName(tool)));
+  const tools = source.map((tool) => exportTool(tool, nameOf(tool)));
   const value =
     layout.shape === 'array'
       ? tools
       : layout.shape === 'jsonrpc'
         ? { ...layout.envelope, result: resultOf(fragment, layout, tools) }
         : resultOf(fragment, layout, tools);
-  return [{ path: 'tools.json', format: 'json', value }];
+  if (mapping.notes.length === 0) return [{ path: 'tools.json', format: 'json', value }];
+  return [
+    {
+      path: 'tools.json',
+      format: 'json',
+      value,
+      names: Object.fromEntries(source.map((tool) => [nameOf(tool), tool.name])),
+      nameNotes: mapping.notes.map((note) => describeNameNote(note, MCP_NAME_RULE)),
+    },
+  ];
 }
 
 /** Where canonical tool fields live in an MCP tool; effects point at the hint they were read from. */

@@ -4,12 +4,16 @@
  * parameters, strict}}`, bare function objects (the legacy `functions` list,
  * BFCL), or Responses API tools `{type: "function", name, ...}`. Lenient by
  * default: foreign schema type names (`dict`, `str`, `HashMap`) are repaired
- * with a warning each, and written back as they were on export.
+ * with a warning each, and written back as they were on export. Export maps
+ * names OpenAI rejects (`notes.append`) to names it accepts (`notes_append`),
+ * reversibly (safe-names.ts); the file records the mapping in `names`.
  * @module
  */
-import { documentExtensionOf, nonEmpty, OPENAI, type DocumentExtension, type KeptEntry } from './openai/extension.js';
+import { documentExtensionOf, nonEmpty, OPENAI, toolExtensionOf, type DocumentExtension, type KeptEntry } from './openai/extension.js';
+import type { Tool } from '../model/schema.js';
 import { detectOpenai } from './openai/detect.js';
-import { exportTool } from './openai/tool-export.js';
+import { exportTool, openaiNameOf } from './openai/tool-export.js';
+import { describeNameNote, OPENAI_NAME_RULE, safeNames } from './safe-names.js';
 import { importEntry, type ImportOptions } from './openai/tool-import.js';
 import { isPlainObject, jsonType } from '../source/reader.js';
 import { defineDialect, type CanonicalFragment, type ExportedFile, type ImportContext, type ImportedDocument } from './types.js';
@@ -48,13 +52,24 @@ function importOpenai(context: ImportContext, options: ImportOptions): ImportedD
  */
 function exportOpenai(fragment: CanonicalFragment): ExportedFile[] {
   const doc = documentExtensionOf(fragment.bundle);
-  const entries: unknown[] = (fragment.tools ?? []).map(exportTool);
+  const tools = fragment.tools ?? [];
+  // OpenAI rejects names outside ^[a-zA-Z0-9_-]{1,64}$ (notes.append): map them, reversibly;
+  // a name an OpenAI source wrote that way itself (BFCL's math.factorial) goes back as it was, with a warning
+  const kept = tools.filter((tool) => toolExtensionOf(tool).sourceName === true).map(openaiNameOf);
+  const mapping = safeNames(tools.map(openaiNameOf).filter((name) => !kept.includes(name)), OPENAI_NAME_RULE);
+  const nameOf = (tool: Tool) => mapping.safe.get(openaiNameOf(tool)) ?? openaiNameOf(tool);
+  const entries: unknown[] = tools.map((tool) => exportTool(tool, nameOf(tool)));
+  const keptNotes = [...new Set(kept)].map((name) => `KEPT: "${name}" is the source's own spelling, written back as it was; OpenAI's API rejects it (^[a-zA-Z0-9_-]{1,64}$)`);
   for (const kept of [...(doc.others ?? [])].sort((a, b) => a.index - b.index)) {
     entries.splice(Math.min(kept.index, entries.length), 0, kept.value);
   }
   if (entries.length === 0) return [];
   const value = doc.single && entries.length === 1 ? entries[0] : entries;
-  return [{ path: OPENAI_EXPORT_PATH, format: 'json', value }];
+  const nameNotes = [...keptNotes, ...mapping.notes.map((note) => describeNameNote(note, OPENAI_NAME_RULE))];
+  const file: ExportedFile = { path: OPENAI_EXPORT_PATH, format: 'json', value };
+  if (nameNotes.length > 0) file.nameNotes = nameNotes;
+  if (mapping.notes.length > 0) file.names = Object.fromEntries(tools.map((tool) => [nameOf(tool), tool.name]));
+  return [file];
 }
 
 /**

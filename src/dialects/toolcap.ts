@@ -2,18 +2,22 @@
  * The canonical format itself (`toolcap: 1`), in JSON or YAML. Import checks
  * it against the published JSON Schema; values the schema rejects are
  * reported and left out, so later stages only see valid canonical entries.
+ * The format is closed: an unknown field (`efects:`) is an UNKNOWN_FIELD
+ * error at the key, with the closest known field as a did-you-mean; keys
+ * starting `x-` are the one open door (besides `extensions` and `metadata`).
  * @module
  */
 import type { TObject } from '@sinclair/typebox';
 import { declared } from '../model/derive.js';
-import { joinPointer, splitPointer } from '../model/diagnostics.js';
+import { splitPointer } from '../model/diagnostics.js';
 import { compact } from '../model/objects.js';
 import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
+import type { ErrorObject } from 'ajv';
 import { canonicalValidator, describeAjvError } from '../model/validator.js';
 import { isPlainObject } from '../source/reader.js';
 import { defineDialect, type FieldMap, type ImportContext, type ImportedDocument, type Located } from './types.js';
 
-/** Keys the schema knows, per object kind, for unknown-field warnings. */
+/** Keys the schema knows, per object kind: the field maps. (Unknown fields are the schema's additionalProperties errors.) */
 const KNOWN: Record<string, ReadonlySet<string>> = {
   tool: keysOf(ToolSchema),
   skill: keysOf(SkillSchema),
@@ -27,7 +31,6 @@ const NESTED: Record<string, ReadonlySet<string>> = Object.fromEntries(
     .map(([k, s]) => [k, keysOf(s as TObject)]),
 );
 const NESTED_ENTRIES = Object.entries(NESTED);
-const TOP = new Set(['$schema', 'toolcap', 'bundle', 'tools', 'skills', 'agents', 'jobs']);
 
 function keysOf(schema: TObject): ReadonlySet<string> {
   return new Set(Object.keys(schema.properties));
@@ -54,11 +57,17 @@ function importCanonical(context: ImportContext): ImportedDocument {
   const rejected = new Set<string>();
   let doc = source;
   if (!validate(doc)) {
+    const types = typeErrors(validate.errors ?? []);
     for (const error of validate.errors ?? []) {
       if (handledByRules(error.instancePath, error.keyword)) continue;
       if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue; // its branches are reported
-      const { code, message, pointer } = describeAjvError(error);
-      context.report(code, message, pointer, { hint: 'See `toolcap schema` for the canonical fields.' });
+      if (error.keyword === 'type' && types.get(error.instancePath)?.first !== error) continue; // one report per place
+      const described = describeAjvError(error);
+      const { code, pointer } = described;
+      const message = error.keyword === 'type' ? `Value at ${pointer || '/'} must be ${types.get(error.instancePath)?.names.join(' or ')}.` : described.message;
+      // the canonical format is closed: an unknown field is an error here (a warning in the other dialects)
+      if (code === 'UNKNOWN_FIELD') context.report(code, message, pointer, { key: true, severity: 'error', ...(described.hint ? { hint: described.hint } : {}) });
+      else context.report(code, message, pointer, { hint: 'See `toolcap schema` for the canonical fields.' });
       if (code !== 'MISSING_FIELD') rejected.add(pointer);
     }
   }
@@ -69,25 +78,13 @@ function importCanonical(context: ImportContext): ImportedDocument {
   // Deepest and highest index first, so removals do not shift each other.
   for (const pointer of [...rejected].sort((a, b) => b.localeCompare(a, 'en', { numeric: true }))) remove(doc, pointer);
 
-  for (const key of Object.keys(doc)) {
-    if (!TOP.has(key)) context.report('UNKNOWN_FIELD', `Unknown top-level field "${key}"; it is ignored.`, `/${key}`, { key: true });
-  }
-  if (isPlainObject(doc['bundle'])) {
-    warnUnknown(context, doc['bundle'], '/bundle', KNOWN['bundle']!);
-    result.bundle = doc['bundle'] as BundleInfo;
-  }
+  if (isPlainObject(doc['bundle'])) result.bundle = doc['bundle'] as BundleInfo;
   const collect = <T extends { name?: unknown }>(key: string, kind: string, into: Array<Located<T>>) => {
     const list = doc[key];
     if (!Array.isArray(list)) return;
     list.forEach((entry, i) => {
       const pointer = `/${key}/${i}`;
       if (!isPlainObject(entry) || typeof entry['name'] !== 'string') return; // reported by the schema
-      warnUnknown(context, entry, pointer, KNOWN[kind]!);
-      if (kind === 'tool') {
-        for (const [group, known] of NESTED_ENTRIES) {
-          if (isPlainObject(entry[group])) warnUnknown(context, entry[group], `${pointer}/${group}`, known);
-        }
-      }
       into.push({ value: entry as T, pointer });
     });
   };
@@ -98,14 +95,17 @@ function importCanonical(context: ImportContext): ImportedDocument {
   return result;
 }
 
-function warnUnknown(context: ImportContext, obj: Record<string, unknown>, pointer: string, known: ReadonlySet<string>): void {
-  for (const key of Object.keys(obj)) {
-    if (!known.has(key))
-      context.report('UNKNOWN_FIELD', `Unknown field "${key}"; it is kept but has no effect.`, joinPointer(pointer, key), {
-        key: true,
-        hint: 'Check the spelling against `toolcap schema`.',
-      });
+/** The `type` errors by place: a value that fits no branch of an anyOf is reported once, naming every type it may have. */
+function typeErrors(errors: readonly ErrorObject[]): Map<string, { first: ErrorObject; names: string[] }> {
+  const out = new Map<string, { first: ErrorObject; names: string[] }>();
+  for (const error of errors) {
+    if (error.keyword !== 'type') continue;
+    const names = String((error.params as { type?: unknown }).type).split(',');
+    const seen = out.get(error.instancePath);
+    if (seen) seen.names.push(...names.filter((n) => !seen.names.includes(n)));
+    else out.set(error.instancePath, { first: error, names });
   }
+  return out;
 }
 
 /** Delete the value at a pointer (array items are removed). */

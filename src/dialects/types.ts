@@ -65,6 +65,13 @@ export interface ExportedFile {
   path: string;
   format: 'json' | 'yaml';
   value: unknown;
+  /**
+   * When the target's name rule changed names (safe-names.ts): safe name ->
+   * canonical name, for every tool written, so results and calls map back.
+   */
+  names?: Readonly<Record<string, string>>;
+  /** One line per changed name, for people (`RENAMED: "notes.append" -> "notes_append" (...)`). */
+  nameNotes?: readonly string[];
 }
 
 /** Hints for detection besides the value itself. */

@@ -45,6 +45,7 @@ import { clientGone, clientGoneLine } from './client-abort.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from './nesting.js';
 import { answerSearch, type SearchRanking } from './search-answer.js';
+import { gatewayNames, type GatewayNameMode } from './gateway-names.js';
 import { CALL_TOOL, FoundTools, parseCallArgs, parseSearchArgs, SEARCH_TOOL, searchModePage, type GatewayToolsMode } from './search-mode.js';
 import { listToolsPage } from './tool-list.js';
 
@@ -78,6 +79,8 @@ export interface GatewayOptions {
    * Either way every tool the session may call can be called. @default "full"
    */
   tools?: GatewayToolsMode;
+  /** The names tools are listed and called under: canonical, or openai-safe (`notes_append` for `notes.append`; gateway-names.ts). @default 'canonical' */
+  names?: GatewayNameMode;
   /** Ranking of `toolcap_search_tools` (the config's `ranking`, as `/search` uses it). @default DEFAULT_RANK_WEIGHTS, task risk 1 */
   ranking?: SearchRanking;
   /** Observed health shown with search matches. @default the runtime's health book */
@@ -140,6 +143,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     { capabilities: { tools: { listChanged: true } }, instructions: options.tools === 'search' ? SEARCH_INSTRUCTIONS : INSTRUCTIONS },
   );
   const searchMode = options.tools === 'search';
+  const names = gatewayNames(registry, options.names);
   const found = new FoundTools();
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? 600_000;
   const callerOf = () => options.caller ?? (server.getClientVersion()?.name ? `mcp:${server.getClientVersion()?.name}` : MCP_APPROVER);
@@ -153,8 +157,12 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     if (!mayList()) throw new McpError(ErrorCode.InvalidRequest, `Principal "${principal?.id}" may not list tools.`, { code: 'FORBIDDEN' });
     const own = principal !== undefined ? [approvalStatusTool] : [];
-    if (searchMode) return searchModePage(registry.snapshot(), persona, found, request.params?.cursor, own, keep);
+    if (searchMode) {
+      const listed = searchModePage(registry.snapshot(), persona, found, request.params?.cursor, own, keep);
+      return { ...listed, tools: listed.tools.map(names.list) };
+    }
     const page = listToolsPage(registry, persona, request.params?.cursor, keep);
+    page.tools = page.tools.map(names.list);
     // the gateway's own tool closes the last page: the catalog's paging stays as it is
     if (page.nextCursor === undefined) page.tools.push(...own);
     return page;
@@ -205,13 +213,14 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   };
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name } = request.params;
+    // a call under a listed (safe) name reaches the real tool
+    const name = names.real(request.params.name);
     const args = request.params.arguments ?? {};
     if (searchMode && name === SEARCH_TOOL) return search(args);
     if (searchMode && name === CALL_TOOL) {
       const call = parseCallArgs(args);
       if ('content' in call) return call;
-      const result = await callOne(call.name, call.arguments, extra.signal);
+      const result = await callOne(names.real(call.name), call.arguments, extra.signal);
       // the meta-tool's own call was well formed: what the named call was refused for is a tool error the model can act on
       if (isRefusal(result)) {
         const { code, ...data } = result.refused.data;

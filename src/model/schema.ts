@@ -6,7 +6,7 @@
  * and the TypeScript types (`Static<typeof ToolSchema>`).
  * @module
  */
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TProperties, type TSchema } from '@sinclair/typebox';
 import {
   AUDIT_STATUSES,
   AUTH_TYPES,
@@ -34,9 +34,20 @@ const JsonObject = (description: string) =>
 
 /** A JSON Schema: an object or a boolean. */
 export const JsonSchemaSchema = Type.Unsafe<Record<string, unknown> | boolean>({
-  type: ['object', 'boolean'],
+  // anyOf, not `type: [object, boolean]`: Ajv's strict mode refuses union types unless allowUnionTypes
+  anyOf: [{ type: 'object', additionalProperties: true }, { type: 'boolean' }],
   description: 'A JSON Schema (2020-12 unless it says otherwise with $schema).',
 });
+
+/**
+ * What every canonical object is: closed (`additionalProperties: false`, so
+ * an editor flags `efects:` or `approvl:`), with keys starting `x-` as the
+ * one open door besides the `extensions` and `metadata` records.
+ */
+export const CLOSED = { additionalProperties: false, patternProperties: { '^x-': {} } } as const;
+
+/** A closed canonical object (see {@link CLOSED}). */
+const Closed = <T extends TProperties>(properties: T, options: ObjectOptions = {}) => Type.Object(properties, { ...options, ...CLOSED });
 
 const Derived = Type.Array(Type.String(), {
   description:
@@ -48,7 +59,7 @@ const Extensions = Type.Record(Type.String(), JsonObject('Fields of one dialect 
   description: 'Per-dialect fields with no canonical home, keyed by dialect id. Kept so export gives back the source.',
 });
 
-export const EffectsSchema = Type.Object(
+export const EffectsSchema = Closed(
   {
     mode: Type.Optional(StringEnum(MODES, 'Whether the tool reads, writes, or both.')),
     sideEffects: Type.Optional(StringEnum(SIDE_EFFECTS, 'The strongest external interaction (ATLAS categories).')),
@@ -61,7 +72,7 @@ export const EffectsSchema = Type.Object(
   { description: 'What calling the tool changes.' },
 );
 
-export const HintsSchema = Type.Object(
+export const HintsSchema = Closed(
   {
     readOnly: Type.Optional(Type.Boolean({ description: 'The tool reports it changes nothing (MCP readOnlyHint).' })),
     destructive: Type.Optional(Type.Boolean({ description: 'Its changes may destroy data (MCP destructiveHint).' })),
@@ -75,7 +86,7 @@ export const HintsSchema = Type.Object(
   },
 );
 
-export const ApprovalSchema = Type.Object(
+export const ApprovalSchema = Closed(
   {
     required: Type.Optional(Type.Boolean({ description: 'A person must approve each call.' })),
     consent: Type.Optional(Type.Boolean({ description: 'The end user must consent (ATLAS requires_consent).' })),
@@ -83,7 +94,7 @@ export const ApprovalSchema = Type.Object(
   { description: 'Human approval and consent.' },
 );
 
-export const EnvRequirementSchema = Type.Object(
+export const EnvRequirementSchema = Closed(
   {
     required: Type.Optional(Type.Boolean()),
     optional: Type.Optional(Type.Boolean()),
@@ -92,7 +103,7 @@ export const EnvRequirementSchema = Type.Object(
   { description: 'One environment variable the tool reads.' },
 );
 
-export const OAuthSchema = Type.Object(
+export const OAuthSchema = Closed(
   {
     name: Type.Optional(Type.String()),
     version: Type.Optional(Type.String()),
@@ -111,7 +122,7 @@ export const OAuthSchema = Type.Object(
   { description: 'One OAuth service (Shinkai oauth[]).' },
 );
 
-export const AuthSchema = Type.Object(
+export const AuthSchema = Closed(
   {
     required: Type.Optional(Type.Boolean()),
     type: Type.Optional(StringEnum(AUTH_TYPES, 'Kind of credential.')),
@@ -123,7 +134,7 @@ export const AuthSchema = Type.Object(
   { description: 'Credentials the tool needs.' },
 );
 
-export const CostSchema = Type.Object(
+export const CostSchema = Closed(
   {
     lane: Type.Optional(StringEnum(COST_LANES, 'Rough cost class.')),
     estimatedDollars: Type.Optional(Type.Number({ minimum: 0, description: 'Estimated dollars per call.' })),
@@ -131,7 +142,7 @@ export const CostSchema = Type.Object(
   { description: 'What a call costs.' },
 );
 
-export const LatencySchema = Type.Object(
+export const LatencySchema = Closed(
   {
     p50Ms: Type.Optional(Type.Number({ minimum: 0 })),
     p95Ms: Type.Optional(Type.Number({ minimum: 0 })),
@@ -139,7 +150,7 @@ export const LatencySchema = Type.Object(
   { description: 'Declared latency, in milliseconds.' },
 );
 
-export const ExecutionSchema = Type.Object(
+export const ExecutionSchema = Closed(
   {
     timeoutSec: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'Timeout per call, seconds.' })),
     allowParallel: Type.Optional(Type.Boolean({ description: 'Safe to run in parallel with itself.' })),
@@ -155,7 +166,7 @@ export const ExecutionSchema = Type.Object(
   { description: 'How the runtime must call the tool.' },
 );
 
-export const SurfaceSchema = Type.Object(
+export const SurfaceSchema = Closed(
   {
     domains: Type.Optional(Type.Array(StringEnum(SURFACE_DOMAINS, 'Xena domain.'))),
     entities: Type.Optional(Strings('Entities the tool acts on, e.g. github.pull_request.')),
@@ -167,7 +178,7 @@ export const SurfaceSchema = Type.Object(
   { description: 'The Xena surface contract.' },
 );
 
-export const ProviderSchema = Type.Object(
+export const ProviderSchema = Closed(
   {
     name: Type.String({ minLength: 1 }),
     priority: Type.Optional(Type.Number({ description: 'Lower is tried first.' })),
@@ -176,7 +187,7 @@ export const ProviderSchema = Type.Object(
   { description: 'One way to run the tool.' },
 );
 
-export const ImplementationSchema = Type.Object(
+export const ImplementationSchema = Closed(
   {
     module: Type.Optional(Type.String()),
     export: Type.Optional(Type.String({ description: 'Export or class name inside the module.' })),
@@ -188,7 +199,7 @@ export const ImplementationSchema = Type.Object(
   { description: 'Where the code lives.' },
 );
 
-export const WorkflowRouteSchema = Type.Object(
+export const WorkflowRouteSchema = Closed(
   {
     workflowType: Type.Optional(Type.String()),
     workflowName: Type.Optional(Type.String()),
@@ -199,10 +210,10 @@ export const WorkflowRouteSchema = Type.Object(
   { description: 'A Xena webhook workflow route.' },
 );
 
-export const SqlTableSchema = Type.Object({ name: Type.String(), definition: Type.String() });
-export const SqlQuerySchema = Type.Object({ name: Type.String(), query: Type.String() });
+export const SqlTableSchema = Closed({ name: Type.String(), definition: Type.String() });
+export const SqlQuerySchema = Closed({ name: Type.String(), query: Type.String() });
 
-export const ToolSchema = Type.Object(
+export const ToolSchema = Closed(
   {
     name: Type.String({ pattern: TOOL_NAME_PATTERN, description: 'Lowercase id; dots namespace it.' }),
     id: Type.Optional(Type.String({ description: 'The source system identifier, when it differs from name.' })),
@@ -212,7 +223,7 @@ export const ToolSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean({ default: true })),
     tags: Type.Optional(Strings('Free tags.')),
     scope: Type.Optional(
-      Type.Object({ personas: Type.Optional(Strings('Personas that get the tool; absent = shared.')) }),
+      Closed({ personas: Type.Optional(Strings('Personas that get the tool; absent = shared.')) }),
     ),
     inputSchema: Type.Optional(JsonSchemaSchema),
     inputSchemaRef: Type.Optional(Type.String({ description: 'Where inputSchema was loaded from, relative to the manifest.' })),
@@ -231,7 +242,7 @@ export const ToolSchema = Type.Object(
     ),
     permissions: Type.Optional(Strings('Permission names (Pylot).')),
     observability: Type.Optional(
-      Type.Object({ traceAttrs: Type.Optional(Strings('Argument names copied into traces.')) }),
+      Closed({ traceAttrs: Type.Optional(Strings('Argument names copied into traces.')) }),
     ),
     alternatives: Type.Optional(Strings('Safer tools to consider first.')),
     providers: Type.Optional(Type.Array(ProviderSchema)),
@@ -243,7 +254,7 @@ export const ToolSchema = Type.Object(
     auditStatus: Type.Optional(StringEnum(AUDIT_STATUSES, 'Review state (Pylot audit_status).')),
     workflowRoutes: Type.Optional(Type.Array(WorkflowRouteSchema)),
     storage: Type.Optional(
-      Type.Object({
+      Closed({
         sqlTables: Type.Optional(Type.Array(SqlTableSchema)),
         sqlQueries: Type.Optional(Type.Array(SqlQuerySchema)),
       }),
@@ -269,7 +280,7 @@ const Named = {
   extensions: Type.Optional(Extensions),
 };
 
-export const SkillSchema = Type.Object(
+export const SkillSchema = Closed(
   {
     ...Named,
     tools: Type.Optional(Strings('Tools the skill uses.')),
@@ -278,7 +289,7 @@ export const SkillSchema = Type.Object(
   { description: 'A skill: a named set of required capabilities and tools.' },
 );
 
-export const AgentConstraintsSchema = Type.Object(
+export const AgentConstraintsSchema = Closed(
   {
     maxRiskLevel: Type.Optional(StringEnum(RISK_LEVELS, 'Tools riskier than this (effects.risk) are not offered to the agent, nor callable by it.')),
     requireDeterministicTools: Type.Optional(
@@ -288,7 +299,7 @@ export const AgentConstraintsSchema = Type.Object(
   { description: 'Limits on the tools an agent may use (Xena constraints), enforced on its view and its calls.' },
 );
 
-export const AgentSchema = Type.Object(
+export const AgentSchema = Closed(
   {
     ...Named,
     persona: Type.Optional(Type.String()),
@@ -300,7 +311,7 @@ export const AgentSchema = Type.Object(
   { description: 'An agent or persona and what it gets.' },
 );
 
-export const JobSchema = Type.Object(
+export const JobSchema = Closed(
   {
     ...Named,
     summary: Type.Optional(Type.String()),
@@ -312,7 +323,7 @@ export const JobSchema = Type.Object(
   { description: 'A job: who may schedule it and what it needs.' },
 );
 
-export const BundleInfoSchema = Type.Object(
+export const BundleInfoSchema = Closed(
   {
     name: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
@@ -326,7 +337,7 @@ export const BundleInfoSchema = Type.Object(
   { description: 'About the bundle as a whole.' },
 );
 
-export const CatalogSchema = Type.Object(
+export const CatalogSchema = Closed(
   {
     $schema: Type.Optional(Type.String()),
     toolcap: Type.Literal(1, { description: 'Canonical format version.' }),

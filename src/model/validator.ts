@@ -5,7 +5,8 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { canonicalJsonSchema } from './schema.js';
-import type { DiagnosticCode } from './diagnostics.js';
+import { joinPointer, type DiagnosticCode } from './diagnostics.js';
+import { closestName } from './suggest.js';
 
 /** A fresh Ajv for user-written JSON Schemas: all errors, no strict-mode throws on vendor keywords. */
 export function createAjv(): Ajv2020 {
@@ -14,14 +15,18 @@ export function createAjv(): Ajv2020 {
 
 let canonical: ValidateFunction | undefined;
 
-/** The compiled validator for a canonical catalog document (compiled on first use). */
+/**
+ * The compiled validator for a canonical catalog document (compiled on first
+ * use). Verbose: an error carries its schema, so an unknown field's hint can
+ * name the closest known one.
+ */
 export function canonicalValidator(): ValidateFunction {
-  canonical ??= createAjv().compile(canonicalJsonSchema());
+  canonical ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false, verbose: true }).compile(canonicalJsonSchema());
   return canonical;
 }
 
 /** One Ajv error as a diagnostic code, message and the pointer it concerns. */
-export function describeAjvError(error: ErrorObject): { code: DiagnosticCode; message: string; pointer: string } {
+export function describeAjvError(error: ErrorObject): { code: DiagnosticCode; message: string; pointer: string; hint?: string } {
   const where = error.instancePath || '/';
   switch (error.keyword) {
     case 'required': {
@@ -34,6 +39,21 @@ export function describeAjvError(error: ErrorObject): { code: DiagnosticCode; me
         code: 'UNKNOWN_ENUM_VALUE',
         message: `Value at ${where} is not one of: ${allowed.map(String).join(', ')}.`,
         pointer: error.instancePath,
+      };
+    }
+    case 'additionalProperties': {
+      // the pointer is the unknown key itself, so editors and the caret excerpt land on it
+      const key = String((error.params as { additionalProperty?: string }).additionalProperty);
+      const known = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+      // a field of a group written one level too high (`mode:` for `effects.mode`) is named with its group
+      const grouped = known ? Object.entries(known).find(([, sub]) => key in ((sub as { properties?: object }).properties ?? {})) : undefined;
+      const near = grouped ? `${grouped[0]}.${key}` : known ? closestName(key, Object.keys(known)) : undefined;
+      const pointer = joinPointer(error.instancePath, key);
+      return {
+        code: 'UNKNOWN_FIELD',
+        message: `Unknown field "${key}"${near ? `; did you mean "${near}"?` : '.'}`,
+        pointer,
+        ...(near ? { hint: `Write "${near}", or start a field of your own with "x-".` } : { hint: 'Check the spelling against `toolcap schema`; a field of your own starts with "x-".' }),
       };
     }
     case 'type':

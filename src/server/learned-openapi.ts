@@ -17,7 +17,7 @@ const WRITE: Json = {
   properties: {
     tool: LEARNED_TOOL,
     reload: { type: 'object', properties: { kind: { type: 'string' }, version: { type: 'integer' } } },
-    findings: { type: 'array', items: { type: 'object' } },
+    findings: { type: 'array', items: { type: 'object', additionalProperties: true } },
   },
 };
 const dialect = param('dialect', 'The dialect of the entry (or the Toolcap-Dialect header): toolcap (default) or xena.', { type: 'string', enum: ['toolcap', 'xena'] });
@@ -28,7 +28,7 @@ export const LEARNED_ROUTES = {
     method: 'PUT', action: 'tools.write', path: '/tools/{name}',
     summary: 'Write a learned tool: one tool entry, judged like a manifest entry, kept in the store as the learned layer and served after a reload',
     parameters: [pathParam('name'), dialect],
-    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'One tool entry in the dialect named; its id (name, Xena id) is the path\'s.' } } } },
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', additionalProperties: true, description: 'One tool entry in the dialect named; its id (name, Xena id) is the path\'s.' } } } },
     responses: { '200': json(WRITE, 'Kept and served.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', 'BAD_BODY', 'INVALID_TOOL', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'NO_RUNTIME', 'STORE_UNAVAILABLE'],
   },

@@ -1,8 +1,10 @@
 /**
  * `GET /openapi.json`: this API described as OpenAPI 3.1, written from the
  * route table (paths, parameters, answers) and the problem table (which
- * status each problem code answers with). Each operation names what it
- * needs: `security` (the bearer scheme with, as OpenAPI 3.1 allows for
+ * status each problem code answers with); `operationId` is the route
+ * table's key (`listTools`, `callTool`), `/mcp` is described by
+ * mcp-openapi.ts and the named schemas by openapi-schemas.ts. Each operation
+ * names what it needs: `security` (either bearer scheme, API key or OIDC token, with, as OpenAPI 3.1 allows for
  * non-OAuth schemes, the roles that may call it; `[]` for a public one) and
  * `x-required-action`, the action identity's permission table checks. (Not
  * `x-toolcap-…`: that prefix declares manifest fields to toolcap's own
@@ -10,9 +12,11 @@
  * @module
  */
 import { ROLE_ACTIONS, ROLES, type Action } from '../runtime/identity/principal.js';
-import { ref, type Json } from './openapi-parts.js';
+import { mcpPathItem, MCP_SCHEMAS } from './mcp-openapi.js';
+import type { Json } from './openapi-parts.js';
+import { componentSchemas } from './openapi-schemas.js';
 import { PROBLEM_CODES, type ProblemCode } from './problem.js';
-import { ROUTE_LIST, type Route } from './route-table.js';
+import { ROUTES, type Route } from './route-table.js';
 
 /** The problem answers of an operation, one per status, naming the codes behind it. */
 const problems = (codes: readonly ProblemCode[]): Json =>
@@ -28,19 +32,24 @@ const ETAG_HEADERS = { ETag: { description: 'Send it back in If-None-Match: 304 
 const NOT_MODIFIED = { '304': { description: 'Not modified (If-None-Match matched the ETag).' } };
 
 /** What any authenticated operation can answer besides its own problems. */
-/** Which provider answered the latest successful call of a tool, and when. */
-const LAST_SUCCESS = { type: 'object', properties: { provider: { type: 'string' }, at: { type: 'string', format: 'date-time' } } };
 const AUTH_PROBLEMS: readonly ProblemCode[] = ['UNAUTHENTICATED', 'FORBIDDEN', 'AUTH_UNAVAILABLE'];
+
+/** What any operation can answer: the DNS-rebinding guard checks Host and Origin before routing (host-guard.ts). */
+const GUARD_PROBLEMS: readonly ProblemCode[] = ['MISDIRECTED_REQUEST', 'FORBIDDEN_ORIGIN'];
 
 /** The roles whose permissions include the action, least powerful first. */
 const rolesFor = (action: Action) => ROLES.filter((role) => ROLE_ACTIONS[role].has(action));
 
+/** Either credential, each with the roles that may use the operation (OpenAPI 3.1 allows roles for non-OAuth schemes). */
+const securityFor = (action: Action): Json[] => [{ apiKey: rolesFor(action) }, { oidc: rolesFor(action) }];
+
 /** One table entry as an OpenAPI operation; a snapshot read adds If-None-Match, the ETag header and 304. */
-function operation(route: Route): Json {
+function operation(operationId: string, route: Route): Json {
   const { '200': ok, ...rest } = route.responses;
   const { action } = route;
   const parameters = route.etag ? [...(route.parameters ?? []), ifNoneMatch] : route.parameters;
   return {
+    operationId,
     summary: route.summary,
     ...(parameters !== undefined ? { parameters } : {}),
     ...(route.requestBody !== undefined ? { requestBody: route.requestBody } : {}),
@@ -48,9 +57,9 @@ function operation(route: Route): Json {
       ...(ok !== undefined ? { '200': route.etag ? { ...ok, headers: ETAG_HEADERS } : ok } : {}),
       ...rest,
       ...(route.etag ? NOT_MODIFIED : {}),
-      ...problems(action === 'public' ? route.problems : [...new Set([...route.problems, ...AUTH_PROBLEMS])]),
+      ...problems([...new Set([...route.problems, ...(action === 'public' ? [] : AUTH_PROBLEMS), ...GUARD_PROBLEMS])]),
     },
-    security: action === 'public' ? [] : [{ bearer: rolesFor(action) }],
+    security: action === 'public' ? [] : securityFor(action),
     'x-required-action': action,
   };
 }
@@ -58,106 +67,49 @@ function operation(route: Route): Json {
 /** Every operation of the table, grouped by path. */
 function paths(): Json {
   const byPath: Record<string, Json> = {};
-  for (const route of ROUTE_LIST) byPath[route.path] = { ...byPath[route.path], [route.method.toLowerCase()]: operation(route) };
+  for (const [id, route] of Object.entries(ROUTES) as Array<[string, Route]>) byPath[route.path] = { ...byPath[route.path], [route.method.toLowerCase()]: operation(id, route) };
   return byPath;
+}
+
+/** Options of {@link openApiDocument}. */
+export interface OpenApiOptions {
+  /** Describe `/mcp` (the API was made with the MCP gateway mounted). @default false */
+  mcp?: boolean;
+  /** The server URL to name. @default '/' (where the document is served from) */
+  serverUrl?: string;
 }
 
 /**
  * The OpenAPI 3.1 description of the HTTP API.
- * @example openApiDocument('1.2.0').paths['/tools'].get.summary
+ * @example openApiDocument('1.2.0').paths['/tools'].get.operationId // 'listTools'
  */
-export function openApiDocument(version: string): Json {
+export function openApiDocument(version: string, options: OpenApiOptions = {}): Json {
   return {
     openapi: '3.1.0',
     info: {
       title: 'toolcap registry API',
       version,
       description: 'Discover, filter and rank the tools AI agents may call, with what calling each one means. Every list answer carries an ETag; errors are application/problem+json with a code.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    paths: paths(),
+    servers: [{ url: options.serverUrl ?? '/', description: 'The server that serves this document.' }],
+    paths: { ...paths(), ...(options.mcp ? { '/mcp': mcpPathItem(securityFor('list')) } : {}) },
     components: {
       securitySchemes: {
-        bearer: {
+        apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description:
-            'An API key (`toolcap keys create`) or an OIDC access token (a JWT from the configured issuer). A 401 carries WWW-Authenticate, naming /.well-known/oauth-protected-resource when OIDC is configured. Without auth configured the server runs in local mode and asks for none.',
+          bearerFormat: 'tcap_…',
+          description: 'An API key (`toolcap keys create`), sent as `Authorization: Bearer tcap_…`. A 401 carries WWW-Authenticate. Without auth configured the server runs in local mode and asks for none.',
+        },
+        oidc: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An OIDC access token (a JWT from the configured issuer), sent as `Authorization: Bearer <jwt>`. With OIDC configured a 401 names /.well-known/oauth-protected-resource.',
         },
       },
-      schemas: {
-        Problem: {
-          type: 'object',
-          required: ['type', 'title', 'status', 'code', 'detail'],
-          properties: {
-            type: { type: 'string' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            code: { type: 'string', enum: Object.keys(PROBLEM_CODES) },
-            detail: { type: 'string' },
-            problems: { type: 'array', items: { type: 'object', properties: { parameter: { type: 'string' }, message: { type: 'string' } } } },
-            allowed: { type: 'array', items: { type: 'string' }, description: 'FORBIDDEN_PERSONA, UNKNOWN_PERSONA: the personas the principal may use.' },
-            missing: { type: 'array', items: { type: 'string' }, description: 'MISSING_CREDENTIALS: the environment variables that are not set (names, never values).' },
-          },
-        },
-        ToolView: {
-          type: 'object',
-          required: ['key', 'name', 'personas', 'capabilities', 'authScopes', 'health', 'tool'],
-          properties: {
-            key: { type: 'string' },
-            name: { type: 'string' },
-            personas: { type: 'array', items: { type: 'string' } },
-            capabilities: { type: 'array', items: { type: 'string' } },
-            authScopes: { type: 'array', items: { type: 'string' } },
-            health: {
-              type: 'object',
-              properties: {
-                status: { type: 'string', enum: ['unknown', 'ok', 'degraded', 'down', 'unavailable'], description: 'unavailable: every provider misses a required credential (missingCredentials).' },
-                successRate: { type: 'number' },
-                calls: { type: 'integer' },
-                lastSuccessfulProvider: LAST_SUCCESS,
-                reason: { type: 'string' },
-                missingCredentials: { type: 'array', items: { type: 'string' }, description: 'Names of the variables that are not set (never values).' },
-              },
-            },
-            tool: { type: 'object', description: 'The merged, completed canonical tool: see `toolcap schema` (https://toolcap.dev/schema/toolcap.schema.json, tools[]).' },
-          },
-        },
-        ToolDetail: {
-          allOf: [
-            ref('ToolView'),
-            {
-              type: 'object',
-              properties: {
-                provenance: { type: 'array' },
-                providerHealth: { type: 'array', description: 'With a runtime: per provider, calls, success rate, last outcome and circuit.' },
-                lastSuccessfulProvider: { oneOf: [LAST_SUCCESS, { type: 'null' }], description: 'With a runtime: the provider of the latest successful call.' },
-              },
-            },
-          ],
-        },
-        ToolsPage: {
-          type: 'object',
-          required: ['version', 'etag', 'total', 'tools'],
-          properties: { version: { type: 'integer' }, etag: { type: 'string' }, total: { type: 'integer' }, nextCursor: { type: 'string' }, tools: { type: 'array', items: ref('ToolView') } },
-        },
-        SearchResult: {
-          type: 'object',
-          required: ['query', 'intent', 'confidence', 'candidates'],
-          properties: {
-            query: { type: 'string' },
-            intent: { type: 'string', enum: ['read', 'write', 'unknown'] },
-            confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How sure the intent is (1 when the request gave it).' },
-            intentEvidence: { type: 'array', items: { type: 'string' }, description: 'With explain: what the intent was read from.' },
-            understanding: { type: 'object', description: 'With explain: list or item, destruction asked for or ruled out, values kept out of the terms.' },
-            candidates: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, key: { type: 'string' }, score: { type: 'number' }, fit: { type: 'number' } } } },
-          },
-        },
-        Health: {
-          type: 'object',
-          required: ['status', 'version'],
-          properties: { status: { type: 'string', enum: ['ok', 'degraded', 'starting'] }, version: { type: 'integer' }, etag: { type: ['string', 'null'] }, lastError: {} },
-        },
-      },
+      schemas: { ...componentSchemas(), ...(options.mcp ? MCP_SCHEMAS : {}) },
     },
   };
 }

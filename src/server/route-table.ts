@@ -14,6 +14,7 @@ import type { ProblemCode } from './problem.js';
 import { TASK_SNAPSHOT_SCHEMA } from './tasks-openapi.js';
 import { WEBHOOK_PARAMETERS, WORKFLOW_ROUTES } from './workflows-openapi.js';
 import { LEARNED_ROUTES } from './learned-openapi.js';
+import { openObject } from './openapi-schemas.js';
 
 /** One operation: what the document says of it and which problems it can answer. */
 export interface Route {
@@ -50,7 +51,7 @@ const PERSONA: readonly ProblemCode[] = ['FORBIDDEN_PERSONA', 'UNKNOWN_PERSONA']
 const AGENT: readonly ProblemCode[] = ['AGENT_FORBIDDEN', 'UNKNOWN_AGENT'];
 const agentParam = param('agent', "Narrow to this catalog agent's view: its toolIds and skills, within its constraints (maxRiskLevel, requireDeterministicTools).", { type: 'string', minLength: 1 });
 const searchFilters = FILTER_PARAMETERS.filter((p) => p !== 'limit' && p !== 'cursor' && p !== 'offset');
-const listOf = (key: string, description: string) => json({ type: 'object', properties: { version: { type: 'integer' }, [key]: { type: 'array' } } }, description);
+const listOf = (key: string, description: string, items: Json = openObject()) => json({ type: 'object', properties: { version: { type: 'integer' }, [key]: { type: 'array', items } } }, description);
 
 /** Every operation, in the order the document lists them. */
 export const ROUTES = {
@@ -81,8 +82,8 @@ export const ROUTES = {
     responses: { '200': json(ref('SearchResult'), 'Candidates, best first.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA, ...AGENT],
   },
-  skills: { method: 'GET', action: 'list', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
-  agents: { method: 'GET', action: 'list', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.') }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
+  skills: { method: 'GET', action: 'list', path: '/skills', summary: 'Skills', etag: true, parameters: [personaParam], responses: { '200': listOf('skills', 'Skills.', ref('Skill')) }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
+  agents: { method: 'GET', action: 'list', path: '/agents', summary: 'Agents', etag: true, parameters: [personaParam], responses: { '200': listOf('agents', 'Agents.', ref('Agent')) }, problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA] },
   jobs: {
     method: 'GET', action: 'list', path: '/jobs', summary: 'Jobs with the personas allowed to schedule them, their required skills, tools and capabilities, incompatibilities, and observed health', etag: true,
     parameters: [personaParam],
@@ -92,7 +93,7 @@ export const ROUTES = {
   summary: {
     method: 'GET', action: 'list', path: '/summary', summary: 'Counts, personas, effect histograms, tool health by status, and jobs with compatibility and health; with persona, that persona\'s view', etag: true,
     parameters: [personaParam],
-    responses: { '200': json({ type: 'object' }, 'The catalog summary.') },
+    responses: { '200': json(openObject(), 'The catalog summary.') },
     problems: ['NOT_READY', 'BAD_PARAMETER', ...PERSONA],
   },
   health: {
@@ -103,7 +104,7 @@ export const ROUTES = {
     },
     problems: [],
   },
-  openapi: { method: 'GET', action: 'public', path: '/openapi.json', summary: 'This document', responses: { '200': json({ type: 'object' }, 'OpenAPI 3.1.') }, problems: [] },
+  openapi: { method: 'GET', action: 'public', path: '/openapi.json', summary: 'This document', responses: { '200': json(openObject(), 'OpenAPI 3.1.') }, problems: [] },
   callTool: {
     method: 'POST', action: 'call', path: '/tools/{name}/call', summary: 'Call a tool through the runtime: arguments checked, approval, providers by priority, timeout, retries by retry class, audit',
     parameters: [
@@ -114,28 +115,10 @@ export const ROUTES = {
       { name: 'X-Toolcap-Agent', in: 'header', required: false, schema: { type: 'string' }, description: 'The agent, when the body names none.' },
       { name: 'Prefer', in: 'header', required: false, schema: { type: 'string', examples: ['wait=30'] }, description: 'wait=N (N at most 60): if the call needs approval, wait up to N seconds for the decision and the run.' },
     ],
-    requestBody: {
-      required: false,
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              arguments: { type: 'object', description: 'Checked against the tool\'s inputSchema.' },
-              persona: { type: 'string' },
-              agent: { type: 'string', description: "The catalog agent the call is made for: refused (403 AGENT_FORBIDDEN) unless the tool is in the agent's view." },
-              caller: { type: 'string', description: 'Ignored when the request is authenticated.' },
-              job: { type: 'string' },
-              idempotencyKey: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
+    requestBody: { required: false, content: { 'application/json': { schema: ref('CallRequest') } } },
     responses: {
-      '200': json({ type: 'object', properties: { status: { const: 'ok' }, callId: { type: 'string' }, provider: { type: 'string' }, attempts: { type: 'integer' }, result: {} } }, 'The tool ran.'),
-      '202': json({ type: 'object', properties: { status: { const: 'pending_approval' }, approval: { type: 'object' } } }, 'Waiting for approval: somebody else approves with POST /approvals/{id}/approve; GET /approvals/{id} shows the outcome once run.'),
+      '200': json(ref('CallResult'), 'The tool ran.'),
+      '202': json(ref('PendingCall'), 'Waiting for approval: somebody else approves with POST /approvals/{id}/approve; GET /approvals/{id} shows the outcome once run.'),
     },
     problems: [
       'BAD_BODY', 'INVALID_ARGUMENTS', 'TOOL_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'NO_HEALTHY_PROVIDER', 'STORE_UNAVAILABLE', 'TIMEOUT', 'PROVIDER_ERROR',
@@ -151,7 +134,7 @@ export const ROUTES = {
   webhook: {
     method: 'POST', action: 'public', path: '/hooks/{toolId}', summary: 'A webhook for a tool with workflowRoutes: verified by its HMAC signature or key, routed by workflowType, dispatched start-or-signal (a replay is not dispatched twice)',
     parameters: WEBHOOK_PARAMETERS,
-    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'The event; the workflow id at the configured pointer (default /workflowId).' } } } },
+    requestBody: { required: true, content: { 'application/json': { schema: openObject('The event; the workflow id at the configured pointer (default /workflowId).') } } },
     responses: { '200': json({ type: 'object', properties: { workflowId: { type: 'string' }, started: { type: 'boolean' }, duplicate: { type: 'boolean' }, seq: { type: 'integer' }, workflowType: { type: 'string' }, dispatcher: { type: 'string' } } }, 'Dispatched, or a replay (duplicate: true).') },
     problems: ['NOT_READY', 'UNAUTHENTICATED', 'UNKNOWN_WORKFLOW_TYPE', 'WORKFLOW_NOT_RUNNING', 'BAD_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'DISPATCH_UNAVAILABLE', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
@@ -163,27 +146,27 @@ export const ROUTES = {
       param('tool', 'Only this tool.', { type: 'string' }),
       param('limit', 'At most this many.', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
     ],
-    responses: { '200': json({ type: 'object', properties: { approvals: { type: 'array' } } }, 'Approvals.') },
+    responses: { '200': json({ type: 'object', properties: { approvals: { type: 'array', items: ref('Approval') } } }, 'Approvals.') },
     problems: ['BAD_PARAMETER', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   getApproval: {
     method: 'GET', action: 'approvals.read.own', path: '/approvals/{id}', summary: 'One approval request, with the outcome once run',
     parameters: [id],
-    responses: { '200': json({ type: 'object' }, 'The approval.') },
+    responses: { '200': json(ref('Approval'), 'The approval.') },
     problems: ['APPROVAL_NOT_FOUND', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   approve: {
     method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/approve', summary: 'Approve, and run exactly the reviewed call (void if the manifest changed since)',
     parameters: [id],
     requestBody: decision,
-    responses: { '200': json({ type: 'object', properties: { approval: { type: 'object' }, call: { type: 'object' } } }, 'Approved and run.') },
+    responses: { '200': json({ type: 'object', properties: { approval: ref('Approval'), call: ref('CallResult') } }, 'Approved and run.') },
     problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'APPROVAL_VOID', 'SELF_APPROVAL', 'PROVIDER_ERROR', 'TOOL_REJECTED', 'MISSING_CREDENTIALS', 'RESULT_MISMATCH', 'STORE_UNAVAILABLE', 'NO_RUNTIME', 'OAUTH_NOT_CONNECTED', 'OAUTH_REFRESH_FAILED'],
   },
   deny: {
     method: 'POST', action: 'approvals.decide', path: '/approvals/{id}/deny', summary: 'Deny',
     parameters: [id],
     requestBody: decision,
-    responses: { '200': json({ type: 'object' }, 'Denied.') },
+    responses: { '200': json({ type: 'object', properties: { approval: ref('Approval') } }, 'Denied.') },
     problems: ['APPROVAL_NOT_FOUND', 'APPROVAL_CONFLICT', 'SELF_APPROVAL', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   audit: {

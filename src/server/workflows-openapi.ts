@@ -24,7 +24,7 @@ export const WORKFLOW_ROUTES = {
   getWorkflow: {
     method: 'GET', action: 'workflows.work', path: '/workflows/{id}', summary: 'One workflow of the inbox: type, name, bootstrap, signals so far',
     parameters: [id],
-    responses: { '200': json({ type: 'object', properties: { workflow: { type: 'object' } } }, 'The workflow.') },
+    responses: { '200': json({ type: 'object', properties: { workflow: { type: 'object', additionalProperties: true } } }, 'The workflow.') },
     problems: ['WORKFLOW_NOT_FOUND', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   workflowSignals: {

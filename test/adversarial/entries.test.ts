@@ -14,17 +14,19 @@ const LIMIT_MS = 10_000;
 const cases = DIALECTS.map((c) => [c.id, c] as const);
 
 describe.each(cases)('%s: entries', (_id, c) => {
-  it('an unknown field -> an UNKNOWN_FIELD warning on its key; the tool still loads', async () => {
+  // the canonical format is closed: there an unknown field is an error (exit 1); every other dialect keeps it as an extension, with a warning
+  it('an unknown field -> an UNKNOWN_FIELD on its key (an error in the canonical format, else a warning); the tool still loads', async () => {
     const clean = writeCase(c, c.load());
     const expected = await validate(clean.file);
     const doc = c.load();
     c.list(doc)[0]!['x_adversarial_unknown'] = { nested: [1, 2, 3] };
     const w = writeCase(c, doc);
     const r = await validate(w.file);
-    expect(r.code).toBe(expected.code);
+    const closed = c.id === 'toolcap';
+    expect(r.code).toBe(closed ? 1 : expected.code);
     expect(r.tools).toBe(expected.tools);
     expect(r.diagnostics).toContainEqual(
-      expect.objectContaining({ code: 'UNKNOWN_FIELD', severity: 'warning', file: w.file, pointer: `${c.pointer(0)}/x_adversarial_unknown`, line: expect.any(Number) }),
+      expect.objectContaining({ code: 'UNKNOWN_FIELD', severity: closed ? 'error' : 'warning', file: w.file, pointer: `${c.pointer(0)}/x_adversarial_unknown`, line: expect.any(Number) }),
     );
   });
 

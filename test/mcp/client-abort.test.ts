@@ -62,7 +62,7 @@ describe('a slow client that hangs up', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'slow.mjs'), 'export async function slow() { await new Promise((r) => setTimeout(r, 300)); return { ok: true }; }\n');
     writeManifest(join(dir, 'slow.yaml'), [
-      { name: 'slow.wait', description: 'Waits a moment.', version: '1.0.0', mode: 'read', effects: { sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
+      { name: 'slow.wait', description: 'Waits a moment.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
     ]);
     const env = await openEnv([dir]);
     const lines: string[] = [];

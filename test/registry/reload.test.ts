@@ -153,7 +153,8 @@ describe('a failed reload keeps the last good snapshot', () => {
 
   it('strict: warnings fail a reload too', async () => {
     const file = join(folder(), 'tools.yaml');
-    writeFileSync(file, manifest(1).replace('effects: { mode: read }', 'effects: { mode: read }\n    colour: blue'));
+    // a tool that writes without a rollback hint: a warning (an unknown field is an error in the canonical format)
+    writeFileSync(file, manifest(1).replace('effects: { mode: read }', 'effects: { mode: write }'));
     const lenient = new Registry({ paths: [file] });
     const strict = new Registry({ paths: [file], strict: true });
     expect((await lenient.start()).kind).toBe('reloaded');

@@ -123,8 +123,9 @@ describe('/health', () => {
 describe('/openapi.json declares the security', () => {
   const doc = openApiDocument('0') as any;
 
-  it('a bearer scheme, for API keys and OIDC access tokens', () => {
-    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  it('two bearer schemes: API keys and OIDC access tokens (both sent as Authorization: Bearer)', () => {
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.oidc).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 
   it.each(ROUTE_LIST.map((r) => [r.method, r.path, r] as const))('%s %s names its action, the roles allowed it, and 401/403 unless public', (method, path, route) => {
@@ -133,15 +134,15 @@ describe('/openapi.json declares the security', () => {
     if (route.action === 'public') {
       expect(op.security).toEqual([]);
     } else {
-      expect(op.security).toEqual([{ bearer: expect.arrayContaining(['admin']) }]);
+      expect(op.security).toEqual([{ apiKey: expect.arrayContaining(['admin']) }, { oidc: expect.arrayContaining(['admin']) }]);
       expect(op.responses['401'].description).toContain('UNAUTHENTICATED');
       expect(op.responses['403'].description).toContain('FORBIDDEN');
     }
   });
 
   it('a caller\'s operations name caller; the audit names only admin', () => {
-    expect(doc.paths['/tools/{name}/call'].post.security).toEqual([{ bearer: ['caller', 'admin'] }]);
-    expect(doc.paths['/audit'].get.security).toEqual([{ bearer: ['admin'] }]);
+    expect(doc.paths['/tools/{name}/call'].post.security).toEqual([{ apiKey: ['caller', 'admin'] }, { oidc: ['caller', 'admin'] }]);
+    expect(doc.paths['/audit'].get.security).toEqual([{ apiKey: ['admin'] }, { oidc: ['admin'] }]);
   });
 });
 

@@ -73,6 +73,6 @@ describe('the document from the table', () => {
 
   it('/openapi.json is the same document', async () => {
     const { body } = await getJson(app, '/openapi.json');
-    expect(body).toEqual(openApiDocument('0.0.0'));
+    expect(body).toEqual(openApiDocument('0.0.0', { mcp: true }));
   });
 });

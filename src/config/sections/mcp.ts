@@ -8,6 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { resolve } from 'node:path';
 import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../../mcp/config.js';
 import { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from '../../mcp/search-mode.js';
+import { GATEWAY_NAME_MODES, type GatewayNameMode } from '../../mcp/gateway-names.js';
 import { SIDE_EFFECTS } from '../../model/vocabulary.js';
 import type { ObjectReader } from '../../source/reader.js';
 import { at } from '../../source/source.js';
@@ -32,7 +33,7 @@ export interface McpSessionsConfig {
  * session limits and what its `tools/list` shows (`tools`, for both
  * `toolcap mcp serve` and `/mcp`; unset: `full`).
  */
-export type McpSection = McpConfig & { sessions?: McpSessionsConfig; tools?: GatewayToolsMode };
+export type McpSection = McpConfig & { sessions?: McpSessionsConfig; tools?: GatewayToolsMode; names?: GatewayNameMode };
 
 /** An MCP server name: it becomes a segment of tool names (`mcp.<server>.<tool>`). */
 const MCP_SERVER_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
@@ -66,6 +67,13 @@ export const McpSchema = Type.Object(
         type: 'string',
         enum: [...GATEWAY_TOOLS_MODES],
         description: 'What the gateway\'s tools/list shows: full (every tool the session may call, the default) or search (a search tool and a call tool; found tools join the list).',
+      }),
+    ),
+    names: Type.Optional(
+      Type.Unsafe<GatewayNameMode>({
+        type: 'string',
+        enum: [...GATEWAY_NAME_MODES],
+        description: 'The names the gateway lists and calls tools under: canonical (notes.append, the default) or openai-safe (notes_append: what OpenAI and Anthropic accept); the real name is in _meta["toolcap.dev/name"].',
       }),
     ),
     sessions: Type.Optional(
@@ -131,7 +139,7 @@ export const McpSchema = Type.Object(
  */
 export function sameMcpSettings(a: McpSection, b: McpSection): boolean {
   // the gateway's session limits and tools mode are not the clients' business
-  const signature = ({ sessions: _s, tools: _t, ...mcp }: McpSection) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
+  const signature = ({ sessions: _s, tools: _t, names: _n, ...mcp }: McpSection) => JSON.stringify({ ...mcp, servers: mcp.servers.map(({ location: _l, ...rest }) => rest) });
   return signature(a) === signature(b);
 }
 
@@ -146,6 +154,8 @@ export function readMcp(reading: ConfigReading): McpSection {
   if (sessions) mcp.sessions = sessions;
   const tools = mcpReader.enumValue('tools', GATEWAY_TOOLS_MODES);
   if (tools) mcp.tools = tools;
+  const names = mcpReader.enumValue('names', GATEWAY_NAME_MODES);
+  if (names) mcp.names = names;
   const patterns = (reader: ObjectReader, key: string) => reader.strings(key)?.filter((p) => p !== '') ?? [];
   mcp.allowTools = patterns(mcpReader, keyOrAlias(mcpReader, 'allowTools', 'allow_tools'));
   mcp.denyTools = patterns(mcpReader, keyOrAlias(mcpReader, 'denyTools', 'deny_tools'));
@@ -208,7 +218,7 @@ export function readMcp(reading: ConfigReading): McpSection {
     mcp.servers.push(server);
   }
   mcp.enabled = enabled ?? mcp.servers.length > 0;
-  reportUnread(mcpReader, 'the MCP settings', ['enabled', 'tools', 'sessions', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'servers', ...Object.keys(MCP_ALIASES)]);
+  reportUnread(mcpReader, 'the MCP settings', ['enabled', 'tools', 'names', 'sessions', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'servers', ...Object.keys(MCP_ALIASES)]);
   return mcp;
 }
 

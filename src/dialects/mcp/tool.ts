@@ -111,13 +111,12 @@ function annotationsOf(t: Tool, titleInAnnotations: boolean): JsonObject | undef
  * @example exportTool({ name: 'get_sum', effects: { mode: 'read' } })
  * // { name: 'get_sum', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }
  */
-export function exportTool(tool: Tool): unknown {
+export function exportTool(tool: Tool, name: string = mcpWrittenName(tool)): unknown {
   const t = declared(tool);
   const extension = extensionOf(tool);
   const titleInAnnotations = extension?.['titleIn'] === 'annotations';
   return overlay(objectAt(extension, 'fields'), {
-    // `declared` drops a derived name; the MCP name is `id` then.
-    name: mcpNameFor({ name: tool.name, id: t.id }),
+    name,
     title: titleInAnnotations ? undefined : t.title,
     description: t.description,
     inputSchema: inputSchemaOf(t.inputSchema),
@@ -125,4 +124,13 @@ export function exportTool(tool: Tool): unknown {
     annotations: annotationsOf(t, titleInAnnotations),
     _meta: t.metadata,
   });
+}
+
+/**
+ * The name export writes before MCP's name rule applies: `declared` drops a
+ * derived name, and the MCP name is `id` then (mcpNameFor).
+ * @example mcpWrittenName({ name: 'npm_versions', id: 'npmVersions', derived: ['name'] }) // 'npmVersions'
+ */
+export function mcpWrittenName(tool: Tool): string {
+  return mcpNameFor({ name: tool.name, id: declared(tool).id });
 }

@@ -35,6 +35,12 @@ export interface ToolExtension {
    * the function object (e.g. "/parameters/properties/n/type") -> spelling.
    */
   repairs?: Record<string, unknown>;
+  /**
+   * The source named the function in a way OpenAI's API rejects
+   * (`math.factorial`, as BFCL does): export writes that spelling back
+   * (the source's own choice) with a warning, instead of a safe name.
+   */
+  sourceName?: true;
 }
 
 /** A non-function tool (e.g. `{type: "code_interpreter"}`) and its index in the source array. */
@@ -66,6 +72,7 @@ export function toolExtensionOf(tool: Tool): ToolExtension {
   if (ext['response'] === true) out.response = true;
   const repairs = record(ext['repairs']);
   if (repairs) out.repairs = repairs;
+  if (ext['sourceName'] === true) out.sourceName = true;
   return out;
 }
 

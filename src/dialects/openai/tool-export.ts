@@ -16,18 +16,25 @@ import { restoreTypes } from './repair.js';
  * The entry for one tool, in the shape its source had (the wrapped Chat
  * Completions form by default), with repaired `type` spellings put back.
  */
-export function exportTool(tool: Tool): Record<string, unknown> {
+export function exportTool(tool: Tool, name: string = openaiNameOf(tool)): Record<string, unknown> {
   const ext = toolExtensionOf(tool);
-  const fn = functionObject(tool, ext);
+  const fn = functionObject(tool, ext, name);
   if (ext.shape === 'bare') return fn;
   if (ext.shape === 'flat') return { type: 'function', ...fn };
   return { ...ext.wrapper, type: 'function', function: fn };
 }
 
-function functionObject(tool: Tool, ext: ToolExtension): Record<string, unknown> {
+/**
+ * The name a tool is written under before the name rule applies: a derived
+ * name is our lowercase form, so the source spelling (the id) is written.
+ * @example openaiNameOf({ name: 'get_weather', id: 'getWeather', derived: ['name'] }) // 'getWeather'
+ */
+export function openaiNameOf(tool: Tool): string {
+  return isDerived(tool, 'name') ? (tool.id ?? tool.name) : tool.name;
+}
+
+function functionObject(tool: Tool, ext: ToolExtension, name: string): Record<string, unknown> {
   const t = declared(tool);
-  // A derived name is our lowercase form; the source spelling is the id.
-  const name = isDerived(tool, 'name') ? (tool.id ?? tool.name) : t.name;
   const fn: Record<string, unknown> = {
     ...ext.fields,
     ...compact<Record<string, unknown>>({

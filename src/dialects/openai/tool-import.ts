@@ -10,6 +10,7 @@ import { compactRequired } from '../../model/objects.js';
 import type { Tool } from '../../model/schema.js';
 import { TOOL_NAME_PATTERN } from '../../model/vocabulary.js';
 import { canonicalName, readName } from '../names.js';
+import { OPENAI_NAME_RULE } from '../safe-names.js';
 import { isPlainObject, jsonType, ObjectReader } from '../../source/reader.js';
 import type { ImportContext } from '../types.js';
 import { nonEmpty, OPENAI, type Shape, type ToolExtension } from './extension.js';
@@ -97,6 +98,7 @@ function importFunction(reader: ObjectReader, shape: Shape | undefined, options:
     outputSchema,
   });
   if (strict !== undefined) ext.strict = strict;
+  if (!OPENAI_NAME_RULE.pattern.test(source)) ext.sourceName = true;
   if (outputSchema !== undefined) ext.response = true;
   if (nonEmpty(repairs)) ext.repairs = repairs;
   const fields = reader.rest({ where: `function "${source}"` });

@@ -10,7 +10,7 @@ import { ROUTES } from '../route-table.js';
 /** The document route, mounted at `/`. */
 export function openApiRoutes(ctx: ApiContext): RouteModule {
   const { on, ...module } = routeModule('/', ctx);
-  const text = JSON.stringify(openApiDocument(ctx.options.version ?? '0.0.0'));
+  const text = JSON.stringify(openApiDocument(ctx.options.version ?? '0.0.0', { mcp: ctx.options.mcp !== undefined }));
   on(ROUTES.openapi, () => new Response(text, { headers: { 'content-type': JSON_TYPE } }));
   return module;
 }

@@ -1,0 +1,66 @@
+/**
+ * `mcp.names: openai-safe`: the gateway lists names OpenAI and Anthropic
+ * accept (`text_reverse` for `text.reverse`), with the real name in
+ * `_meta["toolcap.dev/name"]`, and a call under the safe name reaches the
+ * real tool. Checked with the MCP SDK client over an in-memory transport.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { NAME_META_KEY } from '../../src/mcp/gateway-names.js';
+import { createGatewayServer } from '../../src/mcp/server.js';
+import { configLoader } from '../config/helpers.js';
+import { closeAll, connect, examplesEnv, textOf } from './gateway-helpers.js';
+
+afterAll(closeAll);
+
+const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+describe('the gateway names tools as configured', () => {
+  it.each([
+    ['canonical', 'text.reverse'],
+    ['openai-safe', 'text_reverse'],
+  ] as const)('%s: tools/list names text.reverse "%s", and a call under that name runs it', async (names, listed) => {
+    const { env } = await examplesEnv();
+    const client = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names }));
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === listed);
+    expect(tool, JSON.stringify(tools.map((t) => t.name))).toBeDefined();
+    if (names === 'openai-safe') {
+      for (const t of tools) expect(t.name).toMatch(OPENAI_NAME);
+      expect(tool!._meta?.[NAME_META_KEY]).toBe('text.reverse');
+    } else {
+      expect(tools.some((t) => t.name.includes('.'))).toBe(true);
+      expect(tool!._meta?.[NAME_META_KEY]).toBeUndefined();
+    }
+    const result = await client.callTool({ name: listed, arguments: { text: 'abc' } });
+    expect(result.isError ?? false).toBe(false);
+    expect(textOf(result)).toContain('cba');
+  });
+
+  it('openai-safe: the real name is still callable, and an unknown safe name is an unknown tool', async () => {
+    const { env } = await examplesEnv();
+    const client = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names: 'openai-safe' }));
+    expect(textOf(await client.callTool({ name: 'text.reverse', arguments: { text: 'xy' } }))).toContain('yx');
+    await expect(client.callTool({ name: 'text_nothing', arguments: {} })).rejects.toThrow(/text_nothing/);
+  });
+
+  it('openai-safe in search mode: toolcap_call_tool takes the safe name', async () => {
+    const { env } = await examplesEnv();
+    const client = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names: 'openai-safe', tools: 'search' }));
+    const result = await client.callTool({ name: 'toolcap_call_tool', arguments: { name: 'text_reverse', arguments: { text: 'abc' } } });
+    expect(result.isError ?? false).toBe(false);
+    expect(textOf(result)).toContain('cba');
+  });
+});
+
+describe('mcp.names in the config', () => {
+  const load = configLoader('toolcap-mcp-names-');
+  it.each([
+    ['names: openai-safe', 'openai-safe', false],
+    ['names: canonical', 'canonical', false],
+    ['names: dotted', undefined, true],
+  ])('mcp: { %s }', (line, names, error) => {
+    const result = load(`mcp:\n  ${line}\n`);
+    expect(result.config?.mcp.names).toBe(names);
+    expect(result.diagnostics.some((d) => d.severity === 'error' && d.pointer === '/mcp/names')).toBe(error);
+  });
+});

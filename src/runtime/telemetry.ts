@@ -62,6 +62,9 @@ export function callAttributes(
     'toolcap.tool.timeout_sec': tool.execution?.timeoutSec ?? 30,
   };
   if (tool.description !== undefined) attributes['gen_ai.tool.description'] = attributeValue(tool.description) as string;
+  // what the manifest says a call costs: a postmortem weighs the call against it
+  if (tool.cost?.lane !== undefined) attributes['toolcap.tool.cost.lane'] = tool.cost.lane;
+  if (tool.cost?.estimatedDollars !== undefined) attributes['toolcap.tool.cost.estimated_dollars'] = tool.cost.estimatedDollars;
   if (tool.effects?.rollbackHint !== undefined) attributes['toolcap.tool.rollback_hint'] = tool.effects.rollbackHint;
   if (persona !== undefined) attributes['toolcap.persona'] = persona;
   for (const [name, value] of Object.entries(redactor.redact(recordedArguments(tool, args)))) attributes[`toolcap.arg.${name}`] = attributeValue(value);

@@ -48,7 +48,7 @@ import { withOAuthTokens } from './oauth/redaction.js';
 import type { OAuthVault } from './oauth/vault.js';
 import { SerialRuns } from './serial.js';
 import type { ProviderEnvironment } from './providers/types.js';
-import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
+import { CallMetrics, callAttributes, endCallSpan, outcomeLabel, refusedToolLabel, startCallSpan, toolcapTracer } from './telemetry.js';
 import { defaultToolDatabases, ToolServices } from './tool-services.js';
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
@@ -93,6 +93,8 @@ export class Runtime {
   readonly #policy: ApprovalPolicy;
   readonly #admission: Admission;
   readonly #oauth: OAuthVault | undefined;
+  /** Errors of runs already counted where they ended (so call() does not count them twice). */
+  readonly #counted = new WeakSet<object>();
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -198,23 +200,30 @@ export class Runtime {
    */
   call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
     return this.#redacting(async () => {
-      const context = await this.#admission.admit(callerContext);
-      const callId = randomUUID();
-      const snapshot = this.#registry.snapshot();
-      const tool = resolveIn(snapshot, name, context.persona);
-      checkAgentCall(snapshot, tool, context.agent, context.persona);
-      const checked = this.#arguments.check(snapshot, tool, args);
-      // refused before anything runs or waits for approval: no provider has the credentials it needs
-      const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
-      if (refusal) throw refusal;
-      await this.#oauth?.check(tool);
-      const reason = approvalReason(tool, context.persona, this.#rules);
-      if (reason !== undefined) {
-        const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
-        const approval = await this.#approvals.request(tool, checked, reason, callId, context, bound);
-        return { status: 'pending_approval', callId, tool: tool.name, approval };
+      // every outcome is counted: a run's where it ends (#execute), any other here
+      try {
+        const context = await this.#admission.admit(callerContext);
+        const callId = randomUUID();
+        const snapshot = this.#registry.snapshot();
+        const tool = resolveIn(snapshot, name, context.persona);
+        checkAgentCall(snapshot, tool, context.agent, context.persona);
+        const checked = this.#arguments.check(snapshot, tool, args);
+        // refused before anything runs or waits for approval: no provider has the credentials it needs
+        const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
+        if (refusal) throw refusal;
+        await this.#oauth?.check(tool);
+        const reason = approvalReason(tool, context.persona, this.#rules);
+        if (reason !== undefined) {
+          const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
+          const approval = await this.#approvals.request(tool, checked, reason, callId, context, bound);
+          this.metrics.calls.inc({ tool: tool.name, outcome: 'pending_approval' });
+          return { status: 'pending_approval', callId, tool: tool.name, approval };
+        }
+        return await this.#run(snapshot, tool, checked, callId, context, false);
+      } catch (error) {
+        if (!(error instanceof Object && this.#counted.has(error))) this.metrics.calls.inc({ tool: refusedToolLabel(name, (n) => this.#registry.snapshot().byName.has(n)), outcome: outcomeLabel(error) });
+        throw error;
       }
-      return this.#run(snapshot, tool, checked, callId, context, false);
     });
   }
 
@@ -260,6 +269,7 @@ export class Runtime {
     } catch (error) {
       const e = redactCallError(error instanceof CallError ? error : new CallError('PROVIDER_ERROR', errorMessage(error), { callId }), redactor);
       await finish(false, log.attempts.at(-1)?.provider, e.code, e.message);
+      this.#counted.add(e);
       throw e;
     }
   }

@@ -92,7 +92,7 @@ describe('GET /metrics', () => {
 
     // a real MCP client over Streamable HTTP, in process
     const client = new Client({ name: 'metrics-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: (url, init) => app.fetch(new Request(url, init)) }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: async (url, init) => app.fetch(new Request(url, init)) }));
     const during = await scrape();
     expect(sampleValue(during, 'toolcap_mcp_sessions_active', { transport: 'streamable_http' })).toBe(1);
     // DELETE closes the session on the server

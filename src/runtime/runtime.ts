@@ -47,6 +47,7 @@ import { manifestRedactor } from './secrets.js';
 import { withOAuthTokens } from './oauth/redaction.js';
 import type { OAuthVault } from './oauth/vault.js';
 import { SerialRuns } from './serial.js';
+import { selectionAttributes, selectionDetail, selectionOwner, Selections } from './selections.js';
 import type { ProviderEnvironment } from './providers/types.js';
 import { CallMetrics, callAttributes, endCallSpan, outcomeLabel, refusedToolLabel, startCallSpan, toolcapTracer } from './telemetry.js';
 import { defaultToolDatabases, ToolServices } from './tool-services.js';
@@ -71,6 +72,8 @@ type OkResult = CallResult & { status: 'ok' };
 export class Runtime {
   readonly health: HealthBook;
   readonly metrics: CallMetrics;
+  /** Search answers kept for the calls that name them (selections.ts). */
+  readonly selections: Selections;
   readonly store: Store;
   /** Tools' configurations, SQL databases and result checks (tool-services.ts). */
   readonly services: ToolServices;
@@ -105,6 +108,7 @@ export class Runtime {
     this.health = options.health ?? new HealthBook({ random });
     this.#tracer = options.tracer ?? toolcapTracer();
     this.metrics = options.metrics ?? new CallMetrics();
+    this.selections = new Selections({ clock: this.#clock });
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
@@ -241,10 +245,20 @@ export class Runtime {
   async #execute(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
     const oauth = await this.#oauth?.accessFor(tool, context.signal);
     const redactor = withOAuthTokens(this.#redactorOf(snapshot), oauth);
-    const party = { persona: context.persona ?? null, actor: context.caller ?? null, job: context.job ?? null, approvalId: context.approvalId };
+    // what the tool was chosen over, when the call names the search answer it came from
+    const { selection } = context;
+    const selected = selection === undefined ? undefined : this.selections.resolve(selection, selectionOwner(context.principal), tool.name);
+    const party = {
+      persona: context.persona ?? null,
+      actor: context.caller ?? null,
+      job: context.job ?? null,
+      approvalId: context.approvalId,
+      ...(selection !== undefined ? { selection: selectionDetail(selection, selected) } : {}),
+    };
     await this.#journal.started(tool, callId, args, party, redactor);
     const started = this.#clock();
-    const span = startCallSpan(this.#tracer, tool, callAttributes(tool, callId, args, context.persona, gated, redactor));
+    const attributes = { ...callAttributes(tool, callId, args, context.persona, gated, redactor), ...(selection !== undefined ? redactor.redact(selectionAttributes(selection, selected)) : {}) };
+    const span = startCallSpan(this.#tracer, tool, attributes);
     const log: RouteLog = { attempts: [], skipped: [], count: 0 };
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;

@@ -100,6 +100,18 @@ export class Selections {
   }
 
   /**
+   * Keep a selection made elsewhere under its own id (the CLI's selection
+   * file: `toolcap search` and `toolcap call` are separate processes).
+   * Ignored when the id is not of the selection shape.
+   */
+  adopt(id: string, owner: string, query: string, candidates: readonly SelectionCandidate[], at: number): void {
+    if (!SELECTION_ID.test(id)) return;
+    this.#entries.delete(id);
+    this.#entries.set(id, { owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES).map(copy), at });
+    while (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+
+  /**
    * What `tool` was selected over in selection `id`; undefined when the id
    * is unknown, expired, or `owner` was not the one answered.
    */

@@ -161,7 +161,8 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
   }
   if (answer.candidates.length === 0) io.stdout('No tool matches the query.\n');
   for (const c of answer.candidates) io.stdout(describeCandidate(c, flags.explain ?? false));
-  if (selection !== undefined && answer.candidates.length > 0) io.stdout(`selection: ${selection} (toolcap call <tool> --selection ${selection} records what the tool was chosen over)\n`);
+  // on stderr: stdout stays the ranking
+  if (selection !== undefined && answer.candidates.length > 0) io.stderr(`selection: ${selection} (toolcap call <tool> --selection ${selection} records what the tool was chosen over)\n`);
   return EXIT.OK;
 }
 

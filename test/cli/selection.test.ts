@@ -39,7 +39,8 @@ describe('toolcap search, then toolcap call --selection', () => {
     expect(chosen).toBeDefined();
 
     const human = await cli('search', '--config', config, '--query', 'count the words of a text');
-    expect(human.stdout).toMatch(/^selection: sel_\S+ \(toolcap call <tool> --selection/m);
+    expect(human.stdout).not.toMatch(/selection/);
+    expect(human.stderr).toMatch(/^selection: sel_\S+ \(toolcap call <tool> --selection/m);
 
     const r = await cli('call', 'text.word_count', '--config', config, '--args', '{"text":"one two"}', '--selection', answer.selection, '--json');
     expect(r.code).toBe(0);

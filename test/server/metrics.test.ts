@@ -143,3 +143,13 @@ describe('GET /metrics', () => {
     expect(sampleValue(m, 'toolcap_http_requests_total', { method: 'GET', route: '/tools', status_class: '2xx' })).toBeGreaterThan(0);
   });
 });
+
+describe('docs/observability.md', () => {
+  it('lists every toolcap series /metrics has, with its type, and no other', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync('docs/observability.md', 'utf8');
+    const rows = [...doc.matchAll(/^\| `(toolcap_[a-z_]+)` \| (counter|gauge|histogram) \|/gm)].map((m) => [m[1], m[2]]);
+    const scraped = [...(await scrape()).values()].filter((f) => f.name.startsWith('toolcap_')).map((f) => [f.name, f.type]);
+    expect(rows.sort()).toEqual(scraped.sort());
+  });
+});

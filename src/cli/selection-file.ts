@@ -10,6 +10,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isPlainObject } from '../model/objects.js';
+import { createRedactor } from '../runtime/containment/redact.js';
 import { MAX_SELECTION_CANDIDATES, SELECTION_ID, type SelectionCandidate, Selections } from '../runtime/selections.js';
 
 /** Selections kept in the file; the oldest go first. @default 100 */
@@ -49,7 +50,8 @@ function read(file: string): SavedSelection[] {
 export function saveSelection(file: string, owner: string, query: string, candidates: readonly SelectionCandidate[], now = Date.now()): string {
   // the id is made as the server makes it
   const id = new Selections().record(owner, query, []);
-  const saved: SavedSelection = { id, owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES), at: now };
+  // a new sink: the query is written through the redactor (token shapes), as spans and audit lines are
+  const saved: SavedSelection = { id, owner, query: createRedactor().redactText(query), candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES), at: now };
   const list = [...read(file).filter((s) => now - s.at <= SAVED_TTL_MS), saved].slice(-MAX_SAVED);
   mkdirSync(dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;

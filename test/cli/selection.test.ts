@@ -68,3 +68,19 @@ describe('toolcap search, then toolcap call --selection', () => {
     expect(unknown.code).toBe(0);
   });
 });
+
+describe('the selection file', () => {
+  it('keeps the query through the redactor, at most MAX_SAVED selections, and drops expired ones', async () => {
+    const { loadSelection, saveSelection, MAX_SAVED, SAVED_TTL_MS } = await import('../../src/cli/selection-file.js');
+    const file = join(root, 'sel', 'selections.json');
+    const now = 1_000_000;
+    const id = saveSelection(file, 'local', 'deploy with token ghp_abcdefghijklmnopqrstuvwxyz0123', [], now);
+    expect(readFileSync(file, 'utf8')).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123');
+    expect(loadSelection(file, id, now)?.query).toBe('deploy with token [REDACTED]');
+    expect(loadSelection(file, id, now + SAVED_TTL_MS + 1)).toBeUndefined();
+    const ids = Array.from({ length: MAX_SAVED + 5 }, (_, i) => saveSelection(file, 'local', `q${i}`, [], now + 1));
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { selections: unknown[] }).selections).toHaveLength(MAX_SAVED);
+    expect(loadSelection(file, ids[0]!, now + 1)).toBeUndefined();
+    expect(loadSelection(file, ids.at(-1)!, now + 1)).toBeDefined();
+  });
+});

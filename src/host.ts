@@ -39,7 +39,8 @@ import { ProviderError } from './runtime/providers/types.js';
 import { Runtime } from './runtime/runtime.js';
 import { DEFAULT_SECRET_KEY_ENV } from './runtime/oauth/sealed-box.js';
 import { OAuthVault } from './runtime/oauth/vault.js';
-import { fileTracer } from './runtime/trace-file.js';
+import { createTracing, type Tracing } from './runtime/tracing.js';
+import { traceSettings } from './runtime/trace-settings.js';
 import { createRedactor, type Redactor } from './runtime/containment/redact.js';
 import { openStore, type StoreConfig } from './store/open.js';
 import type { KeyStore, Store } from './store/types.js';
@@ -67,8 +68,10 @@ export interface ToolcapOptions {
   debounceMs?: number;
   /** Connect to the config's MCP servers (false: their cached tools are still listed, but not callable). @default true */
   mcp?: boolean;
-  /** Write spans as JSON lines beside the store (`traces.jsonl`). @default true */
+  /** Export spans: the JSON-lines file beside the store (`traces.jsonl`), and OTLP as the OTEL_* variables and the config's `telemetry` say (docs/observability.md). @default true */
   traces?: boolean;
+  /** The environment the OTEL_* variables are read from. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Seed observed health from the store's recent calls (what a long-running server shows). @default false */
   seedHealth?: boolean;
   /** Told what an operator should know (MCP servers down, settings applied, store hiccups). @default process.emitWarning */
@@ -103,6 +106,8 @@ export interface Toolcap {
   readonly traceFile: string | undefined;
   /** Circuits, learned tools, observed calls and settled approvals shared with the other instances on the store (PostgreSQL, docs/deploy.md); undefined on SQLite (one instance). */
   readonly cluster: ClusterSync | undefined;
+  /** Where spans are exported: the file, the OTLP URL (docs/observability.md). */
+  readonly tracing: Pick<Tracing, 'file' | 'otlpUrl' | 'flush'>;
   /** The watch of the config file (with `watch` and connected MCP servers), else undefined. */
   readonly configWatcher: ConfigWatcher | undefined;
   /** Stop watching, let calls in flight end, disconnect MCP servers, flush traces, close the store. Safe to call twice. */
@@ -225,8 +230,11 @@ export async function createToolcap(config: Config | string | undefined, options
     warn(`could not read the learned tools from the store: ${errorMessage(error)}`);
   }
 
-  const traceFile = options.traces === false ? undefined : traceFileFor(storeConfig, root);
-  const traces = traceFile === undefined ? undefined : fileTracer(traceFile, liveRedactor);
+  // the file is the zero-set-up default; OTLP when the OTEL_* variables or the config's telemetry section ask for it
+  const settings = traceSettings(options.env ?? process.env, cfg?.telemetry, toolcapVersion());
+  for (const w of settings.warnings) warn(`telemetry: ${w}`);
+  const traces = options.traces === false ? undefined : createTracing(settings, { file: traceFileFor(storeConfig, root), redactor: liveRedactor });
+  const traceFile = traces?.file;
   const approvals = cfg?.approvals;
   const identitySections = cfg ?? LOCAL_MODE;
   const environment = { baseDir: root, ...(cfg ? providerEnvironment(cfg) : {}) };
@@ -235,7 +243,7 @@ export async function createToolcap(config: Config | string | undefined, options
   const runtime = new Runtime({
     ...identityRuntimeOptions(identitySections),
     oauth,
-    ...(traces ? { tracer: traces.tracer } : {}),
+    ...(traces?.tracer ? { tracer: traces.tracer } : {}),
     registry,
     store,
     ...(options.backoff !== undefined ? { health: new HealthBook({ backoff: options.backoff }) } : {}),
@@ -327,6 +335,7 @@ export async function createToolcap(config: Config | string | undefined, options
     learned,
     traceFile,
     cluster,
+    tracing: { file: traceFile, otlpUrl: traces?.otlpUrl, flush: () => traces?.flush() ?? Promise.resolve() },
     configWatcher,
     close() {
       // the order matters: no new config or file events, then no new calls, then what calls used

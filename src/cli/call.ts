@@ -19,6 +19,8 @@ import type { Toolcap } from '../host.js';
 import { openToolcap, readPlan, type OpenOptions } from './open.js';
 import type { LoadFlags } from './shared.js';
 import { errorMessage } from '../model/errors.js';
+import { SELECTION_ID } from '../runtime/selections.js';
+import { loadSelection, selectionFileFor } from './selection-file.js';
 
 export interface CallFlags extends LoadFlags, ServerFlag {
   args?: string;
@@ -27,6 +29,8 @@ export interface CallFlags extends LoadFlags, ServerFlag {
   agent?: string;
   caller?: string;
   idempotencyKey?: string;
+  /** The selection id of the search the tool was chosen from (`toolcap search` prints it). */
+  selection?: string;
   json?: boolean;
 }
 
@@ -74,11 +78,19 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
       return EXIT.USAGE;
     }
   }
+  if (flags.selection !== undefined && !SELECTION_ID.test(flags.selection)) {
+    io.stderr(`toolcap: --selection "${flags.selection}" is not a selection id (the one toolcap search or the toolcap-selection header gave)\n`);
+    return EXIT.USAGE;
+  }
   if (flags.server !== undefined) return remoteCall(tool, args, flags.server, flags, io);
   const hint = flags.config !== undefined ? ` --config ${flags.config}` : paths.length ? ` ${paths.join(' ')}` : '';
   return withRuntime(paths, flags, io, async ({ runtime, config }) => {
     try {
+      // a selection of an earlier `toolcap search` (another process): from the project's selection file
+      const saved = flags.selection === undefined ? undefined : loadSelection(selectionFileFor(config?.root ?? process.cwd()), flags.selection);
+      if (saved) runtime.selections.adopt(saved.id, saved.owner, saved.query, saved.candidates, saved.at);
       const result = await runtime.call(tool, args, {
+        ...(flags.selection !== undefined ? { selection: flags.selection } : {}),
         principal: principalNamed(config?.auth),
         ...(flags.persona !== undefined ? { persona: flags.persona } : {}),
         ...(flags.agent !== undefined ? { agent: flags.agent } : {}),

@@ -172,6 +172,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--agent <id>', 'call for this catalog agent: refused unless the tool is in its view (toolIds, skills, constraints)')
     .option('--caller <id>', 'who is calling, for the audit log (default cli:$USER)')
     .option('--idempotency-key <key>', 'makes a guarded tool retryable')
+    .option('--selection <id>', 'the selection id of the search the tool was chosen from: the span and audit record what it was chosen over')
     .option('--json', 'print the result (or the pending approval) as JSON')
     .addOption(serverOption())
     .addOption(dialectOption())

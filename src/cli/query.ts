@@ -6,6 +6,9 @@
  * @module
  */
 import { loadConfig } from '../config/config.js';
+import { principalNamed } from '../config/identity.js';
+import { selectionCandidate } from '../runtime/selections.js';
+import { saveSelection, selectionFileFor } from './selection-file.js';
 import { listingFilter, parseFilter, type ParameterProblem } from '../query/params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
 import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../query/views.js';
@@ -123,7 +126,8 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
   if (flags.query.trim() === '') return printProblems([{ parameter: 'query', message: 'Say what the task is.' }], io);
   const snap = snapshotOf(paths, flags, io);
   if (typeof snap === 'number') return snap;
-  const ranking = flags.config === undefined ? {} : (loadConfig(flags.config).config?.ranking ?? {});
+  const config = flags.config === undefined ? undefined : loadConfig(flags.config).config;
+  const ranking = config?.ranking ?? {};
   const request = {
     query: flags.query,
     filter: parsed.filter,
@@ -132,9 +136,17 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
     ...(ranking.weights ? { weights: ranking.weights } : {}),
     ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
   };
-  const answer = searchAnswer(searchTools(snap, request), flags.explain ?? false);
+  const result = searchTools(snap, request);
+  const answer = searchAnswer(result, flags.explain ?? false);
+  // kept for `toolcap call --selection`, as the local principal's (selection-file.ts); a search that cannot write it still answers
+  let selection: string | undefined;
+  try {
+    selection = saveSelection(selectionFileFor(config?.root ?? process.cwd()), principalNamed(config?.auth).id, flags.query, searchAnswer(result, true).candidates.map(selectionCandidate));
+  } catch {
+    selection = undefined;
+  }
   if (flags.json) {
-    io.stdout(`${JSON.stringify(answer, null, 2)}\n`);
+    io.stdout(`${JSON.stringify(selection === undefined ? answer : { ...answer, selection }, null, 2)}\n`);
     return EXIT.OK;
   }
   io.stdout(`intent: ${answer.intent} (confidence ${answer.confidence})${answer.intentEvidence?.length ? `: ${answer.intentEvidence.join('; ')}` : ''}\n`);
@@ -150,6 +162,8 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
   }
   if (answer.candidates.length === 0) io.stdout('No tool matches the query.\n');
   for (const c of answer.candidates) io.stdout(describeCandidate(c, flags.explain ?? false));
+  // on stderr: stdout stays the ranking
+  if (selection !== undefined && answer.candidates.length > 0) io.stderr(`selection: ${selection} (toolcap call <tool> --selection ${selection} records what the tool was chosen over)\n`);
   return EXIT.OK;
 }
 

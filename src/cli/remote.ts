@@ -21,12 +21,13 @@ interface CallOptions {
   persona?: string;
   agent?: string;
   idempotencyKey?: string;
+  selection?: string;
   json?: boolean;
 }
 
 /** `POST /tools/{tool}/call`; the caller is the key's principal (no --caller). */
 export async function remoteCall(tool: string, args: unknown, server: string, flags: CallOptions, io: CliIO): Promise<ExitCode> {
-  const body = { arguments: args, ...(flags.persona !== undefined ? { persona: flags.persona } : {}), ...(flags.agent !== undefined ? { agent: flags.agent } : {}), ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}) };
+  const body = { arguments: args, ...(flags.persona !== undefined ? { persona: flags.persona } : {}), ...(flags.agent !== undefined ? { agent: flags.agent } : {}), ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}), ...(flags.selection !== undefined ? { selection: flags.selection } : {}) };
   const answer = await request(server, 'POST', `tools/${encodeURIComponent(tool)}/call`, io, { body, json: flags.json });
   if (typeof answer === 'number') return answer;
   const { approve: _a, deny: _d, ...result } = answer.body;

@@ -153,7 +153,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     `toolcap is serving ${snap.toolsFor().length} tools (${snap.personas.length} personas, ${layers} layer${layers === 1 ? '' : 's'}) at ${server.url}\n` +
       `  web console: ${server.url}/ (catalog, approvals, audit, health)\n` +
       `  ${identity.describe()}\n` +
-      `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}\n` +
+      `  store: ${store.kind} ${store.location} (approvals, audit log, call health)${setup.traceFile ? `; traces: ${setup.traceFile}` : ''}${setup.tracing.otlpUrl ? `; OTLP: ${setup.runtime.redactor.redactText(setup.tracing.otlpUrl)}` : ''}\n` +
       `  ${server.url}/tools   ${server.url}/search?q=...&explain=1   ${server.url}/summary   ${server.url}/approvals   ${server.url}/metrics   ${server.url}/health   ${server.url}/openapi.json\n` +
       `  MCP gateway (Streamable HTTP): ${server.url}/mcp${setup.mcp ? `; MCP servers: ${setup.mcp.status().map((s) => `${s.server} ${s.state} (${s.tools} tools)`).join(', ')}` : ''}\n` +
       `${registry.status().watching ? 'Watching the manifests: saved edits go live; a broken edit keeps the last good catalog. ' : ''}Ctrl-C stops.\n`,

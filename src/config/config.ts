@@ -33,6 +33,7 @@ import { readSources, type ConfigSource } from './sections/sources.js';
 import { readStore, type StoreConfig } from './sections/store.js';
 import { readWebhooks, type WebhooksConfig } from './sections/webhooks.js';
 import { readTools, type ToolsSection } from './sections/tools.js';
+import { readTelemetry, type TelemetryConfig } from './sections/telemetry.js';
 
 // the names commands, tests and scripts have imported from here since before the split
 export { configJsonSchema, ConfigFileSchema } from './schema.js';
@@ -81,6 +82,8 @@ export interface Config {
   tools: ToolsSection;
   /** The webhooks of tools with workflowRoutes, and their dispatcher. @default absent: no webhooks */
   webhooks?: WebhooksConfig;
+  /** Where spans go (JSON-lines file, OTLP); the OTEL_* variables win (docs/observability.md). @default {}: the file only */
+  telemetry?: TelemetryConfig;
 }
 
 /** What reading a config file gave. */
@@ -164,6 +167,8 @@ export function readConfig(file: SourceFile, root: string): { config?: Config; d
   if (egress) config.egress = egress;
   const webhooks = readWebhooks(reading);
   if (webhooks) config.webhooks = webhooks;
+  const telemetry = readTelemetry(reading);
+  if (Object.keys(telemetry).length > 0) config.telemetry = telemetry;
   top.rest({ where: `the config (known fields: ${CONFIG_FIELDS.join(', ')})` });
   // unknown fields of a config are not extensions as they are in a manifest
   const diagnostics = context.diagnostics.map((d) => (d.code === 'UNKNOWN_FIELD' ? { ...d, message: d.message.replace('; it is kept as an extension.', '; it is ignored.') } : d));

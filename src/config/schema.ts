@@ -19,6 +19,7 @@ import { SourcesSchema } from './sections/sources.js';
 import { StoreSchema } from './sections/store.js';
 import { ToolsSchema } from './sections/tools.js';
 import { WebhooksSchema } from './sections/webhooks.js';
+import { TelemetrySchema } from './sections/telemetry.js';
 
 /** The schema of `toolcap.config.yaml`; its property order is the order the sections are listed in messages. */
 export const ConfigFileSchema = Type.Object(
@@ -36,6 +37,7 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(LimitsSchema),
     tools: Type.Optional(ToolsSchema),
     webhooks: Type.Optional(WebhooksSchema),
+    telemetry: Type.Optional(TelemetrySchema),
   },
   { additionalProperties: false, description: 'toolcap.config.yaml: see docs/config.md.' },
 );

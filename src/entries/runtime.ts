@@ -28,6 +28,12 @@ export { recordedArguments } from '../runtime/containment/recorded-arguments.js'
 export { EgressGuard, EgressError } from '../runtime/containment/egress.js';
 export type { EgressPolicy } from '../runtime/containment/egress.js';
 export { fileTracer, JsonLinesSpanExporter } from '../runtime/trace-file.js';
+export { createTracing, RedactingSpanExporter } from '../runtime/tracing.js';
+export type { Tracing } from '../runtime/tracing.js';
+export { traceSettings, TRACE_EXPORTERS, OTLP_PROTOCOLS } from '../runtime/trace-settings.js';
+export type { TraceSettings, TelemetryConfig, OtlpProtocol, TraceExporterName } from '../runtime/trace-settings.js';
+export { Selections, SELECTION_ID } from '../runtime/selections.js';
+export type { SelectionCandidate, SelectedOver, SelectionOptions } from '../runtime/selections.js';
 export { ROLES, ACTIONS, can, resolvePersona, allowedPersonas, mayDecide } from '../runtime/identity/principal.js';
 export type { Principal, Role, Action, PersonaResolution } from '../runtime/identity/principal.js';
 export { Authenticator } from '../runtime/identity/authenticate.js';

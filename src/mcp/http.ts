@@ -20,6 +20,7 @@ import { readBodyWithin } from './body.js';
 import { clientGone, clientGoneLine } from './client-abort.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
 import { SessionTable, type SessionLimits } from './sessions.js';
+import { sessionMetrics } from './session-metrics.js';
 
 /** A Streamable HTTP endpoint's options: the gateway's, with a default persona, the request checks and the session limits. */
 export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'agent' | 'principal'> {
@@ -89,6 +90,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   const { persona: defaultPersona, agent: defaultAgent, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, onError, ...gatewayOptions } = options;
   const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway }) => void gateway.close().catch(() => undefined));
   const maxBody = maxBodyBytes ?? 4 * 1024 * 1024;
+  const counted = sessionMetrics(gatewayOptions.runtime.metrics);
+  const untrack = counted.track('streamable_http', () => sessions.size);
   let closed = false;
 
   const open = async (request: Request, body: unknown, principal: Principal | undefined): Promise<Response> => {
@@ -112,6 +115,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         sessions.add(id, principal?.id, { transport, gateway }, principal ? grantsKey(principal) : undefined);
+        counted.opened('streamable_http');
       },
       ...(allowedHosts || allowedOrigins
         ? { enableDnsRebindingProtection: true, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) }
@@ -193,6 +197,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     close: {
       value: async () => {
         closed = true;
+        untrack();
         await Promise.all(sessions.clear().map(({ gateway }) => gateway.close().catch(() => undefined)));
       },
     },

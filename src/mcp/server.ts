@@ -46,6 +46,7 @@ import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from './nesting.js';
 import { answerSearch, type SearchRanking } from './search-answer.js';
 import { gatewayNames, type GatewayNameMode } from './gateway-names.js';
+import { selectionOfMeta, withSelectionId } from './selection-meta.js';
 import { CALL_TOOL, FoundTools, parseCallArgs, parseSearchArgs, SEARCH_TOOL, searchModePage, type GatewayToolsMode } from './search-mode.js';
 import { listToolsPage } from './tool-list.js';
 
@@ -169,14 +170,14 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
   });
 
   /** The one call path, for `tools/call` and `toolcap_call_tool` alike: runtime.call with the session's persona and principal, approvals, elicitation. */
-  const callOne = async (name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult | Refusal> => {
+  const callOne = async (name: string, args: Record<string, unknown>, signal: AbortSignal, selection?: string): Promise<CallToolResult | Refusal> => {
     // refused before anything walks them recursively (validation, hashing, the store)
     if (nestingDepth(args, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH) {
       return { refused: { message: `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels, the most a call accepts.`, data: { code: 'ARGUMENTS_TOO_DEEP', tool: name, maxDepth: MAX_ARGUMENT_DEPTH } } };
     }
     try {
       if (principal !== undefined && name === APPROVAL_STATUS_TOOL) return await approvalStatus(runtime, principal, args);
-      const context = { ...(persona !== undefined ? { persona } : {}), ...(agent !== undefined ? { agent } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal };
+      const context = { ...(persona !== undefined ? { persona } : {}), ...(agent !== undefined ? { agent } : {}), ...(principal !== undefined ? { principal } : {}), caller: callerOf(), signal, ...(selection !== undefined ? { selection } : {}) };
       const result = await runtime.call(name, args, context);
       if (result.status === 'ok') return okResult(result);
       const pending = (note?: string) => pendingApprovalResult(result.approval, { ...hints, ...(note !== undefined ? { note } : {}) });
@@ -206,7 +207,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
       const scope = { snapshot: registry.snapshot(), persona, health: options.health ?? runtime.health, ranking: options.ranking ?? {}, redactor: runtime.redactor, agent: viewNow() };
       const outcome = answerSearch(scope, parsed);
       if (found.add(outcome.found) && server.transport) server.sendToolListChanged().catch(() => undefined);
-      return outcome.result;
+      return withSelectionId(outcome.result, runtime.selections, principal, parsed.query);
     } catch (error) {
       return errorResult('INTERNAL', runtime.redactor.redactText(errorMessage(error)));
     }
@@ -217,10 +218,11 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     const name = names.real(request.params.name);
     const args = request.params.arguments ?? {};
     if (searchMode && name === SEARCH_TOOL) return search(args);
+    const selection = selectionOfMeta(request.params._meta);
     if (searchMode && name === CALL_TOOL) {
       const call = parseCallArgs(args);
       if ('content' in call) return call;
-      const result = await callOne(names.real(call.name), call.arguments, extra.signal);
+      const result = await callOne(names.real(call.name), call.arguments, extra.signal, selection);
       // the meta-tool's own call was well formed: what the named call was refused for is a tool error the model can act on
       if (isRefusal(result)) {
         const { code, ...data } = result.refused.data;
@@ -228,7 +230,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
       }
       return result;
     }
-    const result = await callOne(name, args, extra.signal);
+    const result = await callOne(name, args, extra.signal, selection);
     if (isRefusal(result)) throw new McpError(ErrorCode.InvalidParams, result.refused.message, result.refused.data);
     return result;
   });

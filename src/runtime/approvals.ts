@@ -118,7 +118,7 @@ export class Approvals {
         (a) => a.persona === persona && a.argumentsHash === argumentsHash && a.manifestHash === manifestHash && a.codeHash === codeHash && Date.parse(a.expiresAt) > now,
       );
       if (same) {
-        this.#o.metrics.approvals.inc({ event: 'deduplicated' });
+        this.#o.metrics.approvals.inc({ event: 'deduplicated', tool: tool.name });
         return view(same);
       }
       return this.#create(tool, args, reason, callId, requester, codeHash);
@@ -159,7 +159,7 @@ export class Approvals {
     await must(() =>
       store.appendAudit({ at: record.createdAt, kind: 'call.pending_approval', tool: tool.name, callId, persona: record.persona, actor: record.requestedBy, detail: { approvalId: record.id, reason } }),
     );
-    metrics.approvals.inc({ event: 'requested' });
+    metrics.approvals.inc({ event: 'requested', tool: tool.name });
     return view(record);
   }
 
@@ -297,7 +297,7 @@ export class Approvals {
     if (!updated) throw new CallError('APPROVAL_CONFLICT', `Approval ${record.id} was decided by someone else first.`);
     const detail = this.#o.redact({ approvalId: record.id, note: d.note ?? null, ...(d.channel ? { via: d.channel } : {}) });
     await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: by, detail }));
-    metrics.approvals.inc({ event: status });
+    metrics.approvals.inc({ event: status, tool: record.tool });
     this.#waits.notify(view(updated));
     return updated;
   }

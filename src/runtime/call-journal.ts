@@ -33,6 +33,8 @@ export interface CallParty {
   actor: string | null;
   job: string | null;
   approvalId?: string | undefined;
+  /** The search answer the tool was chosen from, and what it was selected over (selections.ts). */
+  selection?: Record<string, unknown>;
 }
 
 /** How a call ended, for its records. */
@@ -75,7 +77,7 @@ export class CallJournal {
       callId,
       persona: party.persona,
       actor: party.actor,
-      detail: redactor.redact({ arguments: recordedArguments(tool, args), ...(party.approvalId ? { approvalId: party.approvalId } : {}) }),
+      detail: redactor.redact({ arguments: recordedArguments(tool, args), ...(party.approvalId ? { approvalId: party.approvalId } : {}), ...(party.selection ? { selection: party.selection } : {}) }),
     };
     if (!(await this.#recorder.addStart(line))) {
       throw new CallError('STORE_UNAVAILABLE', `The store is unavailable: the start of "${tool.name}" could not be recorded, so it did not run (a call that may write runs only once it is on record).`, { callId });
@@ -108,6 +110,7 @@ export class CallJournal {
       durationMs: end.durationMs,
       ...(code ? { error: code, message: end.message } : {}),
       ...(party.approvalId ? { approvalId: party.approvalId } : {}),
+      ...(party.selection ? { selection: party.selection } : {}),
     };
     const audit: NewAuditRecord = {
       at: new Date(this.#clock()).toISOString(),

@@ -84,6 +84,12 @@ export interface CallContext {
   idempotencyKey?: string;
   /** The caller gives up: aborts the call. */
   signal?: AbortSignal;
+  /**
+   * The id of the search answer the tool was chosen from (selections.ts):
+   * the span and audit record what it was selected over. An id this caller
+   * was not given is recorded as not found.
+   */
+  selection?: string;
 }
 
 /** A call's result, or the approval it waits for. */

@@ -47,8 +47,9 @@ import { manifestRedactor } from './secrets.js';
 import { withOAuthTokens } from './oauth/redaction.js';
 import type { OAuthVault } from './oauth/vault.js';
 import { SerialRuns } from './serial.js';
+import { selectionAttributes, selectionDetail, selectionOwner, Selections } from './selections.js';
 import type { ProviderEnvironment } from './providers/types.js';
-import { CallMetrics, callAttributes, endCallSpan, startCallSpan, toolcapTracer } from './telemetry.js';
+import { CallMetrics, callAttributes, endCallSpan, outcomeLabel, refusedToolLabel, startCallSpan, toolcapTracer } from './telemetry.js';
 import { defaultToolDatabases, ToolServices } from './tool-services.js';
 
 export { approvalReason, type ApprovalRule } from './approval-rules.js';
@@ -71,6 +72,8 @@ type OkResult = CallResult & { status: 'ok' };
 export class Runtime {
   readonly health: HealthBook;
   readonly metrics: CallMetrics;
+  /** Search answers kept for the calls that name them (selections.ts). */
+  readonly selections: Selections;
   readonly store: Store;
   /** Tools' configurations, SQL databases and result checks (tool-services.ts). */
   readonly services: ToolServices;
@@ -93,6 +96,8 @@ export class Runtime {
   readonly #policy: ApprovalPolicy;
   readonly #admission: Admission;
   readonly #oauth: OAuthVault | undefined;
+  /** Errors of runs already counted where they ended (so call() does not count them twice). */
+  readonly #counted = new WeakSet<object>();
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -103,6 +108,7 @@ export class Runtime {
     this.health = options.health ?? new HealthBook({ random });
     this.#tracer = options.tracer ?? toolcapTracer();
     this.metrics = options.metrics ?? new CallMetrics();
+    this.selections = new Selections({ clock: this.#clock });
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
     this.#env = environment.env;
@@ -198,23 +204,30 @@ export class Runtime {
    */
   call(name: string, args: unknown, callerContext: CallContext = {}): Promise<CallResult> {
     return this.#redacting(async () => {
-      const context = await this.#admission.admit(callerContext);
-      const callId = randomUUID();
-      const snapshot = this.#registry.snapshot();
-      const tool = resolveIn(snapshot, name, context.persona);
-      checkAgentCall(snapshot, tool, context.agent, context.persona);
-      const checked = this.#arguments.check(snapshot, tool, args);
-      // refused before anything runs or waits for approval: no provider has the credentials it needs
-      const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
-      if (refusal) throw refusal;
-      await this.#oauth?.check(tool);
-      const reason = approvalReason(tool, context.persona, this.#rules);
-      if (reason !== undefined) {
-        const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
-        const approval = await this.#approvals.request(tool, checked, reason, callId, context, bound);
-        return { status: 'pending_approval', callId, tool: tool.name, approval };
+      // every outcome is counted: a run's where it ends (#execute), any other here
+      try {
+        const context = await this.#admission.admit(callerContext);
+        const callId = randomUUID();
+        const snapshot = this.#registry.snapshot();
+        const tool = resolveIn(snapshot, name, context.persona);
+        checkAgentCall(snapshot, tool, context.agent, context.persona);
+        const checked = this.#arguments.check(snapshot, tool, args);
+        // refused before anything runs or waits for approval: no provider has the credentials it needs
+        const refusal = credentialRefusal(tool, this.#slots.of(snapshot, tool), this.#env, callId);
+        if (refusal) throw refusal;
+        await this.#oauth?.check(tool);
+        const reason = approvalReason(tool, context.persona, this.#rules);
+        if (reason !== undefined) {
+          const bound = await codeHash(tool, this.#slots.of(snapshot, tool));
+          const approval = await this.#approvals.request(tool, checked, reason, callId, context, bound);
+          this.metrics.calls.inc({ tool: tool.name, outcome: 'pending_approval' });
+          return { status: 'pending_approval', callId, tool: tool.name, approval };
+        }
+        return await this.#run(snapshot, tool, checked, callId, context, false);
+      } catch (error) {
+        if (!(error instanceof Object && this.#counted.has(error))) this.metrics.calls.inc({ tool: refusedToolLabel(name, (n) => this.#registry.snapshot().byName.has(n)), outcome: outcomeLabel(error) });
+        throw error;
       }
-      return this.#run(snapshot, tool, checked, callId, context, false);
     });
   }
 
@@ -232,10 +245,20 @@ export class Runtime {
   async #execute(snapshot: Snapshot, tool: Tool, args: Record<string, unknown>, callId: string, context: RunContext, gated: boolean): Promise<OkResult> {
     const oauth = await this.#oauth?.accessFor(tool, context.signal);
     const redactor = withOAuthTokens(this.#redactorOf(snapshot), oauth);
-    const party = { persona: context.persona ?? null, actor: context.caller ?? null, job: context.job ?? null, approvalId: context.approvalId };
+    // what the tool was chosen over, when the call names the search answer it came from
+    const { selection } = context;
+    const selected = selection === undefined ? undefined : this.selections.resolve(selection, selectionOwner(context.principal), tool.name);
+    const party = {
+      persona: context.persona ?? null,
+      actor: context.caller ?? null,
+      job: context.job ?? null,
+      approvalId: context.approvalId,
+      ...(selection !== undefined ? { selection: selectionDetail(selection, selected) } : {}),
+    };
     await this.#journal.started(tool, callId, args, party, redactor);
     const started = this.#clock();
-    const span = startCallSpan(this.#tracer, tool, callAttributes(tool, callId, args, context.persona, gated, redactor));
+    const attributes = { ...callAttributes(tool, callId, args, context.persona, gated, redactor), ...(selection !== undefined ? redactor.redact(selectionAttributes(selection, selected)) : {}) };
+    const span = startCallSpan(this.#tracer, tool, attributes);
     const log: RouteLog = { attempts: [], skipped: [], count: 0 };
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
@@ -260,6 +283,7 @@ export class Runtime {
     } catch (error) {
       const e = redactCallError(error instanceof CallError ? error : new CallError('PROVIDER_ERROR', errorMessage(error), { callId }), redactor);
       await finish(false, log.attempts.at(-1)?.provider, e.code, e.message);
+      this.#counted.add(e);
       throw e;
     }
   }

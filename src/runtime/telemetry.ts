@@ -11,14 +11,19 @@
  *
  * Metrics: Prometheus text at `GET /metrics`, from a private prom-client
  * registry (never the global one, so two runtimes in one process do not
- * collide).
+ * collide). Every label set is bounded: tools by the catalog, outcomes by
+ * the error codes, events by the approval states (docs/observability.md
+ * lists every series). The process and Node.js defaults start at the
+ * first scrape, so a runtime nobody scrapes (a CLI call) pays nothing.
  * @module
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { Counter, Gauge, Histogram, Registry as MetricsRegistry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as MetricsRegistry, type Metric } from 'prom-client';
+import { toolcapVersion } from '../model/version.js';
 import type { Tool } from '../model/schema.js';
 import { recordedArguments } from './containment/recorded-arguments.js';
 import { createRedactor, type Redactor } from './containment/redact.js';
+import { CallError } from './errors.js';
 
 /** Token shapes only, for callers that pass no redactor. */
 const TOKEN_SHAPES = createRedactor();
@@ -62,6 +67,9 @@ export function callAttributes(
     'toolcap.tool.timeout_sec': tool.execution?.timeoutSec ?? 30,
   };
   if (tool.description !== undefined) attributes['gen_ai.tool.description'] = attributeValue(tool.description) as string;
+  // what the manifest says a call costs: a postmortem weighs the call against it
+  if (tool.cost?.lane !== undefined) attributes['toolcap.tool.cost.lane'] = tool.cost.lane;
+  if (tool.cost?.estimatedDollars !== undefined) attributes['toolcap.tool.cost.estimated_dollars'] = tool.cost.estimatedDollars;
   if (tool.effects?.rollbackHint !== undefined) attributes['toolcap.tool.rollback_hint'] = tool.effects.rollbackHint;
   if (persona !== undefined) attributes['toolcap.persona'] = persona;
   for (const [name, value] of Object.entries(redactor.redact(recordedArguments(tool, args)))) attributes[`toolcap.arg.${name}`] = attributeValue(value);
@@ -90,6 +98,16 @@ export function endCallSpan(
   span.end();
 }
 
+/** The tool label of a call refused before it ran: its name when the catalog has a tool of that name, else `(unknown)` (a caller's words never become a series). */
+export function refusedToolLabel(name: string, known: (name: string) => boolean): string {
+  return known(name) ? name : '(unknown)';
+}
+
+/** The outcome label of an error: its code for a call error, else `error`. */
+export function outcomeLabel(error: unknown): string {
+  return error instanceof CallError ? error.code : 'error';
+}
+
 /** The Prometheus metrics of one runtime. */
 export class CallMetrics {
   readonly registry = new MetricsRegistry();
@@ -107,12 +125,35 @@ export class CallMetrics {
     buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120],
     registers: [this.registry],
   });
-  readonly approvals = new Counter({ name: 'toolcap_approvals_total', help: 'Approval requests and decisions.', labelNames: ['event'] as const, registers: [this.registry] });
+  readonly approvals = new Counter({
+    name: 'toolcap_approvals_total',
+    help: 'Approval requests and decisions, by tool: requested, deduplicated, approved, denied, expired.',
+    labelNames: ['event', 'tool'] as const,
+    registers: [this.registry],
+  });
+  readonly buildInfo = new Gauge({ name: 'toolcap_build_info', help: 'Always 1; the labels say which toolcap runs on which Node.js.', labelNames: ['version', 'node_version'] as const, registers: [this.registry] });
+  #defaults = false;
+
+  constructor() {
+    this.buildInfo.set({ version: toolcapVersion(), node_version: process.versions.node }, 1);
+  }
+
+  /**
+   * The metric of this name on the registry, made by `make` the first time
+   * (a second server or gateway over one runtime shares the series).
+   */
+  metric<T extends Metric>(name: string, make: (registers: MetricsRegistry[]) => T): T {
+    return (this.registry.getSingleMetric(name) as T | undefined) ?? make([this.registry]);
+  }
   readonly backoff = new Gauge({ name: 'toolcap_provider_backoff', help: '1 while a provider is backing off.', labelNames: ['tool', 'provider'] as const, registers: [this.registry] });
   readonly snapshotVersion = new Gauge({ name: 'toolcap_registry_version', help: 'Version of the serving catalog snapshot.', registers: [this.registry] });
 
   /** The Prometheus text exposition. */
   text(): Promise<string> {
+    if (!this.#defaults) {
+      this.#defaults = true;
+      collectDefaultMetrics({ register: this.registry });
+    }
     return this.registry.metrics();
   }
 

@@ -17,6 +17,7 @@ import { RegistryNotReadyError, type Registry } from '../registry/registry.js';
 import { CallError } from '../runtime/errors.js';
 import { BodyCache } from './body-cache.js';
 import { hostGuard } from './host-guard.js';
+import { httpMetrics } from './http-metrics.js';
 import { apiContext, type ApiOptions, type RouteModule } from './context.js';
 import { ApiProblem, callProblem, problem, problemResponse } from './problem.js';
 import { allowedMethods } from './route-table.js';
@@ -51,6 +52,8 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
   const ctx = apiContext(registry, options);
   const onError = options.onError ?? warn;
   const app = new Hono({ strict: false });
+  // first: every request is counted, those the guards refuse too
+  if (ctx.runtime) app.use('*', httpMetrics(ctx.runtime.metrics));
   // before any route, /mcp and unknown paths included: a rebound name never reaches a handler
   if (options.allowedHosts || options.allowedOrigins) app.use('*', hostGuard(options.allowedHosts, options.allowedOrigins));
 

@@ -113,6 +113,11 @@ export function componentSchemas(): Json {
         caller: { type: 'string', description: 'Ignored when the request is authenticated.' },
         job: { type: 'string' },
         idempotencyKey: { type: 'string' },
+        selection: {
+          type: 'string',
+          pattern: '^sel_[A-Za-z0-9_-]{22}$',
+          description: 'The toolcap-selection header of the /search answer the tool was chosen from: the span and audit record what it was selected over (docs/observability.md).',
+        },
       },
     },
     CallResult: {

@@ -128,9 +128,10 @@ describe('metrics', () => {
     const text = await h.runtime.metrics.text();
     expect(text).toContain('toolcap_tool_calls_total{tool="svc.ok",outcome="ok"} 2');
     expect(text).toContain('toolcap_tool_calls_total{tool="svc.bad",outcome="PROVIDER_ERROR"} 1');
-    expect(text).not.toMatch(/toolcap_tool_calls_total\{tool="svc.gated"/);
+    // a call waiting for approval is an outcome too
+    expect(text).toContain('toolcap_tool_calls_total{tool="svc.gated",outcome="pending_approval"} 1');
     expect(text).toContain('toolcap_provider_attempts_total{tool="svc.ok",provider="p1",outcome="ok"} 2');
-    expect(text).toContain('toolcap_approvals_total{event="requested"} 1');
+    expect(text).toContain('toolcap_approvals_total{event="requested",tool="svc.gated"} 1');
     expect(text).toContain('toolcap_tool_call_duration_seconds_count{tool="svc.ok"} 2');
   });
 

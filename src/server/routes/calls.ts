@@ -14,8 +14,9 @@ import { routeModule, withRuntime, noStoreJson, type ApiContext, type RouteModul
 import { jsonBody, optionalString, readJsonObject } from '../json-body.js';
 import { ApiProblem, PROBLEM_CODES, problem, type ProblemCode } from '../problem.js';
 import { ROUTES } from '../route-table.js';
+import { SELECTION_ID } from '../../runtime/selections.js';
 
-const CALL_FIELDS = ['arguments', 'persona', 'agent', 'caller', 'job', 'idempotencyKey'];
+const CALL_FIELDS = ['arguments', 'persona', 'agent', 'caller', 'job', 'idempotencyKey', 'selection'];
 
 /** The longest `Prefer: wait` honoured, seconds (a longer one is cut to it). */
 export const MAX_WAIT_SEC = 60;
@@ -81,6 +82,9 @@ export function callRoutes(ctx: ApiContext): RouteModule {
     const caller = principal ? undefined : (optionalString(b, 'caller') ?? c.req.header('x-toolcap-caller'));
     const job = optionalString(b, 'job');
     const idempotencyKey = optionalString(b, 'idempotencyKey') ?? c.req.header('idempotency-key');
+    // the id of the search answer (its toolcap-selection header) the tool was chosen from
+    const selection = optionalString(b, 'selection');
+    if (selection !== undefined && !SELECTION_ID.test(selection)) throw new ApiProblem(problem('BAD_BODY', 'The selection is not a selection id (the toolcap-selection header of a /search answer).', { pointer: '/selection' }));
     const wait = preferWait(c.req.header('prefer'));
     const runtime = c.var.runtime;
     const result = await runtime.call(c.req.param('name') ?? '', 'arguments' in b ? b['arguments'] : {}, {
@@ -90,6 +94,7 @@ export function callRoutes(ctx: ApiContext): RouteModule {
       ...(caller !== undefined ? { caller } : {}),
       ...(job !== undefined ? { job } : {}),
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      ...(selection !== undefined ? { selection } : {}),
       signal: c.req.raw.signal,
     });
     if (result.status !== 'pending_approval') return noStoreJson(result);

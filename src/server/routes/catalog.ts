@@ -13,6 +13,7 @@ import { listingFilter, parseFilter } from '../../query/params.js';
 import { getTool, listTools, searchAnswer, searchTools } from '../../query/views.js';
 import { summarizeCatalog, summarizeJobs } from '../../registry/summary.js';
 import { ALL } from '../../runtime/identity/principal.js';
+import { selectionCandidate, selectionOwner, type SelectionCandidate, type Selections } from '../../runtime/selections.js';
 import { principalOf } from '../auth.js';
 import { jobsWithHealth, summaryWithHealth } from '../health-views.js';
 import { agentFor, takeAgent } from '../agent-param.js';
@@ -22,6 +23,30 @@ import { routeModule, type ApiContext, type ApiEnv, type RouteModule } from '../
 import { scopedQuery, shownPersona } from '../personas.js';
 import { ApiProblem, badParameters, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
+
+/** The most rankings kept for cached answers (as many as the body cache holds by default). */
+const MAX_RANKINGS = 256;
+
+/**
+ * The search answer with the selection it is kept as: its id in the
+ * `toolcap-selection` header (the body stays the cached, ETagged ranking),
+ * bound to the principal that asked.
+ */
+function withSelection(c: Context<ApiEnv>, response: Response, ranked: SelectionCandidate[] | undefined, rankings: Map<string, SelectionCandidate[]>, selections: Selections): Response {
+  const etag = response.headers.get('etag') ?? '';
+  if (ranked) {
+    rankings.delete(etag);
+    rankings.set(etag, ranked);
+    if (rankings.size > MAX_RANKINGS) rankings.delete(rankings.keys().next().value as string);
+  }
+  const candidates = ranked ?? rankings.get(etag) ?? [];
+  const id = selections.record(selectionOwner(principalOf(c)), new URL(c.req.url).searchParams.get('q') ?? '', candidates);
+  response.headers.set(SELECTION_HEADER, id);
+  return response;
+}
+
+/** The header a search answer's selection id is in. */
+export const SELECTION_HEADER = 'toolcap-selection';
 
 /** The catalog reads, mounted at `/`. */
 export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
@@ -61,8 +86,11 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
     ),
   );
 
-  on(ROUTES.search, (c) =>
-    cache.answer(c, (snap, params) => {
+  // the ranking of each cached answer, by its ETag: a search answered from the cache is kept as a selection too
+  const rankings = new Map<string, SelectionCandidate[]>();
+  on(ROUTES.search, (c) => {
+    let ranked: SelectionCandidate[] | undefined;
+    const response = cache.answer(c, (snap, params) => {
       const { agent, rest } = takeAgent(params);
       const { search, filter } = parseSearch(rest);
       const taskRisk = search.taskRisk ?? options.taskRisk;
@@ -79,9 +107,11 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
         },
         health,
       );
+      if (runtime) ranked = searchAnswer(result, true).candidates.map(selectionCandidate);
       return searchAnswer(result, search.explain);
-    }, scoped(c, true)),
-  );
+    }, scoped(c, true));
+    return runtime ? withSelection(c, response, ranked, rankings, runtime.selections) : response;
+  });
 
   on(ROUTES.skills, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, skills: snap.documentFor(onePersona(params)).skills }), scoped(c, false)));
   on(ROUTES.agents, (c) => cache.answer(c, (snap, params) => ({ version: snap.version, agents: snap.documentFor(onePersona(params)).agents }), scoped(c, false)));

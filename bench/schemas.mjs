@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { buildCatalog } from '../dist/index.js';
 import { run as runCli } from '../dist/cli/program.js';
 import { jsonSize } from '../dist/model/json-size.js';
@@ -79,7 +80,8 @@ async function serve(spec) {
     const pages = [];
     let cursor;
     do {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor });
+      // request(), not listTools(): the SDK client would compile every listed outputSchema (seconds per Stripe page)
+      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema);
       pages.push({ bytes: Buffer.byteLength(JSON.stringify(result)), tools: result.tools.length });
       cursor = result.nextCursor;
     } while (cursor !== undefined);

@@ -6,6 +6,7 @@
 import { catalogDocument, provenance, type Catalog } from '../registry/catalog.js';
 import { toolKey } from '../registry/merge.js';
 import type { Tool } from '../model/schema.js';
+import { shareDefs } from '../model/schema-defs.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { pathKind, writeOut, type CliIO } from './io.js';
 import { summarize } from './render.js';
@@ -23,7 +24,10 @@ export function inspectCommand(paths: string[], flags: InspectFlags, io: CliIO):
   printDiagnostics(result, io);
   const code = exitFor(result);
   if (code === EXIT.USAGE) return code;
-  const doc = { ...catalogDocument(result.catalog, flags.persona), provenance: provenance(result.catalog) };
+  const catalogDoc = catalogDocument(result.catalog, flags.persona);
+  // shared schema definitions once, at the top (model/schema-defs.ts), not repeated in every tool
+  const shared = shareDefs(catalogDoc.tools);
+  const doc = { ...catalogDoc, tools: shared.tools, ...(shared.$defs ? { $defs: shared.$defs } : {}), provenance: provenance(result.catalog) };
   const json = `${JSON.stringify(doc, null, 2)}\n`;
   if (flags.out !== undefined) {
     const problem = pathKind(flags.out) === 'folder' ? `${flags.out} is a folder; give a file name` : writeOut(flags.out, json);

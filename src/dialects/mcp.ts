@@ -5,6 +5,7 @@
  * for the loader's conservative `complete` step. See docs/dialects/mcp.md.
  * @module
  */
+import { jsonSize } from '../model/json-size.js';
 import { compact } from '../model/objects.js';
 import type { CanonicalFragment, ExportedFile, FieldMap, ImportContext, ImportedDocument } from './types.js';
 import { defineDialect } from './types.js';
@@ -71,7 +72,22 @@ function resultOf(fragment: CanonicalFragment, layout: Layout, tools: unknown[])
   return overlay(layout.fields, { tools, serverInfo, _meta: bundle?.metadata });
 }
 
-/** One file, `tools.json`, in the shape the tools were read in (a `tools/list` result by default). */
+/**
+ * Most bytes of tool definitions (compact JSON) per exported file. Each MCP
+ * tool's schemas are self-contained (every definition they reach is in the
+ * tool's own `$defs`), which for a spec as cross-linked as Stripe's is about
+ * 0.7 MB a tool: a whole catalog in one file would be far past what toolcap
+ * reads back (`limits.maxBytes`, 32 MB), so it is written as pages of tools.
+ * @default 12 MB (about 25 MB once indented)
+ */
+export const MCP_FILE_BYTES = 12 * 1024 * 1024;
+
+/**
+ * `tools.json`, in the shape the tools were read in (a `tools/list` result by
+ * default); when the tools pass {@link MCP_FILE_BYTES}, pages
+ * `tools-001.json`, `tools-002.json`, … each in that shape, like the pages of
+ * `tools/list`.
+ */
 function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
   const layout = layoutOf(fragment.bundle);
   const source = fragment.tools ?? [];
@@ -80,22 +96,40 @@ function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
   const mapping = safeNames(source.filter((t) => !own(t)).map(mcpWrittenName), MCP_NAME_RULE);
   const nameOf = (tool: Tool) => (own(tool) ? mcpWrittenName(tool) : (mapping.safe.get(mcpWrittenName(tool)) ?? mcpWrittenName(tool)));
   const tools = source.map((tool) => exportTool(tool, nameOf(tool)));
-  const value =
+  const wrap = (list: unknown[]) =>
     layout.shape === 'array'
-      ? tools
+      ? list
       : layout.shape === 'jsonrpc'
-        ? { ...layout.envelope, result: resultOf(fragment, layout, tools) }
-        : resultOf(fragment, layout, tools);
-  if (mapping.notes.length === 0) return [{ path: 'tools.json', format: 'json', value }];
-  return [
-    {
-      path: 'tools.json',
-      format: 'json',
-      value,
-      names: Object.fromEntries(source.map((tool) => [nameOf(tool), tool.name])),
-      nameNotes: mapping.notes.map((note) => describeNameNote(note, MCP_NAME_RULE)),
-    },
-  ];
+        ? { ...layout.envelope, result: resultOf(fragment, layout, list) }
+        : resultOf(fragment, layout, list);
+  // the name mapping covers the whole export: it goes with the first file
+  const names =
+    mapping.notes.length === 0
+      ? {}
+      : { names: Object.fromEntries(source.map((tool) => [nameOf(tool), tool.name])), nameNotes: mapping.notes.map((note) => describeNameNote(note, MCP_NAME_RULE)) };
+  const pages = pagesOf(tools, MCP_FILE_BYTES);
+  if (pages.length <= 1) return [{ path: 'tools.json', format: 'json', value: wrap(tools), ...names }];
+  const width = Math.max(3, String(pages.length).length);
+  return pages.map((page, i) => ({ path: `tools-${String(i + 1).padStart(width, '0')}.json`, format: 'json', value: wrap(page), ...(i === 0 ? names : {}) }));
+}
+
+/** Tools in order, cut into pages of at most `budget` bytes of JSON (a tool larger than that is a page of its own). */
+function pagesOf(tools: readonly unknown[], budget: number): unknown[][] {
+  const pages: unknown[][] = [];
+  let page: unknown[] = [];
+  let bytes = 0;
+  for (const tool of tools) {
+    const size = jsonSize(tool);
+    if (page.length > 0 && bytes + size > budget) {
+      pages.push(page);
+      page = [];
+      bytes = 0;
+    }
+    page.push(tool);
+    bytes += size;
+  }
+  if (page.length > 0 || pages.length === 0) pages.push(page);
+  return pages;
 }
 
 /** Where canonical tool fields live in an MCP tool; effects point at the hint they were read from. */

@@ -11,6 +11,7 @@ import type { TObject } from '@sinclair/typebox';
 import { declared } from '../model/derive.js';
 import { splitPointer } from '../model/diagnostics.js';
 import { compact } from '../model/objects.js';
+import { attachSharedDefs, shareDefs, type DefsTable } from '../model/schema-defs.js';
 import { AgentSchema, BundleInfoSchema, JobSchema, SkillSchema, ToolSchema, type Agent, type BundleInfo, type Job, type Skill, type Tool } from '../model/schema.js';
 import type { ErrorObject } from 'ajv';
 import { canonicalValidator, describeAjvError } from '../model/validator.js';
@@ -89,6 +90,11 @@ function importCanonical(context: ImportContext): ImportedDocument {
     });
   };
   collect<Tool>('tools', 'tool', result.tools);
+  if (isPlainObject(doc['$defs'])) {
+    const table = doc['$defs'] as DefsTable;
+    const attached = attachSharedDefs(result.tools.map((t) => t.value), table);
+    result.tools.forEach((t, i) => (t.value = attached[i]!));
+  }
   collect<Skill>('skills', 'skill', result.skills);
   collect<Agent>('agents', 'agent', result.agents);
   collect<Job>('jobs', 'job', result.jobs);
@@ -130,10 +136,12 @@ export const toolcapDialect = defineDialect({
   },
   import: importCanonical,
   export(fragment) {
+    const tools = fragment.tools === undefined ? undefined : shareDefs(fragment.tools.map(declared));
     const value = compact({
       toolcap: 1 as const,
+      $defs: tools?.$defs,
       bundle: fragment.bundle,
-      tools: fragment.tools?.map(declared),
+      tools: tools?.tools,
       skills: fragment.skills,
       agents: fragment.agents,
       jobs: fragment.jobs,

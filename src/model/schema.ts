@@ -341,6 +341,12 @@ export const CatalogSchema = Closed(
   {
     $schema: Type.Optional(Type.String()),
     toolcap: Type.Literal(1, { description: 'Canonical format version.' }),
+    $defs: Type.Optional(
+      Type.Record(Type.String(), JsonSchemaSchema, {
+        description:
+          'Schema definitions shared by several tools, written once. A "#/$defs/<name>" reference in a tool\'s schema resolves to that schema\'s own $defs/<name> when it has one, else to this table (docs/model.md).',
+      }),
+    ),
     bundle: Type.Optional(BundleInfoSchema),
     tools: Type.Optional(Type.Array(ToolSchema)),
     skills: Type.Optional(Type.Array(SkillSchema)),

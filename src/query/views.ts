@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
+import { shareDefs, type DefsTable } from '../model/schema-defs.js';
 import { toolKey } from '../model/tool-key.js';
 import type { AgentView, ToolScope } from './agent-view.js';
 import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from './filters.js';
@@ -85,6 +86,12 @@ export interface ToolsPage {
   /** Pass as `cursor` for the next page; absent on the last page. */
   nextCursor?: string;
   tools: ToolView[];
+  /**
+   * Schema definitions two or more listed tools share, written once: a
+   * `#/$defs/<name>` reference in a tool's schema that the schema does not
+   * define itself points here (docs/model.md, "Shared schema definitions").
+   */
+  $defs?: DefsTable;
 }
 
 /**
@@ -94,12 +101,14 @@ export interface ToolsPage {
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
   const result: FilterResult = paginate(matches(snapshot, filter, health, agent), filter);
+  const shared = shareDefs(result.tools.map((item) => item.tool));
   return {
     version: snapshot.version,
     etag: snapshot.etag,
     total: result.total,
     ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}),
-    tools: result.tools.map((item) => toolView(item.tool, health, item.key)),
+    tools: result.tools.map((item, i) => toolView(shared.tools[i]!, health, item.key)),
+    ...(shared.$defs !== undefined ? { $defs: shared.$defs } : {}),
   };
 }
 

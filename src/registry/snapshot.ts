@@ -13,6 +13,7 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../model/hash.js';
+import { shareDefs } from '../model/schema-defs.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
@@ -26,6 +27,19 @@ export interface SnapshotDocument {
   readonly skills: readonly Skill[];
   readonly agents: readonly Agent[];
   readonly jobs: readonly Job[];
+}
+
+/**
+ * What a snapshot's etag is: the content hash of its document in the shared
+ * form (schema definitions that several tools share hashed once, in `$defs`;
+ * model/schema-defs.ts), so hashing costs the catalog's size, not the size of
+ * every tool's schemas expanded. A document sharing nothing hashes as
+ * `contentHash(document)`.
+ */
+export function documentHash(document: SnapshotDocument): string {
+  const shared = shareDefs(document.tools);
+  if (shared.$defs === undefined) return contentHash(document);
+  return contentHash({ ...document, tools: shared.tools, $defs: shared.$defs });
 }
 
 /** A read-only map whose backing Map cannot be reached, so it cannot be changed at run time either. */
@@ -144,7 +158,7 @@ export class Snapshot {
     this.builtAt = init.builtAt;
     const doc = catalogDocument(catalog);
     this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
-    this.etag = contentHash(this.document);
+    this.etag = documentHash(this.document);
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
 

@@ -39,7 +39,7 @@ export type Needs = Set<string>;
 export const MAX_INLINE_DEPTH = 256;
 
 /** Expanded size (nodes) above which a shared schema is referred to through `$defs` rather than inlined. */
-export const MAX_INLINE_NODES = 500;
+export const MAX_INLINE_NODES = 100;
 
 /** Keywords whose value is one subschema. */
 const SUBSCHEMA = new Set(['items', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);

@@ -92,6 +92,11 @@ export interface SnapshotInit {
   version: number;
   /** When the build finished (ISO 8601). */
   builtAt: string;
+  /**
+   * The etag, when the builder already computed it (registry/build-memo.ts
+   * `catalogEtag`, equal to `contentHash(document)`); absent: hashed here.
+   */
+  etag?: string;
 }
 
 /**
@@ -142,7 +147,7 @@ export class Snapshot {
     this.builtAt = init.builtAt;
     const doc = catalogDocument(catalog);
     this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
-    this.etag = contentHash(this.document);
+    this.etag = init.etag ?? contentHash(this.document);
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
 

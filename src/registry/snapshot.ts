@@ -13,9 +13,9 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../model/hash.js';
-import { compareToolOrder } from '../model/tool-key.js';
-import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
+import { catalogDocument, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
+import { toolViews } from './views.js';
 
 /** The canonical document a snapshot serves, and the value its etag hashes. */
 export interface SnapshotDocument {
@@ -83,7 +83,6 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const isScoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
 
 /** What a snapshot is made from besides the build itself. */
@@ -165,18 +164,16 @@ export class Snapshot {
       for (const p of entry.value.scope?.personas ?? []) personas.add(p);
     }
     for (const list of names.values()) Object.freeze(list);
-    this.ordered = Object.freeze(
-      [...keys].map(([key, value]) => Object.freeze({ key, value })).sort((a, b) => compareToolOrder({ key: a.key, tool: a.value }, { key: b.key, tool: b.value })),
-    );
     this.byName = new ReadonlyIndex(names);
     this.byKey = new ReadonlyIndex(keys);
     this.#entries = new ReadonlyIndex(entries);
     this.personas = Object.freeze([...personas].sort());
-    const views = new Map<string, readonly Tool[]>();
-    for (const p of this.personas) views.set(p, Object.freeze(personaTools(catalog, p)));
-    this.#views = new ReadonlyIndex(views);
-    this.#all = Object.freeze(personaTools(catalog));
-    this.#shared = Object.freeze(this.tools.filter((t) => !isScoped(t) && t.enabled !== false).sort(byName));
+    // one sort by name, then a walk per view (registry/views.ts)
+    const views = toolViews(catalog.tools, this.personas);
+    this.ordered = views.ordered;
+    this.#views = new ReadonlyIndex(new Map(views.personas));
+    this.#all = views.all;
+    this.#shared = views.shared;
     Object.freeze(this);
   }
 

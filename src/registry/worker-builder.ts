@@ -47,6 +47,20 @@ export function workBetween(where: BuildWork['where'], before: BuildMemoStats, a
   };
 }
 
+/**
+ * The parent's Node flags a worker can take: those that only make sense for
+ * the main program (`-e` and its code, `--input-type`) would stop it starting.
+ */
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print' || arg === '--input-type') i++;
+    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--eval=') && !arg.startsWith('--print=')) out.push(arg);
+  }
+  return out;
+}
+
 const ZERO: BuildMemoStats = { importHits: 0, importMisses: 0, toolHits: 0, toolMisses: 0 };
 
 /** Yield to the event loop: timers and I/O waiting run before the next slice. */
@@ -116,7 +130,7 @@ export class WorkerBuilder {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(this.#script);
+    const worker = new Worker(this.#script, { execArgv: workerExecArgv(process.execArgv) });
     worker.unref();
     worker.on('message', (message: BuiltMessage | BuildErrorMessage) => {
       const pending = this.#pending;

@@ -52,7 +52,7 @@ export interface RegistryOptions extends CatalogOptions {
 
 /** What one refresh did. */
 export type ReloadEvent =
-  | { kind: 'reloaded'; at: string; version: number; etag: string; previousEtag: string | null; changed: readonly string[]; diagnostics: readonly Diagnostic[] }
+  | { kind: 'reloaded'; at: string; version: number; etag: string; previousEtag: string | null; changed: readonly string[]; diagnostics: readonly Diagnostic[]; work?: BuildWork }
   | {
       kind: 'failed';
       at: string;

@@ -48,17 +48,14 @@ export function workBetween(where: BuildWork['where'], before: BuildMemoStats, a
 }
 
 /**
- * The parent's Node flags a worker can take: those that only make sense for
- * the main program (`-e` and its code, `--input-type`) would stop it starting.
+ * The Node flags to start the worker with: inherited (undefined), unless the
+ * program was given as code (`-e`, `--input-type`), flags that would stop a
+ * worker from a file starting; then none. (Naming flags explicitly is not an
+ * option: per-process flags such as `--expose-gc` are refused there.)
  */
-export function workerExecArgv(execArgv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i]!;
-    if (arg === '-e' || arg === '--eval' || arg === '-p' || arg === '--print' || arg === '--input-type') i++;
-    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--eval=') && !arg.startsWith('--print=')) out.push(arg);
-  }
-  return out;
+export function workerExecArgv(execArgv: readonly string[]): string[] | undefined {
+  const forCode = (arg: string) => ['-e', '--eval', '-p', '--print', '--input-type'].some((flag) => arg === flag || arg.startsWith(`${flag}=`));
+  return execArgv.some(forCode) ? [] : undefined;
 }
 
 const ZERO: BuildMemoStats = { importHits: 0, importMisses: 0, toolHits: 0, toolMisses: 0 };
@@ -130,7 +127,8 @@ export class WorkerBuilder {
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(this.#script, { execArgv: workerExecArgv(process.execArgv) });
+    const execArgv = workerExecArgv(process.execArgv);
+    const worker = new Worker(this.#script, execArgv ? { execArgv } : {});
     worker.unref();
     worker.on('message', (message: BuiltMessage | BuildErrorMessage) => {
       const pending = this.#pending;

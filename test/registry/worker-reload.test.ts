@@ -153,20 +153,24 @@ describe('reloads through the build worker', () => {
   });
 
   it.each([
-    ['after close()', 'await registry.close();'],
-    ['without close() (an idle worker is unref-ed)', ''],
-  ])('no worker keeps the process alive %s', (_name, closing) => {
+    ['after close(), run with -e', 'await registry.close();', false],
+    ['without close() (an idle worker is unref-ed), run with -e', '', false],
+    ['after close(), run from a file with a per-process flag (--expose-gc)', 'await registry.close();', true],
+  ])('no worker keeps the process alive %s', (_name, closing, fromFile) => {
     const dir = folder();
     writeFileSync(join(dir, 'tools.json'), manifest('t', 0));
     const program = `
       import { Registry } from ${JSON.stringify(DIST_INDEX.href)};
       const registry = new Registry({ paths: [${JSON.stringify(dir)}] });
       const event = await registry.start();
-      if (event.work?.where !== 'worker') throw new Error('not built in the worker: ' + JSON.stringify(event.work));
+      if (event.work?.where !== 'worker') throw new Error('not built in the worker: ' + JSON.stringify(event.diagnostics));
       ${closing}
       console.log('done');
     `;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 30_000 });
+    const file = join(folder(), 'program.mjs');
+    writeFileSync(file, program);
+    const args = fromFile ? ['--expose-gc', file] : ['--input-type=module', '-e', program];
+    const run = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 30_000 });
     expect(run.error).toBeUndefined(); // a kept-alive process would hit the timeout
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);

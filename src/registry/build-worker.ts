@@ -22,7 +22,7 @@ parentPort?.on('message', (request: BuildRequest) => {
   try {
     const result = buildCatalog(reviveLayers(request.layers), { ...request.options, memo });
     const message = encoder.encode(request.id, result, catalogEtag(result.catalog, memo), started);
-    parentPort?.postMessage(message, [message.buffer]);
+    parentPort?.postMessage(message, [message.buffer, message.order]);
   } catch (error) {
     // a bug in a build, not bad input: the main thread builds this one itself and says so
     encoder.reset();

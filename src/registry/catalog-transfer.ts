@@ -19,6 +19,7 @@ import type { BuildMemo, BuildMemoStats } from './build-memo.js';
 import type { Catalog, CatalogResult } from './catalog.js';
 import type { Entry, SourceRef } from './merge.js';
 import { deepFreeze } from './snapshot.js';
+import { nameOrder } from './views.js';
 
 /** Tool entries per chunk of the buffer. */
 const CHUNK = 200;
@@ -54,6 +55,8 @@ export interface BuiltMessage {
   stats: BuildMemoStats;
   /** Worker milliseconds spent building and encoding. */
   buildMs: number;
+  /** The tools' indexes sorted by name (views.ts `nameOrder`), an Int32Array's buffer (transferred). */
+  order: ArrayBuffer;
 }
 
 const wire = <T>(e: Entry<T>): WireEntry<T> => {
@@ -115,6 +118,7 @@ export class CatalogEncoder {
       ends,
       stats: this.memo.stats,
       buildMs: performance.now() - started,
+      order: nameOrder(catalog.tools).buffer as ArrayBuffer,
     };
   }
 
@@ -128,6 +132,8 @@ export class CatalogEncoder {
 export interface DecodedBuild {
   result: CatalogResult;
   etag: string;
+  /** The tools' indexes sorted by name, as the worker computed them (checked before use). */
+  order?: Int32Array;
 }
 
 /** The main thread's side: decodes in slices, reusing entries the worker marked unchanged. */
@@ -180,7 +186,7 @@ export class CatalogDecoder {
     };
     const sources = new Map<string, string>();
     head.documents.forEach(([path], i) => sources.set(path, message.texts[i] ?? ''));
-    return { result: { catalog, diagnostics: head.diagnostics, unreadable: head.unreadable, sources }, etag: head.etag };
+    return { result: { catalog, diagnostics: head.diagnostics, unreadable: head.unreadable, sources }, etag: head.etag, order: new Int32Array(message.order) };
   }
 
   /** Forget held entries (a new worker starts from nothing). */

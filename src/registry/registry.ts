@@ -16,6 +16,7 @@ import { BuildMemo, catalogEtag } from './build-memo.js';
 import { buildCatalog, lintCatalogPythonImports, type CatalogOptions, type CatalogResult } from './catalog.js';
 import { changedFiles, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
+import { indexTools } from './snapshot-index.js';
 import { debounce, DEFAULT_DEBOUNCE_MS, watchFiles, type ChangeSource, type Debounced } from './watch.js';
 import { defaultWorkerScript, WorkerBuilder, workBetween, type BuildWork } from './worker-builder.js';
 
@@ -74,6 +75,8 @@ interface Built {
   result: CatalogResult;
   etag: string;
   work: BuildWork;
+  /** The tools sorted by name, from the worker. */
+  order?: Int32Array;
 }
 
 /** The registry's health, for `/health`. */
@@ -264,7 +267,9 @@ export class Registry {
     await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     let next: Snapshot;
     try {
-      next = createSnapshot(result, { version: this.#version + 1, builtAt: done, etag: built.etag });
+      // index in slices, yielding between them, so the snapshot itself is made in one short step
+      const index = await indexTools(result.catalog.tools, () => new Promise<void>((resolve) => setImmediate(resolve)), built.order);
+      next = createSnapshot(result, { version: this.#version + 1, builtAt: done, etag: built.etag, index });
     } catch (error) {
       const message = errorMessage(error);
       const diagnostics = deepFreeze(result.diagnostics);
@@ -286,10 +291,10 @@ export class Registry {
     let fallback: Diagnostic | undefined;
     if (this.#builder && !this.#closed) {
       try {
-        const { result, etag, work } = await this.#builder.build(this.#paths, this.#catalogOptions);
+        const { result, etag, work, order } = await this.#builder.build(this.#paths, this.#catalogOptions);
         const { pythonImports, trustedModuleDirs } = this.#catalogOptions;
         if (pythonImports) result.diagnostics = sortDiagnostics([...result.diagnostics, ...lintCatalogPythonImports(result.catalog, pythonImports, trustedModuleDirs ?? [])]);
-        return { result, etag, work };
+        return { result, etag, work, ...(order ? { order } : {}) };
       } catch (error) {
         fallback = diagnostic('BUILD_WORKER_FAILED', `The build worker failed (${errorMessage(error)}); this catalog was built on the main thread.`, {
           hint: 'Nothing to fix in the manifests; the next reload starts a new worker.',

@@ -15,7 +15,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../model/hash.js';
 import { catalogDocument, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
-import { toolViews } from './views.js';
+import { indexToolsNow, type SnapshotIndex } from './snapshot-index.js';
 
 /** The canonical document a snapshot serves, and the value its etag hashes. */
 export interface SnapshotDocument {
@@ -96,6 +96,8 @@ export interface SnapshotInit {
    * `catalogEtag`, equal to `contentHash(document)`); absent: hashed here.
    */
   etag?: string;
+  /** The indexes, when the registry already built them (in slices) for this very catalog; absent: built here. */
+  index?: SnapshotIndex;
 }
 
 /**
@@ -150,26 +152,13 @@ export class Snapshot {
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
 
-    const names = new Map<string, Tool[]>();
-    const keys = new Map<string, Tool>();
-    const entries = new Map<string, Entry<Tool>>();
-    const personas = new Set<string>();
-    for (const entry of catalog.tools) {
-      keys.set(entry.key, entry.value);
-      entries.set(entry.key, entry);
-      const list = names.get(entry.value.name);
-      if (!list) names.set(entry.value.name, [entry.value]);
-      else if (isScoped(entry.value)) list.push(entry.value);
-      else list.unshift(entry.value);
-      for (const p of entry.value.scope?.personas ?? []) personas.add(p);
-    }
-    for (const list of names.values()) Object.freeze(list);
-    this.byName = new ReadonlyIndex(names);
-    this.byKey = new ReadonlyIndex(keys);
-    this.#entries = new ReadonlyIndex(entries);
-    this.personas = Object.freeze([...personas].sort());
-    // one sort by name, then a walk per view (registry/views.ts)
-    const views = toolViews(catalog.tools, this.personas);
+    // the indexes: given by a registry that built them in slices (registry/snapshot-index.ts), else built here
+    const index = init.index?.tools === catalog.tools ? init.index : indexToolsNow(catalog.tools);
+    this.byName = new ReadonlyIndex(index.byName);
+    this.byKey = new ReadonlyIndex(index.byKey);
+    this.#entries = new ReadonlyIndex(index.entries);
+    this.personas = index.personas;
+    const views = index.views;
     this.ordered = views.ordered;
     this.#views = new ReadonlyIndex(new Map(views.personas));
     this.#all = views.all;

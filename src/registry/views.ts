@@ -23,8 +23,35 @@ export interface ToolViews {
   personas: ReadonlyMap<string, readonly Tool[]>;
 }
 
-/** Build every view from the merged entries (merge order) and the personas some tool is scoped to. */
-export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonly string[]): ToolViews {
+/**
+ * Indexes of `entries` sorted by tool name, ties in merge order: the one sort
+ * every view shares. The build worker computes it and sends it along, so the
+ * main thread does not sort.
+ */
+export function nameOrder(entries: ReadonlyArray<Entry<Tool>>): Int32Array {
+  const names = entries.map((e) => e.value.name);
+  const order = Int32Array.from({ length: entries.length }, (_, i) => i);
+  return order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+}
+
+/** Is `order` a permutation of the entries that sorts them by name (a cheap check of what a worker sent)? */
+function validOrder(order: ArrayLike<number>, names: readonly string[]): boolean {
+  if (order.length !== names.length) return false;
+  const seen = new Uint8Array(names.length);
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    if (i < 0 || i >= names.length || seen[i] === 1) return false;
+    seen[i] = 1;
+    if (k > 0 && names[order[k - 1]!]! > names[i]!) return false;
+  }
+  return true;
+}
+
+/**
+ * Build every view from the merged entries (merge order) and the personas some
+ * tool is scoped to; `order` (from {@link nameOrder}) saves the sort.
+ */
+export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonly string[], given?: ArrayLike<number>): ToolViews {
   // Tools differ in shape, so reading `value.name` inside a sort comparator is a slow (megamorphic) lookup
   // each time: read every name once, then sort indexes (ties by index: merge order among equal names).
   const n = entries.length;
@@ -40,9 +67,10 @@ export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonl
     scopes[i] = personasOf !== undefined && personasOf.length > 0 ? personasOf : undefined;
     enabled[i] = value.enabled === false ? 0 : 1;
   }
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+  const order = given !== undefined && validOrder(given, names) ? given : Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
   const groups: number[][] = [];
-  for (const i of order) {
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
     const last = groups[groups.length - 1];
     if (last && names[last[0]!] === names[i]) last.push(i);
     else groups.push([i]);
@@ -52,7 +80,8 @@ export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonl
   for (const group of groups) for (const i of group.length === 1 ? group : [...group].sort(keyOrder)) ordered.push(Object.freeze({ key: entries[i]!.key, value: values[i]! }));
   const all: Tool[] = [];
   const shared: Tool[] = [];
-  for (const i of order) {
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
     if (enabled[i] === 0) continue;
     all.push(values[i]!);
     if (scopes[i] === undefined) shared.push(values[i]!);

@@ -15,6 +15,7 @@ import { displayPath } from '../source/paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import { errorMessage } from '../model/errors.js';
 import { tieredFiles } from './override-order.js';
+import { ImportCache, textHash } from './import-cache.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -43,6 +44,8 @@ export interface LoadOptions {
   /** Read every file as this dialect instead of detecting it (a layer's own `dialect` wins). */
   dialect?: DialectId;
   limits?: Partial<ParseLimits>;
+  /** Parse and import results kept by content hash between loads (the registry's reloads); absent: every file is read afresh. */
+  cache?: ImportCache<LoadedDocument>;
 }
 
 /** One file, parsed and imported. */
@@ -168,16 +171,15 @@ export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions =
     const root = resolve(stat.isDirectory() ? path : join(path, '..'));
     const files = stat.isDirectory() ? walk(resolve(path), diagnostics) : [resolve(path)];
     for (const { path: file, tier } of tieredFiles(files)) {
-      const doc = loadFile(file, { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) }, diagnostics);
+      const fileOptions: FileOptions = { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) };
+      const doc = loadFile(file, fileOptions, diagnostics, spec.persona, options.cache);
       if (doc === 'unreadable') unreadable = true;
-      else if (doc) {
-        if (spec.persona !== undefined) scopeToPersona(doc, spec.persona, diagnostics);
-        layer.documents.push(tier > 0 ? { ...doc, tier } : doc);
-      }
+      else if (doc) layer.documents.push(tier > 0 ? { ...doc, tier } : doc);
     }
   });
   // A file a manifest refers to (inputSchemaRef, $ref) is not a stray: no "skipped" note for it.
   const kept = diagnostics.filter((d) => !(d.code === 'NOT_A_MANIFEST' && d.file !== undefined && referenced.has(d.file)));
+  options.cache?.sweep();
   return { layers, diagnostics: kept, unreadable };
 }
 
@@ -248,10 +250,12 @@ export interface FileOptions {
   root: string;
   referenced: Set<string>;
   dialect?: Dialect;
+  /** Counts the other files the import asked for (references): such an import is not cached by its own hash. */
+  reads?: { count: number };
 }
 
-/** Read, parse, detect and import one file. */
-function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[]): LoadedDocument | 'unreadable' | undefined {
+/** Read, parse, detect and import one file (scoped to a persona folder's persona), through the cache when there is one. */
+function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[], persona: string | undefined, cache: ImportCache<LoadedDocument> | undefined): LoadedDocument | 'unreadable' | undefined {
   const shown = displayPath(path);
   let text: string;
   try {
@@ -276,7 +280,26 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[])
     diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }));
     return options.explicit ? 'unreadable' : undefined;
   }
-  return importText(shown, text, options, diagnostics, path.split(sep).join('/'));
+  const importIt = (into: Diagnostic[], reads?: { count: number }) => {
+    const doc = importText(shown, text, reads ? { ...options, reads } : options, into, path.split(sep).join('/'));
+    if (doc && persona !== undefined) scopeToPersona(doc, persona, into);
+    return doc;
+  };
+  if (!cache) return importIt(diagnostics);
+  const hash = textHash(text);
+  const how = ImportCache.key({ e: options.explicit, l: options.limits, r: options.root, d: options.dialect?.id, p: persona });
+  const hit = cache.get(path, hash, how);
+  if (hit) {
+    diagnostics.push(...hit.diagnostics);
+    return hit.doc;
+  }
+  const found: Diagnostic[] = [];
+  const reads = { count: 0 };
+  const doc = importIt(found, reads);
+  diagnostics.push(...found);
+  if (reads.count === 0) cache.set(path, hash, how, doc, found);
+  else cache.delete(path);
+  return doc;
 }
 
 /**
@@ -305,6 +328,14 @@ export function importText(shown: string, text: string, options: FileOptions, di
     return undefined;
   }
   const context = createImportContext(file, { limits: options.limits, root: options.root, referenced: options.referenced });
+  const reads = options.reads;
+  if (reads) {
+    const readRelative = context.readRelative.bind(context);
+    context.readRelative = (relativePath, fromPointer) => {
+      reads.count++;
+      return readRelative(relativePath, fromPointer);
+    };
+  }
   let imported: ImportedDocument;
   try {
     imported = dialect.import(context);

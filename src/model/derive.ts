@@ -45,6 +45,9 @@ export const DERIVABLE_FIELDS = [
  * one: every field derived), so 10,000 tools share a handful of arrays.
  */
 const LISTS = new Map<number, readonly string[]>();
+/** Frozen `derived` lists by mask and inherited list; bounded, as inherited lists come from input. */
+const INHERITED_LISTS = new Map<string, readonly string[]>();
+const MAX_INHERITED_LISTS = 1_000;
 /** Each derivable field's bit in a mask. */
 const BIT = Object.fromEntries(DERIVABLE_FIELDS.map((f, i) => [f, 1 << i])) as Record<(typeof DERIVABLE_FIELDS)[number], number>;
 
@@ -56,7 +59,14 @@ function derivedList(inherited: readonly string[] | undefined, mask: number): st
     if (!list) LISTS.set(mask, (list = Object.freeze(own())));
     return list as string[];
   }
-  return [...new Set([...inherited, ...own()])];
+  // a dialect's translated fields repeat from tool to tool (every ATLAS tool says the same few): share those lists too
+  const key = `${mask}|${inherited.join(',')}`;
+  let list = INHERITED_LISTS.get(key);
+  if (!list) {
+    if (INHERITED_LISTS.size >= MAX_INHERITED_LISTS) INHERITED_LISTS.clear();
+    INHERITED_LISTS.set(key, (list = Object.freeze([...new Set([...inherited, ...own()])])));
+  }
+  return list as string[];
 }
 
 /** Is the canonical field at `path` derived rather than declared? */

@@ -60,6 +60,8 @@ export const DIAGNOSTIC_CODES = {
   SQL_REFUSED: 'error',
   // a tool's settings in the config (tools.<name>): the tool is unavailable, the rest runs
   TOOL_CONFIGURATION_INVALID: 'warning',
+  // reloads: the build worker failed, crashed or exited; the main thread built the catalog itself
+  BUILD_WORKER_FAILED: 'info',
 } as const satisfies Record<string, Severity>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -18,6 +18,7 @@ import { lintModulePaths } from '../validate/module-paths.js';
 import { lintPythonImports, type PythonImportChecker, type PythonToolUse } from '../validate/python-imports.js';
 import { pythonTargets } from '../load/python-modules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
+import type { BuildMemo } from './build-memo.js';
 
 export interface CatalogOptions extends LoadOptions {
   /** Compile every input/output/config schema (slower, stricter). @default false */
@@ -39,6 +40,12 @@ export interface CatalogOptions extends LoadOptions {
    * (registry/audit-gate.ts). @default every state
    */
   allowAuditStatus?: readonly AuditGate[];
+  /**
+   * Results kept from the previous build with the same layers and options
+   * (a registry's reloads): unchanged files are not parsed or imported again,
+   * unchanged tools not completed or checked again. Absent: a fresh build.
+   */
+  memo?: BuildMemo;
 }
 
 /** A loaded catalog, with everything found on the way. */
@@ -68,17 +75,37 @@ export interface CatalogResult {
  * const { catalog, diagnostics } = buildCatalog(['examples/']);
  */
 export function buildCatalog(layers: readonly LayerInput[], options: CatalogOptions = {}): CatalogResult {
-  const loaded = loadLayers(layers, options);
+  const loaded = loadLayers(layers, options.memo ? { ...options, cache: options.memo.imports } : options);
   const merged = mergeLayers(loaded.layers);
   const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
+  const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
+  /** Per-tool findings already found while completing (memoised builds). */
+  const perTool = new Map<Entry<Tool>, readonly Diagnostic[]>();
+  const memo = options.memo;
   const catalog: Catalog = {
     bundles: merged.catalog.bundles,
     tools: merged.catalog.tools.map((e) => {
-      const value = complete(e.value);
+      let value: Tool;
+      let findings: readonly Diagnostic[] | undefined;
+      const only = e.origins.length === 1 && !e.fieldOrigins ? e.origins[0] : undefined;
+      if (memo && only) {
+        // a value seen at the same place last build: its completion and findings are the same
+        ({ completed: value, findings } = memo.tool(e.value, `${only.file}#${only.pointer}`, () => {
+          const completed = complete(e.value);
+          return { completed, findings: toolFindings(completed, entryLocator('tool', e, merged.catalog.documents), checkSchema) };
+        }));
+      } else {
+        value = complete(e.value);
+      }
       // nothing translated: everything derived was assumed (share the list)
-      if (!e.value.derived?.length) return { ...e, value, assumed: value.derived ?? [] };
-      const translated = new Set(e.value.derived);
-      return { ...e, value, assumed: (value.derived ?? []).filter((p) => !translated.has(p)) };
+      let assumed: readonly string[] = value.derived ?? [];
+      if (e.value.derived?.length) {
+        const translated = new Set(e.value.derived);
+        assumed = assumed.filter((p) => !translated.has(p));
+      }
+      const entry = { ...e, value, assumed };
+      if (findings) perTool.set(entry, findings);
+      return entry;
     }),
     skills: merged.catalog.skills,
     agents: merged.catalog.agents,
@@ -86,7 +113,7 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
     // keep text and positions, let the parsed values and imported copies go
     documents: new Map([...merged.catalog.documents].map(([path, d]) => [path, { file: { path: d.file.path, text: d.file.text, locate: d.file.locate }, dialect: d.dialect }])),
   };
-  diagnostics.push(...lint(catalog, merged.catalog, options));
+  diagnostics.push(...lint(catalog, merged.catalog, options, checkSchema, perTool));
   if (options.allowAuditStatus !== undefined) {
     catalog.tools = catalog.tools.map((entry) => {
       const gated = gateByAuditStatus(entry.value, options.allowAuditStatus, entryLocator('tool', entry, merged.catalog.documents));
@@ -99,8 +126,18 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
   return { catalog, diagnostics: sortDiagnostics(diagnostics), unreadable: loaded.unreadable, sources };
 }
 
-function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions): Diagnostic[] {
-  const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
+/** The findings about one tool on its own (what a memo may keep: no file system, no other tool). */
+function toolFindings(tool: Tool, locate: ReturnType<typeof entryLocator>, checkSchema: ReturnType<typeof createSchemaChecker>): Diagnostic[] {
+  return [...lintTool(tool, locate, checkSchema), ...lintHonesty(tool, locate)];
+}
+
+function lint(
+  catalog: Catalog,
+  merged: MergedCatalog,
+  options: CatalogOptions,
+  checkSchema: ReturnType<typeof createSchemaChecker>,
+  perTool: ReadonlyMap<Entry<Tool>, readonly Diagnostic[]>,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const references: Reference[] = [];
   const python: PythonToolUse[] = [];
@@ -109,8 +146,7 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
     const manifest = entry.origins[0]?.file;
     if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate });
     const found = [
-      ...lintTool(entry.value, locate, checkSchema),
-      ...lintHonesty(entry.value, locate),
+      ...(perTool.get(entry) ?? toolFindings(entry.value, locate, checkSchema)),
       ...(manifest === undefined ? [] : lintModulePaths(entry.value, manifest, options.trustedModuleDirs ?? [], locate)),
     ];
     if (found.length > 0) out.push(...found);
@@ -137,6 +173,19 @@ function lint(catalog: Catalog, merged: MergedCatalog, options: CatalogOptions):
   if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));
   out.push(...lintSkillCoverage(catalogDocument(catalog), coverageLocators(catalog, merged)));
   return out;
+}
+
+/**
+ * The Python import check of a built catalog: what a build in the worker
+ * leaves to the main thread, where the checker (a function) lives.
+ */
+export function lintCatalogPythonImports(catalog: Catalog, checker: PythonImportChecker, trusted: readonly string[]): Diagnostic[] {
+  const python: PythonToolUse[] = [];
+  for (const entry of catalog.tools) {
+    const manifest = entry.origins[0]?.file;
+    if (manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate: entryLocator('tool', entry, catalog.documents) });
+  }
+  return python.length > 0 ? lintPythonImports(python, checker, trusted) : [];
 }
 
 /** Locators of the skills, agents and jobs by canonical name, for the skill coverage check. */

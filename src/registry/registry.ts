@@ -9,17 +9,20 @@
  * one while another runs queues exactly one more.
  * @module
  */
-import { hasFailures, type Diagnostic } from '../model/diagnostics.js';
+import { diagnostic, hasFailures, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { errorMessage } from '../model/errors.js';
 import type { LayerInput } from '../load/loader.js';
-import { buildCatalog, type CatalogOptions, type CatalogResult } from './catalog.js';
+import { BuildMemo, catalogEtag } from './build-memo.js';
+import { buildCatalog, lintCatalogPythonImports, type CatalogOptions, type CatalogResult } from './catalog.js';
 import { changedFiles, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
+import { indexTools } from './snapshot-index.js';
 import { debounce, DEFAULT_DEBOUNCE_MS, watchFiles, type ChangeSource, type Debounced } from './watch.js';
+import { defaultWorkerScript, WorkerBuilder, workBetween, type BuildWork } from './worker-builder.js';
 
 // the watch pieces were defined here first; importers of registry.js keep finding them
 export { debounce, DEFAULT_DEBOUNCE_MS, watchFiles };
-export type { ChangeSource, Debounced };
+export type { ChangeSource, Debounced, BuildWork };
 
 export interface RegistryOptions extends CatalogOptions {
   /** Files and folders (or `{ path, dialect?, persona? }`), loaded as layers in this order (as `buildCatalog`). */
@@ -36,11 +39,21 @@ export interface RegistryOptions extends CatalogOptions {
   onReload?: (event: ReloadEvent) => void;
   /** Milliseconds since the epoch, for `builtAt` and status times. @default Date.now */
   clock?: () => number;
+  /**
+   * Build each snapshot in a worker thread, so a reload does not stall
+   * serving (the main thread only decodes the result in short slices and
+   * swaps). `true`: the compiled worker beside this module; `{ script }`: that
+   * worker script; `false`: build on the main thread. A worker that fails
+   * falls back to a main-thread build for that reload (BUILD_WORKER_FAILED).
+   * Either way, files and tools unchanged since the last build are reused.
+   * @default true when the compiled worker exists (running from `dist/`), else false
+   */
+  worker?: boolean | { script: string | URL };
 }
 
 /** What one refresh did. */
 export type ReloadEvent =
-  | { kind: 'reloaded'; at: string; version: number; etag: string; previousEtag: string | null; changed: readonly string[]; diagnostics: readonly Diagnostic[] }
+  | { kind: 'reloaded'; at: string; version: number; etag: string; previousEtag: string | null; changed: readonly string[]; diagnostics: readonly Diagnostic[]; work?: BuildWork }
   | {
       kind: 'failed';
       at: string;
@@ -52,8 +65,19 @@ export type ReloadEvent =
       unreadable: boolean;
       /** The message of an exception the build threw (a bug, not bad input), else null. */
       exception: string | null;
+      /** How much of the build was reused, and where it ran (absent: the build threw). */
+      work?: BuildWork;
     }
   | { kind: 'unchanged'; at: string; version: number; etag: string | null };
+
+/** One build's outcome, before it is judged. */
+interface Built {
+  result: CatalogResult;
+  etag: string;
+  work: BuildWork;
+  /** The tools sorted by name, from the worker. */
+  order?: Int32Array;
+}
 
 /** The registry's health, for `/health`. */
 export interface RegistryStatus {
@@ -108,10 +132,14 @@ export class Registry {
   readonly #changes: ChangeSource | undefined;
   readonly #later: Debounced;
   #closed = false;
+  /** Results kept between main-thread builds. */
+  readonly #memo = new BuildMemo();
+  /** The build worker, when builds run off the main thread. */
+  readonly #builder: WorkerBuilder | undefined;
   readonly #listeners = new Set<(event: ReloadEvent) => void>();
 
   constructor(options: RegistryOptions) {
-    const { paths, watch, changes, debounceMs, strict, onReload, clock, ...catalogOptions } = options;
+    const { paths, watch, changes, debounceMs, strict, onReload, clock, worker, ...catalogOptions } = options;
     this.#changes = changes;
     this.#paths = Object.freeze([...paths]);
     this.#catalogOptions = catalogOptions;
@@ -120,6 +148,8 @@ export class Registry {
     this.#strict = strict ?? false;
     this.#onReload = onReload;
     this.#clock = clock ?? Date.now;
+    const script = worker === false ? undefined : typeof worker === 'object' ? worker.script : defaultWorkerScript();
+    this.#builder = script === undefined ? undefined : new WorkerBuilder(script, catalogOptions);
     // refresh() reports bad input as a failed event; a rejection here would be a bug in toolcap
     this.#later = debounce(() => void this.refresh().catch((error: unknown) => process.emitWarning(`toolcap registry: reload failed: ${errorMessage(error)}`)), this.#debounceMs);
   }
@@ -194,6 +224,7 @@ export class Registry {
     this.#watcher = undefined;
     await watcher?.close();
     await (this.#queued?.promise ?? this.#running);
+    await this.#builder?.close();
   }
 
   #run(force: boolean): Promise<ReloadEvent> {
@@ -214,19 +245,21 @@ export class Registry {
     }
     const changed = previous ? changedFiles(previous, print) : [];
     this.#fingerprint = print;
-    let result: CatalogResult | undefined;
+    let built: Built | undefined;
     let exception: string | null = null;
     try {
-      result = buildCatalog(this.#paths, this.#catalogOptions);
+      built = await this.#build();
     } catch (error) {
       exception = errorMessage(error);
     }
+    const result = built?.result;
+    const work = built?.work;
     const done = new Date(this.#clock()).toISOString();
-    if (!result || result.unreadable || hasFailures(result.diagnostics, this.#strict)) {
+    if (!built || !result || result.unreadable || hasFailures(result.diagnostics, this.#strict)) {
       const diagnostics = deepFreeze(result?.diagnostics ?? []);
       const unreadable = result?.unreadable ?? false;
       this.#lastError = Object.freeze({ at: done, diagnostics, unreadable, exception });
-      return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable, exception });
+      return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable, exception, ...(work ? { work } : {}) });
     }
     // let requests waiting since the build began run before indexing starts: two shorter blocks instead of one.
     // Two immediates: the second runs in the next turn of the loop, after its timers and I/O (a plain timer
@@ -234,17 +267,44 @@ export class Registry {
     await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     let next: Snapshot;
     try {
-      next = createSnapshot(result, { version: this.#version + 1, builtAt: done });
+      // index in slices, yielding between them, so the snapshot itself is made in one short step
+      const index = await indexTools(result.catalog.tools, () => new Promise<void>((resolve) => setImmediate(resolve)), built.order);
+      next = createSnapshot(result, { version: this.#version + 1, builtAt: done, etag: built.etag, index });
     } catch (error) {
       const message = errorMessage(error);
       const diagnostics = deepFreeze(result.diagnostics);
       this.#lastError = Object.freeze({ at: done, diagnostics, unreadable: false, exception: message });
-      return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable: false, exception: message });
+      return this.#emit({ kind: 'failed', at: done, version: serving?.version ?? 0, etag: serving?.etag ?? null, changed, diagnostics, unreadable: false, exception: message, ...(work ? { work } : {}) });
     }
     this.#version = next.version;
     this.#current = next; // the swap: one assignment
     this.#lastError = null;
-    return this.#emit({ kind: 'reloaded', at: done, version: next.version, etag: next.etag, previousEtag: serving?.etag ?? null, changed, diagnostics: next.diagnostics });
+    return this.#emit({ kind: 'reloaded', at: done, version: next.version, etag: next.etag, previousEtag: serving?.etag ?? null, changed, diagnostics: next.diagnostics, ...(work ? { work } : {}) });
+  }
+
+  /**
+   * Build the catalog: in the worker when there is one (then the Python
+   * import check, whose checker cannot cross threads, here), else or when the
+   * worker fails, on this thread, with the registry's memo either way.
+   */
+  async #build(): Promise<Built> {
+    let fallback: Diagnostic | undefined;
+    if (this.#builder && !this.#closed) {
+      try {
+        const { result, etag, work, order } = await this.#builder.build(this.#paths, this.#catalogOptions);
+        const { pythonImports, trustedModuleDirs } = this.#catalogOptions;
+        if (pythonImports) result.diagnostics = sortDiagnostics([...result.diagnostics, ...lintCatalogPythonImports(result.catalog, pythonImports, trustedModuleDirs ?? [])]);
+        return { result, etag, work, ...(order ? { order } : {}) };
+      } catch (error) {
+        fallback = diagnostic('BUILD_WORKER_FAILED', `The build worker failed (${errorMessage(error)}); this catalog was built on the main thread.`, {
+          hint: 'Nothing to fix in the manifests; the next reload starts a new worker.',
+        });
+      }
+    }
+    const before = this.#memo.stats;
+    const result = buildCatalog(this.#paths, { ...this.#catalogOptions, memo: this.#memo });
+    if (fallback) result.diagnostics = sortDiagnostics([...result.diagnostics, fallback]);
+    return { result, etag: catalogEtag(result.catalog, this.#memo), work: workBetween('main', before, this.#memo.stats) };
   }
 
   /**

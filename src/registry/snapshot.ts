@@ -17,6 +17,7 @@ import { shareDefs } from '../model/schema-defs.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
+import { indexToolsNow, type SnapshotIndex } from './snapshot-index.js';
 import { entryLocator } from '../validate/locate.js';
 import type { Locate } from '../validate/rules.js';
 
@@ -99,7 +100,6 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const byName = (a: Tool, b: Tool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const isScoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
 
 /** What a snapshot is made from besides the build itself. */
@@ -108,6 +108,13 @@ export interface SnapshotInit {
   version: number;
   /** When the build finished (ISO 8601). */
   builtAt: string;
+  /**
+   * The etag, when the builder already computed it (registry/build-memo.ts
+   * `catalogEtag`, equal to `contentHash(document)`); absent: hashed here.
+   */
+  etag?: string;
+  /** The indexes, when the registry already built them (in slices) for this very catalog; absent: built here. */
+  index?: SnapshotIndex;
 }
 
 /**
@@ -158,36 +165,23 @@ export class Snapshot {
     this.builtAt = init.builtAt;
     const doc = catalogDocument(catalog);
     this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
-    this.etag = documentHash(this.document);
+    // a build's etag (catalogEtag) hashes each tool as it is; once tools share
+    // schema definitions the etag hashes the shared form instead (documentHash)
+    this.etag = init.etag !== undefined && !this.document.tools.some(hasOwnDefs) ? init.etag : documentHash(this.document);
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
 
-    const names = new Map<string, Tool[]>();
-    const keys = new Map<string, Tool>();
-    const entries = new Map<string, Entry<Tool>>();
-    const personas = new Set<string>();
-    for (const entry of catalog.tools) {
-      keys.set(entry.key, entry.value);
-      entries.set(entry.key, entry);
-      const list = names.get(entry.value.name);
-      if (!list) names.set(entry.value.name, [entry.value]);
-      else if (isScoped(entry.value)) list.push(entry.value);
-      else list.unshift(entry.value);
-      for (const p of entry.value.scope?.personas ?? []) personas.add(p);
-    }
-    for (const list of names.values()) Object.freeze(list);
-    this.ordered = Object.freeze(
-      [...keys].map(([key, value]) => Object.freeze({ key, value })).sort((a, b) => compareToolOrder({ key: a.key, tool: a.value }, { key: b.key, tool: b.value })),
-    );
-    this.byName = new ReadonlyIndex(names);
-    this.byKey = new ReadonlyIndex(keys);
-    this.#entries = new ReadonlyIndex(entries);
-    this.personas = Object.freeze([...personas].sort());
-    const views = new Map<string, readonly Tool[]>();
-    for (const p of this.personas) views.set(p, Object.freeze(personaTools(catalog, p)));
-    this.#views = new ReadonlyIndex(views);
-    this.#all = Object.freeze(personaTools(catalog));
-    this.#shared = Object.freeze(this.tools.filter((t) => !isScoped(t) && t.enabled !== false).sort(byName));
+    // the indexes: given by a registry that built them in slices (registry/snapshot-index.ts), else built here
+    const index = init.index?.tools === catalog.tools ? init.index : indexToolsNow(catalog.tools);
+    this.byName = new ReadonlyIndex(index.byName);
+    this.byKey = new ReadonlyIndex(index.byKey);
+    this.#entries = new ReadonlyIndex(index.entries);
+    this.personas = index.personas;
+    const views = index.views;
+    this.ordered = views.ordered;
+    this.#views = new ReadonlyIndex(new Map(views.personas));
+    this.#all = views.all;
+    this.#shared = views.shared;
     Object.freeze(this);
   }
 
@@ -282,4 +276,10 @@ export class Snapshot {
  */
 export function createSnapshot(result: Pick<CatalogResult, 'catalog' | 'diagnostics'>, init: SnapshotInit): Snapshot {
   return new Snapshot(result, init);
+}
+
+/** Whether a tool's schemas carry `$defs` (an imported OpenAPI tool's shared components). */
+function hasOwnDefs(tool: Tool): boolean {
+  const defs = (schema: unknown) => typeof schema === 'object' && schema !== null && '$defs' in schema;
+  return defs(tool.inputSchema) || defs(tool.outputSchema);
 }

@@ -1,0 +1,121 @@
+/**
+ * What one catalog build can hand to the next, so a rebuild after a one-file
+ * change does the work of that file: parse and import results by content
+ * hash (load/import-cache.ts), and, for every tool whose merged value is the
+ * very object the last build saw (its file was a cache hit and no other
+ * layer touched it), its completed value, its per-tool findings and its
+ * canonical JSON (for the snapshot's etag). Everything kept is a pure
+ * function of what it is keyed by; the keys are the imported objects
+ * themselves (WeakMaps), so dropped files take their memos with them.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { ImportCache } from '../load/import-cache.js';
+import { HASH_PREFIX } from '../model/hash.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { canonicalJson } from '../model/objects.js';
+import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import type { LoadedDocument } from '../load/loader.js';
+
+/** Counters of one build memo (tests assert on these, not on timing). */
+export interface BuildMemoStats {
+  /** Files whose parse and import were reused. */
+  importHits: number;
+  /** Files parsed and imported. */
+  importMisses: number;
+  /** Tools whose completion and per-tool findings were reused. */
+  toolHits: number;
+  /** Tools completed and checked afresh. */
+  toolMisses: number;
+}
+
+/** Per-tool results of one build, for one merged value at one place. */
+interface ToolMemo {
+  /** `file` + `pointer` of the tool's only origin: the same value elsewhere is located elsewhere. */
+  at: string;
+  completed: Tool;
+  findings: readonly Diagnostic[];
+}
+
+/**
+ * Results kept between the builds of one registry (pass it as
+ * `CatalogOptions.memo`). The options a build runs with must not change
+ * between builds that share a memo (a registry's never do).
+ * @example
+ * const memo = new BuildMemo();
+ * buildCatalog(paths, { memo }); buildCatalog(paths, { memo }); // the second reuses every unchanged file
+ */
+export class BuildMemo {
+  readonly imports = new ImportCache<LoadedDocument>();
+  readonly #tools = new WeakMap<Tool, ToolMemo>();
+  readonly #json = new WeakMap<object, string>();
+  readonly #plain = new WeakMap<object, string>();
+  #toolHits = 0;
+  #toolMisses = 0;
+
+  /** The counters so far. */
+  get stats(): BuildMemoStats {
+    return { importHits: this.imports.stats.hits, importMisses: this.imports.stats.misses, toolHits: this.#toolHits, toolMisses: this.#toolMisses };
+  }
+
+  /**
+   * The completed value and per-tool findings of a merged tool value found at
+   * `at`: reused when the same value was seen there last time, else computed
+   * by `run` and kept.
+   */
+  tool(value: Tool, at: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
+    const kept = this.#tools.get(value);
+    if (kept && kept.at === at) {
+      this.#toolHits++;
+      return kept;
+    }
+    this.#toolMisses++;
+    const fresh = run();
+    this.#tools.set(value, { at, ...fresh });
+    return fresh;
+  }
+
+  /** `JSON.stringify(value)`, kept per object (what a worker sends a tool as). */
+  json(value: object): string {
+    let text = this.#plain.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      this.#plain.set(value, text);
+    }
+    return text;
+  }
+
+  /** `canonicalJson(value)`, kept per object (a completed tool is never changed after its build). */
+  canonicalJson(value: object): string {
+    let text = this.#json.get(value);
+    if (text === undefined) {
+      text = canonicalJson(value);
+      this.#json.set(value, text);
+    }
+    return text;
+  }
+}
+
+/**
+ * The etag of the document a snapshot of `catalog` serves: the same value as
+ * `contentHash(snapshot.document)`, with each tool's canonical JSON taken
+ * from the memo (so an unchanged tool is not serialised again).
+ */
+export function catalogEtag(
+  catalog: {
+    bundles: readonly BundleInfo[];
+    tools: ReadonlyArray<{ value: Tool }>;
+    skills: ReadonlyArray<{ value: Skill }>;
+    agents: ReadonlyArray<{ value: Agent }>;
+    jobs: ReadonlyArray<{ value: Job }>;
+  },
+  memo: BuildMemo,
+): string {
+  const hash = createHash('sha256');
+  const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
+  // canonicalJson of { bundles, tools, skills, agents, jobs }: keys in sorted order, tools one by one
+  hash.update(`{"agents":${canonicalJson(values(catalog.agents))},"bundles":${canonicalJson(catalog.bundles)},"jobs":${canonicalJson(values(catalog.jobs))},"skills":${canonicalJson(values(catalog.skills))},"tools":[`);
+  catalog.tools.forEach((entry, i) => hash.update(i === 0 ? memo.canonicalJson(entry.value) : `,${memo.canonicalJson(entry.value)}`));
+  hash.update(']}');
+  return HASH_PREFIX + hash.digest('hex');
+}

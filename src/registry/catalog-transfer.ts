@@ -1,0 +1,209 @@
+/**
+ * A built catalog sent from the build worker to the main thread without
+ * blocking it. Structured-cloning 10,000 tools costs the receiving thread
+ * one long block when the message arrives; instead the worker writes the
+ * tools as JSON text in chunks into one buffer that is transferred (no
+ * copy), and the main thread parses and freezes the chunks a few
+ * milliseconds at a time, yielding to the event loop between slices. A tool
+ * entry that serialises exactly as in the previous message is sent as its key
+ * only, and the receiver reuses the (frozen, immutable) entry it already has:
+ * a one-file change parses one file's tools on the main thread.
+ * @module
+ */
+import { performance } from 'node:perf_hooks';
+import { getDialect } from '../dialects/lookup.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
+import { parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
+import type { BuildMemo, BuildMemoStats } from './build-memo.js';
+import type { Catalog, CatalogResult } from './catalog.js';
+import type { Entry, SourceRef } from './merge.js';
+import { deepFreeze } from './snapshot.js';
+import { nameOrder } from './views.js';
+
+/** Tool entries per chunk of the buffer. */
+const CHUNK = 200;
+/** Most main-thread time one slice of decoding takes before yielding, in milliseconds. */
+export const SLICE_MS = 6;
+
+type WireEntry<T> = Omit<Entry<T>, 'fieldOrigins'> & { fieldOrigins?: Array<[string, number]> };
+
+/** The small part of a built catalog, sent as one JSON text. */
+interface Head {
+  bundles: BundleInfo[];
+  skills: Array<WireEntry<Skill>>;
+  agents: Array<WireEntry<Agent>>;
+  jobs: Array<WireEntry<Job>>;
+  diagnostics: Diagnostic[];
+  unreadable: boolean;
+  etag: string;
+  /** Loaded documents: path and dialect id; their texts travel beside (`texts`, same order). */
+  documents: Array<[string, string]>;
+  tools: number;
+}
+
+/** What the worker posts for one build (the buffer is transferred). */
+export interface BuiltMessage {
+  kind: 'built';
+  id: number;
+  head: string;
+  texts: string[];
+  buffer: ArrayBuffer;
+  /** Byte offsets of the tool chunks in `buffer`: chunk i is [ends[i-1] ?? 0, ends[i]). */
+  ends: number[];
+  /** The memo's counters after this build. */
+  stats: BuildMemoStats;
+  /** Worker milliseconds spent building and encoding. */
+  buildMs: number;
+  /** The tools' indexes sorted by name (views.ts `nameOrder`), an Int32Array's buffer (transferred). */
+  order: ArrayBuffer;
+}
+
+const wire = <T>(e: Entry<T>): WireEntry<T> => {
+  const { fieldOrigins, ...rest } = e;
+  return fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest;
+};
+const unwire = <T>(e: WireEntry<T>): Entry<T> => {
+  const { fieldOrigins, ...rest } = e;
+  return fieldOrigins ? { ...rest, fieldOrigins: new Map(fieldOrigins) } : rest;
+};
+
+/** The worker's side: remembers what it sent last, so unchanged entries go as keys. */
+export class CatalogEncoder {
+  #sent = new Map<string, string>();
+  constructor(private readonly memo: BuildMemo) {}
+
+  /** Encode one build. `etag` is `catalogEtag(result.catalog, memo)`. */
+  encode(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
+    const { catalog } = result;
+    const sent = new Map<string, string>();
+    const chunks: string[] = [];
+    let items: string[] = [];
+    for (const entry of catalog.tools) {
+      const { value, fieldOrigins, ...rest } = entry;
+      const text = `{"v":${this.memo.json(value)},"e":${JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest)}}`;
+      sent.set(entry.key, text);
+      items.push(this.#sent.get(entry.key) === text ? `{"r":${JSON.stringify(entry.key)}}` : text);
+      if (items.length === CHUNK) {
+        chunks.push(`[${items.join(',')}]`);
+        items = [];
+      }
+    }
+    if (items.length > 0) chunks.push(`[${items.join(',')}]`);
+    this.#sent = sent;
+    const ends: number[] = [];
+    let total = 0;
+    for (const c of chunks) ends.push((total += Buffer.byteLength(c)));
+    // not from the pool: its ArrayBuffer is ours alone, so it can be transferred
+    const buffer = Buffer.allocUnsafeSlow(total);
+    chunks.forEach((c, i) => buffer.write(c, ends[i - 1] ?? 0));
+    const documents = [...catalog.documents];
+    const head: Head = {
+      bundles: catalog.bundles,
+      skills: catalog.skills.map(wire),
+      agents: catalog.agents.map(wire),
+      jobs: catalog.jobs.map(wire),
+      diagnostics: result.diagnostics,
+      unreadable: result.unreadable,
+      etag,
+      documents: documents.map(([path, d]) => [path, d.dialect.id]),
+      tools: catalog.tools.length,
+    };
+    return {
+      kind: 'built',
+      id,
+      head: JSON.stringify(head),
+      texts: documents.map(([, d]) => d.file.text),
+      buffer: buffer.buffer as ArrayBuffer,
+      ends,
+      stats: this.memo.stats,
+      buildMs: performance.now() - started,
+      order: nameOrder(catalog.tools).buffer as ArrayBuffer,
+    };
+  }
+
+  /** Forget what was sent (the receiver lost its copy: a new worker, a dropped message). */
+  reset(): void {
+    this.#sent = new Map();
+  }
+}
+
+/** A decoded build: a catalog result and the etag the worker computed. */
+export interface DecodedBuild {
+  result: CatalogResult;
+  etag: string;
+  /** The tools' indexes sorted by name, as the worker computed them (checked before use). */
+  order?: Int32Array;
+}
+
+/** The main thread's side: decodes in slices, reusing entries the worker marked unchanged. */
+export class CatalogDecoder {
+  #entries = new Map<string, Entry<Tool>>();
+  constructor(private readonly limits: ParseLimits) {}
+
+  /**
+   * Decode a build, yielding to the event loop every {@link SLICE_MS}. Tool
+   * values come back frozen (the snapshot would freeze them anyway).
+   */
+  async decode(message: BuiltMessage, yieldNow: () => Promise<void>): Promise<DecodedBuild> {
+    const head = JSON.parse(message.head) as Head;
+    const documents = new Map<string, SourceRef>();
+    head.documents.forEach(([path, dialectId], i) => {
+      const dialect = getDialect(dialectId as Parameters<typeof getDialect>[0]);
+      if (dialect) documents.set(path, { file: lazyFile(path, message.texts[i] ?? '', this.limits), dialect });
+    });
+    const bytes = Buffer.from(message.buffer);
+    const tools: Array<Entry<Tool>> = [];
+    const next = new Map<string, Entry<Tool>>();
+    let sliceStart = performance.now();
+    for (let i = 0; i < message.ends.length; i++) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldNow();
+        sliceStart = performance.now();
+      }
+      const items = JSON.parse(bytes.toString('utf8', message.ends[i - 1] ?? 0, message.ends[i])) as Array<{ r: string } | { v: Tool; e: Omit<WireEntry<Tool>, 'value'> }>;
+      for (const item of items) {
+        let entry: Entry<Tool> | undefined;
+        if ('r' in item) {
+          entry = this.#entries.get(item.r);
+          // the worker and this side disagree: a bug; the caller falls back to an in-process build
+          if (!entry) throw new Error(`build worker referred to tool "${item.r}", which this side does not hold`);
+        } else {
+          entry = unwire({ ...item.e, value: deepFreeze(item.v) });
+        }
+        next.set(entry.key, entry);
+        tools.push(entry);
+      }
+    }
+    this.#entries = next;
+    const catalog: Catalog = {
+      bundles: head.bundles,
+      tools,
+      skills: head.skills.map(unwire),
+      agents: head.agents.map(unwire),
+      jobs: head.jobs.map(unwire),
+      documents,
+    };
+    const sources = new Map<string, string>();
+    head.documents.forEach(([path], i) => sources.set(path, message.texts[i] ?? ''));
+    return { result: { catalog, diagnostics: head.diagnostics, unreadable: head.unreadable, sources }, etag: head.etag, order: new Int32Array(message.order) };
+  }
+
+  /** Forget held entries (a new worker starts from nothing). */
+  reset(): void {
+    this.#entries = new Map();
+  }
+}
+
+/** A source file whose positions are computed on first use (a provenance lookup), from its text. */
+function lazyFile(path: string, text: string, limits: ParseLimits): Pick<SourceFile, 'path' | 'text' | 'locate'> {
+  let parsed: SourceFile | undefined | null;
+  return {
+    path,
+    text,
+    locate(pointer, key) {
+      if (parsed === undefined) parsed = parseSource(path, text, limits).file ?? null;
+      return parsed?.locate(pointer, key);
+    },
+  };
+}

@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import type { AgentView, ToolScope } from './agent-view.js';
-import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from './filters.js';
+import { encodeCursor, filterTools, matchesFilter, NO_SHARED, type ToolFilter } from './filters.js';
+import { filterIndex, type FilterIndex } from './filter-index.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -90,37 +91,43 @@ export interface ToolsPage {
 /**
  * `GET /tools`: filter, order by name (then key) and page the snapshot's
  * tools. Disabled tools are included unless `enabled` is given, as ATLAS does.
+ * Filters are answered from the snapshot's indexes (`filter-index.ts`), so a
+ * filter never seen before costs its answer, not a scan.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
-  const result: FilterResult = paginate(matches(snapshot, filter, health, agent), filter);
+  const index = filterIndex(snapshot);
+  const matched = matches(index, filter, health, agent);
+  const total = matched.length;
+  const start = filter.cursor !== undefined ? index.after(matched, filter.cursor) : Math.max(0, filter.offset ?? 0);
+  const end = filter.limit === undefined ? total : Math.min(total, start + Math.max(0, filter.limit));
+  const tools: ToolView[] = [];
+  for (let i = start; i < end; i++) {
+    const entry = snapshot.ordered[matched[i] as number] as { key: string; value: Tool };
+    tools.push(toolView(entry.value, health, entry.key));
+  }
+  const last = end < total && end > start ? (snapshot.ordered[matched[end - 1] as number] as { key: string; value: Tool }) : undefined;
   return {
     version: snapshot.version,
     etag: snapshot.etag,
-    total: result.total,
-    ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}),
-    tools: result.tools.map((item) => toolView(item.tool, health, item.key)),
+    total,
+    ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}),
+    tools,
   };
 }
 
-/** Filtered lists kept per snapshot, so paging through one query filters once. */
-const matchCache = new WeakMap<Snapshot, Map<string, FilteredTool[]>>();
-/** Distinct filters remembered per snapshot. */
-const MATCH_CACHE_ENTRIES = 64;
-
-/** Every tool passing the filter's fields (paging aside) and the agent's view, in `/tools` order: cached per snapshot, filter, agent and health version. */
-function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): FilteredTool[] {
-  const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
-  const key = `${health.version()}|${agent === undefined ? '' : JSON.stringify(agent.agent.name)}|${JSON.stringify(fields, Object.keys(fields).sort())}`;
-  let byFilter = matchCache.get(snapshot);
-  if (!byFilter) matchCache.set(snapshot, (byFilter = new Map()));
-  let items = byFilter.get(key);
-  if (!items) {
-    items = filterTools(snapshot.ordered, fields, { health: (name) => health.lookup(name), presorted: true }).tools;
-    if (agent !== undefined) items = items.filter((item) => agent.allows(item.tool));
-    if (byFilter.size >= MATCH_CACHE_ENTRIES) byFilter.delete(byFilter.keys().next().value as string);
-    byFilter.set(key, items);
-  }
-  return items;
+/** Positions (into `snapshot.ordered`) of every tool passing the filter's fields (paging aside), health and the agent's view, in `/tools` order. */
+function matches(index: FilterIndex, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): Uint32Array {
+  const { limit: _limit, offset: _offset, cursor: _cursor, minSuccessRate, ...fields } = filter;
+  // tools without data pass: an unmeasured tool is not a failing one (as filterTools)
+  const healthy =
+    minSuccessRate === undefined
+      ? undefined
+      : (tool: Tool) => {
+          const rate = health.lookup(tool.name)?.successRate;
+          return !(typeof rate === 'number' && Number.isFinite(rate)) || rate >= minSuccessRate;
+        };
+  const items = index.match(fields, healthy);
+  return agent === undefined ? items : items.filter((i) => agent.allows(index.tool(i)));
 }
 
 /** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */

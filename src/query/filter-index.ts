@@ -21,6 +21,7 @@ import semver from 'semver';
 import type { Tool } from '../model/schema.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { RISK_LEVELS, SIDE_EFFECTS, rank } from '../model/vocabulary.js';
+import type { HealthSource } from '../model/health.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { decodeCursor, NO_SHARED, type ToolFilter } from './filters.js';
 
@@ -149,11 +150,11 @@ export class FilterIndex {
   /**
    * Positions (into `snapshot.ordered`) of the tools passing the filter's
    * fields and persona rule, ascending: `filterTools` without health and
-   * paging. `keep` (health, an agent's view) is asked of each candidate
-   * after the fields and before persona shadowing, as `filterTools` asks
+   * paging. `keep` (health) is asked of each candidate position after the
+   * fields and before persona shadowing, as `filterTools` asks
    * `minSuccessRate`.
    */
-  match(filter: ToolFilter, keep?: (tool: Tool) => boolean): Postings {
+  match(filter: ToolFilter, keep?: (position: number) => boolean): Postings {
     const n = this.size;
     const lists: Postings[] = [];
     const maps: Bitmap[] = [];
@@ -190,7 +191,7 @@ export class FilterIndex {
         setBit(candidates, i);
       }
     } else if (maps.length > 0) {
-      candidates = Uint32Array.from(maps[0] as Bitmap);
+      candidates = (maps[0] as Bitmap).slice();
       for (let m = 1; m < maps.length; m++) {
         const b = maps[m] as Bitmap;
         for (let w = 0; w < candidates.length; w++) candidates[w] = (candidates[w] as number) & (b[w] as number);
@@ -198,7 +199,7 @@ export class FilterIndex {
     } else {
       candidates = this.#not(bitmap(n));
     }
-    if (keep) for (const i of positions(candidates)) if (!keep(this.tool(i))) clearBit(candidates, i);
+    if (keep) for (const i of positions(candidates)) if (!keep(i)) clearBit(candidates, i);
     if (personas) this.#shadow(candidates, personas);
     return positions(candidates);
   }
@@ -226,7 +227,7 @@ export class FilterIndex {
 
   /** Shared tools (unless `-shared`) and the listed personas' tools. */
   #personaBits(personas: readonly string[]): Bitmap {
-    const out = personas.includes(NO_SHARED) ? bitmap(this.size) : Uint32Array.from(this.#shared);
+    const out = personas.includes(NO_SHARED) ? bitmap(this.size) : this.#shared.slice();
     for (const p of personas) if (p !== NO_SHARED) for (const i of this.#persona.get(p) ?? EMPTY_POSTINGS) setBit(out, i);
     return out;
   }
@@ -287,6 +288,25 @@ function popcount(x: number): number {
 }
 
 const indexes = new WeakMap<Snapshot, FilterIndex>();
+const rates = new WeakMap<Snapshot, { source: HealthSource; version: number; rates: Float64Array }>();
+
+/**
+ * Each tool's observed success rate by position (NaN: no data), read once
+ * per snapshot, health source and health version, so a `min_success_rate`
+ * filter reads an array instead of asking the health book for every tool.
+ */
+export function successRates(snapshot: Snapshot, health: HealthSource): Float64Array {
+  const version = health.version();
+  const cached = rates.get(snapshot);
+  if (cached !== undefined && cached.source === health && cached.version === version) return cached.rates;
+  const out = new Float64Array(snapshot.ordered.length);
+  for (let i = 0; i < out.length; i++) {
+    const rate = health.lookup((snapshot.ordered[i] as { value: Tool }).value.name)?.successRate;
+    out[i] = typeof rate === 'number' && Number.isFinite(rate) ? rate : Number.NaN;
+  }
+  rates.set(snapshot, { source: health, version, rates: out });
+  return out;
+}
 
 /** The filter index of a snapshot, built on first use and kept as long as the snapshot. */
 export function filterIndex(snapshot: Snapshot): FilterIndex {

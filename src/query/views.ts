@@ -16,7 +16,7 @@ import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import type { AgentView, ToolScope } from './agent-view.js';
 import { encodeCursor, filterTools, matchesFilter, NO_SHARED, type ToolFilter } from './filters.js';
-import { filterIndex, type FilterIndex } from './filter-index.js';
+import { filterIndex, successRates, type FilterIndex } from './filter-index.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -95,37 +95,42 @@ export interface ToolsPage {
  * filter never seen before costs its answer, not a scan.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
-  const index = filterIndex(snapshot);
-  const matched = matches(index, filter, health, agent);
-  const total = matched.length;
-  const start = filter.cursor !== undefined ? index.after(matched, filter.cursor) : Math.max(0, filter.offset ?? 0);
-  const end = filter.limit === undefined ? total : Math.min(total, start + Math.max(0, filter.limit));
-  const tools: ToolView[] = [];
-  for (let i = start; i < end; i++) {
-    const entry = snapshot.ordered[matched[i] as number] as { key: string; value: Tool };
-    tools.push(toolView(entry.value, health, entry.key));
-  }
-  const last = end < total && end > start ? (snapshot.ordered[matched[end - 1] as number] as { key: string; value: Tool }) : undefined;
+  const page = pageOf(snapshot, filter, health, agent);
   return {
     version: snapshot.version,
     etag: snapshot.etag,
-    total,
-    ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}),
-    tools,
+    total: page.total,
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    tools: page.entries.map((entry) => toolView(entry.value, health, entry.key)),
   };
 }
 
+/** One page of `/tools` before it is shaped: the entries of `snapshot.ordered` on it, the total and the next cursor. */
+export interface PageEntries {
+  total: number;
+  nextCursor?: string;
+  entries: Array<{ readonly key: string; readonly value: Tool }>;
+}
+
+/** The matches of a `/tools` filter, paged by `limit` and `offset` or `cursor`, from the snapshot's indexes. */
+export function pageOf(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): PageEntries {
+  const index = filterIndex(snapshot);
+  const matched = matches(snapshot, index, filter, health, agent);
+  const total = matched.length;
+  const start = filter.cursor !== undefined ? index.after(matched, filter.cursor) : Math.max(0, filter.offset ?? 0);
+  const end = filter.limit === undefined ? total : Math.min(total, start + Math.max(0, filter.limit));
+  const entries: PageEntries['entries'] = [];
+  for (let i = start; i < end; i++) entries.push(snapshot.ordered[matched[i] as number] as { key: string; value: Tool });
+  const last = end < total ? entries[entries.length - 1] : undefined;
+  return { total, entries, ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}) };
+}
+
 /** Positions (into `snapshot.ordered`) of every tool passing the filter's fields (paging aside), health and the agent's view, in `/tools` order. */
-function matches(index: FilterIndex, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): Uint32Array {
+function matches(snapshot: Snapshot, index: FilterIndex, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): Uint32Array {
   const { limit: _limit, offset: _offset, cursor: _cursor, minSuccessRate, ...fields } = filter;
   // tools without data pass: an unmeasured tool is not a failing one (as filterTools)
-  const healthy =
-    minSuccessRate === undefined
-      ? undefined
-      : (tool: Tool) => {
-          const rate = health.lookup(tool.name)?.successRate;
-          return !(typeof rate === 'number' && Number.isFinite(rate)) || rate >= minSuccessRate;
-        };
+  const rates = minSuccessRate === undefined ? undefined : successRates(snapshot, health);
+  const healthy = rates === undefined || minSuccessRate === undefined ? undefined : (i: number) => !((rates[i] as number) < minSuccessRate);
   const items = index.match(fields, healthy);
   return agent === undefined ? items : items.filter((i) => agent.allows(index.tool(i)));
 }
@@ -250,7 +255,7 @@ const MARK_PATTERN = new RegExp(`"\\\\u0000${MARK}:(\\d+)\\\\u0000"`, 'g');
 const toolJson = new WeakMap<Tool, string>();
 
 /** JSON of one tool, cached per (frozen) tool object. */
-function toolJsonText(tool: Tool): string {
+export function toolJsonText(tool: Tool): string {
   let text = toolJson.get(tool);
   if (text === undefined) toolJson.set(tool, (text = JSON.stringify(tool)));
   return text;

@@ -154,8 +154,8 @@ describe('the filter index answers as the scan', () => {
     const keep =
       minSuccessRate === undefined
         ? undefined
-        : (t: { name: string }) => {
-            const r = health.lookup(t.name)?.successRate;
+        : (i: number) => {
+            const r = health.lookup(snap.ordered[i]?.value.name ?? '')?.successRate;
             return r === undefined || r >= minSuccessRate;
           };
     const positions = [...index.match(fields, keep)];

@@ -150,11 +150,12 @@ export class FilterIndex {
   /**
    * Positions (into `snapshot.ordered`) of the tools passing the filter's
    * fields and persona rule, ascending: `filterTools` without health and
-   * paging. `keep` (health) is asked of each candidate position after the
-   * fields and before persona shadowing, as `filterTools` asks
-   * `minSuccessRate`.
+   * paging. With `health` (each position's success rate, NaN for none:
+   * {@link successRates}), a candidate whose rate is below `minSuccessRate`
+   * is dropped after the fields and before persona shadowing, as
+   * `filterTools` does; tools without data pass.
    */
-  match(filter: ToolFilter, keep?: (position: number) => boolean): Postings {
+  match(filter: ToolFilter, health?: Float64Array): Postings {
     const n = this.size;
     const lists: Postings[] = [];
     const maps: Bitmap[] = [];
@@ -199,7 +200,18 @@ export class FilterIndex {
     } else {
       candidates = this.#not(bitmap(n));
     }
-    if (keep) for (const i of positions(candidates)) if (!keep(i)) clearBit(candidates, i);
+    const min = f.minSuccessRate;
+    if (health !== undefined && min !== undefined) {
+      for (let w = 0; w < candidates.length; w++) {
+        let word = candidates[w] as number;
+        while (word !== 0) {
+          const low = word & -word;
+          const i = (w << 5) + (31 - Math.clz32(low));
+          if ((health[i] as number) < min) clearBit(candidates, i);
+          word ^= low;
+        }
+      }
+    }
     if (personas) this.#shadow(candidates, personas);
     return positions(candidates);
   }

@@ -127,11 +127,9 @@ export function pageOf(snapshot: Snapshot, filter: ToolFilter, health: HealthSou
 
 /** Positions (into `snapshot.ordered`) of every tool passing the filter's fields (paging aside), health and the agent's view, in `/tools` order. */
 function matches(snapshot: Snapshot, index: FilterIndex, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): Uint32Array {
-  const { limit: _limit, offset: _offset, cursor: _cursor, minSuccessRate, ...fields } = filter;
+  const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
   // tools without data pass: an unmeasured tool is not a failing one (as filterTools)
-  const rates = minSuccessRate === undefined ? undefined : successRates(snapshot, health);
-  const healthy = rates === undefined || minSuccessRate === undefined ? undefined : (i: number) => !((rates[i] as number) < minSuccessRate);
-  const items = index.match(fields, healthy);
+  const items = index.match(fields, fields.minSuccessRate === undefined ? undefined : successRates(snapshot, health));
   return agent === undefined ? items : items.filter((i) => agent.allows(index.tool(i)));
 }
 

@@ -150,15 +150,8 @@ describe('the filter index answers as the scan', () => {
   it.each([...singles, ...combos])('%s', (_name, filter) => {
     const expected = scan(filter);
     const index = new FilterIndex(snap.ordered);
-    const { minSuccessRate, ...fields } = filter;
-    const keep =
-      minSuccessRate === undefined
-        ? undefined
-        : (i: number) => {
-            const r = health.lookup(snap.ordered[i]?.value.name ?? '')?.successRate;
-            return r === undefined || r >= minSuccessRate;
-          };
-    const positions = [...index.match(fields, keep)];
+    const rates = Float64Array.from(snap.ordered, (e) => health.lookup(e.value.name)?.successRate ?? Number.NaN);
+    const positions = [...index.match(filter, rates)];
     expect(positions.map((i) => snap.ordered[i]?.key)).toEqual(expected.tools.map((t) => t.key));
     const page = listTools(snap, filter, health);
     expect(page.total).toBe(expected.total);

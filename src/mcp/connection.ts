@@ -16,6 +16,7 @@ import { errorMessage } from '../model/errors.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { lastLines } from './call-outcome.js';
 import { queueDiscovery } from './discovery-refresh.js';
+import { isolatedSignalFetch } from './isolated-fetch.js';
 import type { ClientsContext, McpClientsOptions, ServerEntry } from './server-entry.js';
 import { ContainedStdioClientTransport, serverEnv } from './stdio-client.js';
 
@@ -69,7 +70,8 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
       });
     } else {
       if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
-      transport = new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } } });
+      // a private signal per request: the transport's shared one would gather an abort listener per call (isolated-fetch.ts)
+      transport = new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, fetch: isolatedSignalFetch() });
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (e.client === client) void queueDiscovery(ctx, e);

@@ -10,8 +10,9 @@ import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
 import * as router from './router.mjs';
+import * as scale from './scale.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, scale };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

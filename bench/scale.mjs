@@ -51,6 +51,11 @@ function load(url, extra = {}) {
   });
 }
 
+/** CPU time (user + system, all threads) since `c0`, in ms: what a busy machine inflates far less than wall time. */
+const cpuMs = (c0) => {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+};
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const heap = () => {
   globalThis.gc?.();
@@ -78,8 +83,10 @@ async function measure(count, queries) {
     const before = heap();
     registry = new Registry({ paths: [dir] });
     let t0 = performance.now();
+    let c0 = process.cpuUsage();
     const started = await registry.start();
     const loadMs = performance.now() - t0;
+    const loadCpuMs = cpuMs(c0);
     if (started.kind !== 'reloaded') throw new Error(`the ${count}-tool catalog did not build: ${JSON.stringify(started.diagnostics?.slice(0, 3))}`);
     const retained = heap() - before;
     const snap = registry.snapshot();
@@ -128,13 +135,17 @@ async function measure(count, queries) {
     // forced reloads (the first one warms up)
     await registry.refresh({ force: true });
     const reloads = [];
+    const reloadCpu = [];
     for (let i = 0; i < (count >= 100_000 ? 2 : 4); i++) {
       t0 = performance.now();
+      c0 = process.cpuUsage();
       const r = await registry.refresh({ force: true });
       if (r.kind !== 'reloaded') throw new Error(`forced reload: ${r.kind}`);
       reloads.push(performance.now() - t0);
+      reloadCpu.push(cpuMs(c0));
     }
     reloads.sort((a, b) => a - b);
+    reloadCpu.sort((a, b) => a - b);
     return {
       count,
       bytes,
@@ -150,6 +161,8 @@ async function measure(count, queries) {
       cached: cached.requests.average,
       off: off.requests.average,
       reloadMs: quantile(reloads, 0.5),
+      loadCpuMs,
+      reloadCpuMs: quantile(reloadCpu, 0.5),
     };
   } finally {
     await server?.close();
@@ -168,11 +181,11 @@ export async function run() {
   for (const count of sizes) rows.push(await measure(count, queries));
   const mib = (b) => `${fmt(b / 1024 / 1024, 1)} MiB`;
   console.log(`\n## scale: ${sizes.map((n) => n.toLocaleString('en-US')).join(' / ')} corpus tools${big ? '' : ' (100,000: TOOLCAP_BENCH_100K=1)'}; ${queries.length} real queries; GET ${PATH}, autocannon 10 connections x ${SECONDS} s`);
-  console.log('| tools | file | JSON.parse | load (registry.start) | load / JSON.parse | heap retained | heap / file | search index build | query p50 | query p99 | query CPU p50 | first GET /tools (index build) | GET /tools req/s cached | body cache off | bare node:http | off / bare | forced reload |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| tools | file | JSON.parse | load (registry.start) | load CPU | load / JSON.parse | heap retained | heap / file | search index build | query p50 | query p99 | query CPU p50 | first GET /tools (index build) | GET /tools req/s cached | body cache off | bare node:http | off / bare | forced reload | reload CPU |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     console.log(
-      `| ${r.count.toLocaleString('en-US')} | ${mib(r.bytes)} | ${fmt(r.parseMs)} ms | ${fmt(r.loadMs)} ms | ${fmt(r.loadMs / r.parseMs, 2)}x | ${mib(r.retained)} | ${fmt(r.retained / r.bytes, 2)}x | ${fmt(r.indexMs)} ms | ${fmt(r.p50, 3)} ms | ${fmt(r.p99, 3)} ms | ${fmt(r.cpuP50, 3)} ms | ${fmt(r.firstMs, 1)} ms | ${fmt(r.cached, 0)} | ${fmt(r.off, 0)} | ${fmt(r.bare, 0)} | ${fmt(r.off / r.bare, 2)}x | ${fmt(r.reloadMs)} ms |`,
+      `| ${r.count.toLocaleString('en-US')} | ${mib(r.bytes)} | ${fmt(r.parseMs)} ms | ${fmt(r.loadMs)} ms | ${fmt(r.loadCpuMs)} ms | ${fmt(r.loadMs / r.parseMs, 2)}x | ${mib(r.retained)} | ${fmt(r.retained / r.bytes, 2)}x | ${fmt(r.indexMs)} ms | ${fmt(r.p50, 3)} ms | ${fmt(r.p99, 3)} ms | ${fmt(r.cpuP50, 3)} ms | ${fmt(r.firstMs, 1)} ms | ${fmt(r.cached, 0)} | ${fmt(r.off, 0)} | ${fmt(r.bare, 0)} | ${fmt(r.off / r.bare, 2)}x | ${fmt(r.reloadMs)} ms | ${fmt(r.reloadCpuMs)} ms |`,
     );
   }
   // growth per tool from the smallest to the largest size: 1.00 is linear
@@ -181,7 +194,14 @@ export async function run() {
   const k = z.count / a.count;
   const growth = (x, y) => `${fmt(y / x / k, 2)}`;
   console.log(
-    `growth ${a.count.toLocaleString('en-US')} -> ${z.count.toLocaleString('en-US')} tools (${k}x), per tool (1.00 = linear, below = sublinear): load ${growth(a.loadMs, z.loadMs)}, heap ${growth(a.retained, z.retained)}, reload ${growth(a.reloadMs, z.reloadMs)}, search index build ${growth(a.indexMs, z.indexMs)}, query p50 ${growth(a.p50, z.p50)}`,
+    `growth ${a.count.toLocaleString('en-US')} -> ${z.count.toLocaleString('en-US')} tools (${k}x), per tool (1.00 = linear, below = sublinear): load ${growth(a.loadMs, z.loadMs)} (CPU ${growth(a.loadCpuMs, z.loadCpuMs)}), heap ${growth(a.retained, z.retained)}, reload ${growth(a.reloadMs, z.reloadMs)} (CPU ${growth(a.reloadCpuMs, z.reloadCpuMs)}), search index build ${growth(a.indexMs, z.indexMs)}, query p50 ${growth(a.p50, z.p50)} (CPU ${growth(a.cpuP50, z.cpuP50)})`,
   );
+  // also: growth from the middle size up, where fixed costs weigh less
+  if (rows.length > 2) {
+    const m = rows[1];
+    const km = z.count / m.count;
+    const g = (x, y) => fmt(y / x / km, 2);
+    console.log(`growth ${m.count.toLocaleString('en-US')} -> ${z.count.toLocaleString('en-US')} tools (${km}x), per tool: load CPU ${g(m.loadCpuMs, z.loadCpuMs)}, heap ${g(m.retained, z.retained)}, reload CPU ${g(m.reloadCpuMs, z.reloadCpuMs)}, query CPU p50 ${g(m.cpuP50, z.cpuP50)}`);
+  }
   console.log(`aim query p50 < 2 ms at the largest size: ${z.p50 < 2 ? 'met' : 'NOT met'} (${fmt(z.p50, 3)} ms; CPU ${fmt(z.cpuP50, 3)} ms); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
 }

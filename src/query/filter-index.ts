@@ -156,6 +156,11 @@ export class FilterIndex {
    * `filterTools` does; tools without data pass.
    */
   match(filter: ToolFilter, health?: Float64Array): Postings {
+    return positions(this.matchBits(filter, health));
+  }
+
+  /** {@link match} as a bitmap over `snapshot.ordered`: a page of it is read without listing every match ({@link pageOfBits}). */
+  matchBits(filter: ToolFilter, health?: Float64Array): Uint32Array {
     const n = this.size;
     const lists: Postings[] = [];
     const maps: Bitmap[] = [];
@@ -213,7 +218,7 @@ export class FilterIndex {
       }
     }
     if (personas) this.#shadow(candidates, personas);
-    return positions(candidates);
+    return candidates;
   }
 
   /** The tool at a position. */
@@ -221,16 +226,47 @@ export class FilterIndex {
     return (this.#ordered[position] as { value: Tool }).value;
   }
 
-  /** Where a page after `cursor` starts among `matched` (binary search: `matched` is in `/tools` order). */
-  after(matched: Postings, cursor: string): number {
-    const at = decodeCursor(cursor);
-    if (at === undefined) return 0;
+  /**
+   * Positions `start` to `end` (exclusive) among the set bits of `bits`, and
+   * how many bits are set: a page costs a pass over the words, not a list of
+   * every match. With a cursor, the page starts after the cursor's position.
+   */
+  pageOfBits(bits: Uint32Array, paging: { start: number; cursor?: string; limit?: number }): { total: number; start: number; positions: number[] } {
+    let total = 0;
+    for (const w of bits) total += popcount(w);
+    let start = Math.max(0, paging.start);
+    if (paging.cursor !== undefined) {
+      const at = decodeCursor(paging.cursor);
+      start = at === undefined ? 0 : rankBefore(bits, this.#firstAfter(at));
+    }
+    const end = paging.limit === undefined ? total : Math.min(total, start + Math.max(0, paging.limit));
+    const out: number[] = [];
+    let seen = 0;
+    for (let w = 0; w < bits.length && seen < end; w++) {
+      let word = bits[w] as number;
+      const count = popcount(word);
+      if (seen + count <= start) {
+        seen += count;
+        continue;
+      }
+      while (word !== 0 && seen < end) {
+        const low = word & -word;
+        if (seen >= start) out.push((w << 5) + (31 - Math.clz32(low)));
+        seen++;
+        word ^= low;
+      }
+    }
+    return { total, start, positions: out };
+  }
+
+  /** The first position of `snapshot.ordered` after a cursor's (name, key). */
+  #firstAfter(at: { name: string; key: string }): number {
     const probe = { key: at.key, tool: { name: at.name } as Tool };
     let lo = 0;
-    let hi = matched.length;
+    let hi = this.size;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const entry = this.#ordered[matched[mid] as number] as { key: string; value: Tool };
+      const entry = this.#ordered[mid] as { key: string; value: Tool };
       if (compareToolOrder({ key: entry.key, tool: entry.value }, probe) > 0) hi = mid;
       else lo = mid + 1;
     }
@@ -291,6 +327,16 @@ function positions(words: Bitmap): Postings {
     }
   }
   return out;
+}
+
+/** Set bits of `bits` before `position`. */
+function rankBefore(bits: Uint32Array, position: number): number {
+  let n = 0;
+  const whole = position >>> 5;
+  for (let w = 0; w < whole && w < bits.length; w++) n += popcount(bits[w] as number);
+  const rest = position & 31;
+  if (rest !== 0 && whole < bits.length) n += popcount((bits[whole] as number) & ((1 << rest) - 1));
+  return n;
 }
 
 function popcount(x: number): number {

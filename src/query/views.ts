@@ -16,7 +16,7 @@ import type { Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import type { AgentView, ToolScope } from './agent-view.js';
 import { encodeCursor, filterTools, matchesFilter, NO_SHARED, type ToolFilter } from './filters.js';
-import { filterIndex, successRates, type FilterIndex } from './filter-index.js';
+import { filterIndex, successRates } from './filter-index.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -115,22 +115,19 @@ export interface PageEntries {
 /** The matches of a `/tools` filter, paged by `limit` and `offset` or `cursor`, from the snapshot's indexes. */
 export function pageOf(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): PageEntries {
   const index = filterIndex(snapshot);
-  const matched = matches(snapshot, index, filter, health, agent);
-  const total = matched.length;
-  const start = filter.cursor !== undefined ? index.after(matched, filter.cursor) : Math.max(0, filter.offset ?? 0);
-  const end = filter.limit === undefined ? total : Math.min(total, start + Math.max(0, filter.limit));
-  const entries: PageEntries['entries'] = [];
-  for (let i = start; i < end; i++) entries.push(snapshot.ordered[matched[i] as number] as { key: string; value: Tool });
-  const last = end < total ? entries[entries.length - 1] : undefined;
-  return { total, entries, ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}) };
-}
-
-/** Positions (into `snapshot.ordered`) of every tool passing the filter's fields (paging aside), health and the agent's view, in `/tools` order. */
-function matches(snapshot: Snapshot, index: FilterIndex, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): Uint32Array {
   const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
   // tools without data pass: an unmeasured tool is not a failing one (as filterTools)
-  const items = index.match(fields, fields.minSuccessRate === undefined ? undefined : successRates(snapshot, health));
-  return agent === undefined ? items : items.filter((i) => agent.allows(index.tool(i)));
+  const bits = index.matchBits(fields, fields.minSuccessRate === undefined ? undefined : successRates(snapshot, health));
+  if (agent !== undefined) {
+    // the agent's view is asked of each match, after the persona rule (as listTools always did)
+    for (let i = 0; i < snapshot.ordered.length; i++) {
+      if (((bits[i >>> 5] as number) & (1 << (i & 31))) !== 0 && !agent.allows(index.tool(i))) bits[i >>> 5] = (bits[i >>> 5] as number) & ~(1 << (i & 31));
+    }
+  }
+  const page = index.pageOfBits(bits, { start: filter.offset ?? 0, ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) });
+  const entries = page.positions.map((i) => snapshot.ordered[i] as { key: string; value: Tool });
+  const last = page.start + entries.length < page.total ? entries[entries.length - 1] : undefined;
+  return { total: page.total, entries, ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}) };
 }
 
 /** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */

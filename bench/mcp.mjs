@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
 import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,11 @@ import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { PassThrough } from 'node:stream';
+import { isolatedSignalFetch } from '../dist/mcp/isolated-fetch.js';
 import { Registry } from '../dist/index.js';
 import { McpClients } from '../dist/mcp/clients.js';
 import { MCP_DEFAULTS } from '../dist/mcp/config.js';
@@ -84,10 +89,34 @@ async function startEverything() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop };
 }
 
+// both bench clients use toolcap's per-request-signal fetch (as McpClients does), so neither leg
+// pays the SDK transport's abort-listener build-up (src/mcp/isolated-fetch.ts)
 async function sdkClient(url) {
   const client = new Client({ name: 'toolcap-bench', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: isolatedSignalFetch() }));
   return client;
+}
+
+/** A client transport over two in-process streams (the gateway's stdio, without a process between). */
+class StreamClientTransport {
+  #buffer = new ReadBuffer();
+  constructor(input, output) {
+    this.input = input;
+    this.output = output;
+  }
+  async start() {
+    this.input.on('data', (chunk) => {
+      this.#buffer.append(chunk);
+      for (let m = this.#buffer.readMessage(); m !== null; m = this.#buffer.readMessage()) this.onmessage?.(m);
+    });
+  }
+  async send(message) {
+    this.output.write(serializeMessage(message));
+  }
+  async close() {
+    this.input.removeAllListeners('data');
+    this.onclose?.();
+  }
 }
 
 function mcpConfig(url) {
@@ -220,6 +249,81 @@ async function toolListBytes() {
   }
 }
 
+/**
+ * The same call with the upstream over stdio: an SDK client talking to the
+ * everything server (a child process, stdio) directly, against toolcap's
+ * gateway served over stdio streams (in-process pipes: the client's side of
+ * the hop costs no process boundary here) -> runtime.call -> McpClients over
+ * stdio -> the same kind of child.
+ */
+async function stdioLegs() {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-stdio-'));
+  const cacheDir = join(dir, 'cache');
+  const reviewedDir = join(dir, 'reviewed');
+  let direct;
+  let clients;
+  let registry;
+  let store;
+  let runtime;
+  let gateway;
+  let viaGateway;
+  try {
+    for (const d of [cacheDir, reviewedDir]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(reviewedDir, 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
+    direct = new Client({ name: 'toolcap-bench', version: '0' });
+    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+    const config = mcpConfig('unused');
+    config.servers[0] = { ...config.servers[0], transport: 'stdio', url: undefined, command: process.execPath, args: [EVERYTHING, 'stdio'] };
+    clients = new McpClients(config, { cacheDir, warn: (m) => console.error(`mcp: ${m}`) });
+    await clients.start();
+    const status = clients.status().find((x) => x.server === 'everything');
+    if (status?.state !== 'up') throw new Error(`McpClients (stdio) did not connect: ${JSON.stringify(status)}`);
+    registry = new Registry({ paths: [{ path: cacheDir, discovered: true }, reviewedDir] });
+    const started = await registry.start();
+    if (started.kind !== 'reloaded') throw new Error(`the stdio catalog did not build: ${JSON.stringify(started.diagnostics?.slice(0, 3))}`);
+    store = await openSqliteStore(join(dir, 'toolcap.db'));
+    runtime = new Runtime({ registry, store, providers: new ProviderTypes({ mcpConnector: clients }), onWarning: (m) => console.error(`runtime: ${m}`) });
+    gateway = createGatewayServer({ registry, runtime });
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    await gateway.server.connect(new StdioServerTransport(toServer, fromServer));
+    viaGateway = new Client({ name: 'toolcap-bench', version: '0' });
+    await viaGateway.connect(new StreamClientTransport(fromServer, toServer));
+    const legs = {
+      direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
+      runtime: async () => {
+        const r = await runtime.call(TOOL, ECHO);
+        if (r.status !== 'ok') throw new Error(`runtime.call (stdio): ${r.status} ${JSON.stringify(r).slice(0, 300)}`);
+      },
+      gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
+    };
+    const samples = { direct: [], runtime: [], gateway: [] };
+    for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
+    for (let round = 0; round < ROUNDS; round++) for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
+    const d = summary(samples.direct);
+    const r = summary(samples.runtime);
+    const g = summary(samples.gateway);
+    console.log(`\n## MCP gateway over stdio: tools/call of the everything server's echo, upstream over stdio, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
+    console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    const row = (name, x, base) =>
+      console.log(`| ${name} | ${fmt(x.p50, 3)} ms | ${fmt(x.p99, 3)} ms | ${fmt(x.mean, 3)} ms | ${fmt(x.perSec, 0)} | ${base ? `${fmt(x.p50 - base.p50, 3)} ms` : '-'} | ${base ? `${fmt(x.p99 - base.p99, 3)} ms` : '-'} | ${base ? `${(x.p50 / base.p50).toFixed(2)}x` : '1.00x'} |`);
+    row('SDK Client -> everything server over stdio (baseline)', d, undefined);
+    row(`runtime.call('${TOOL}') -> McpClients -> everything server over stdio`, r, d);
+    row('SDK Client -> toolcap gateway over stdio streams -> runtime.call -> McpClients -> everything server over stdio', g, d);
+    console.log(`stdio: gateway adds ${fmt(g.p50 - d.p50, 3)} ms at p50 (runtime.call ${fmt(r.p50 - d.p50, 3)} ms of it); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } finally {
+    await viaGateway?.close().catch(() => undefined);
+    await gateway?.close().catch(() => undefined);
+    await direct?.close().catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    await clients?.close().catch(() => undefined);
+    await registry?.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run() {
   await toolListBytes();
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-'));
@@ -320,4 +424,5 @@ export async function run() {
     await everything?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  await stdioLegs();
 }

@@ -13,9 +13,10 @@ import * as retrieval from './retrieval.mjs';
 import * as router from './router.mjs';
 import * as cluster from './cluster.mjs';
 import * as observability from './observability.mjs';
+import * as scale from './scale.mjs';
 import * as schemas from './schemas.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster, observability, schemas };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster, observability, schemas, scale };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -16,7 +16,8 @@ import type { Tool } from '../model/schema.js';
 import { shareDefs, type DefsTable } from '../model/schema-defs.js';
 import { toolKey } from '../model/tool-key.js';
 import type { AgentView, ToolScope } from './agent-view.js';
-import { filterTools, matchesFilter, NO_SHARED, paginate, type FilteredTool, type FilterResult, type ToolFilter } from './filters.js';
+import { encodeCursor, filterTools, matchesFilter, NO_SHARED, type ToolFilter } from './filters.js';
+import { filterIndex, successRates } from './filter-index.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_RANK_WEIGHTS, rankTools, type Intent, type Penalty, type RankWeights } from './rank.js';
 import type { Snapshot } from '../registry/snapshot.js';
@@ -97,49 +98,57 @@ export interface ToolsPage {
 /**
  * `GET /tools`: filter, order by name (then key) and page the snapshot's
  * tools as the filter says. The HTTP API and `toolcap list` pass it through
- * `listingFilter` first, so their default is enabled tools only.
+ * `listingFilter` first, so their default is enabled tools only. Filters are
+ * answered from the snapshot's indexes (`filter-index.ts`), so a filter never
+ * seen before costs its answer, not a scan. Schema definitions two or more
+ * tools on the page share are written once, as the page's `$defs`.
  */
 export function listTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ToolsPage {
-  const result: FilterResult = paginate(matches(snapshot, filter, health, agent), filter);
-  const shared = shareDefs(result.tools.map((item) => item.tool));
+  const page = pageOf(snapshot, filter, health, agent);
+  const shared = shareDefs(page.entries.map((entry) => entry.value));
   return {
     version: snapshot.version,
     etag: snapshot.etag,
-    total: result.total,
-    ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}),
-    tools: result.tools.map((item, i) => toolView(shared.tools[i]!, health, item.key)),
+    total: page.total,
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    tools: page.entries.map((entry, i) => toolView(shared.tools[i]!, health, entry.key)),
     ...(shared.$defs !== undefined ? { $defs: shared.$defs } : {}),
   };
 }
 
-/** Filtered lists kept per snapshot, so paging through one query filters once. */
-const matchCache = new WeakMap<Snapshot, Map<string, FilteredTool[]>>();
-/** Distinct filters remembered per snapshot. */
-const MATCH_CACHE_ENTRIES = 64;
+/** One page of `/tools` before it is shaped: the entries of `snapshot.ordered` on it, the total and the next cursor. */
+export interface PageEntries {
+  total: number;
+  nextCursor?: string;
+  entries: Array<{ readonly key: string; readonly value: Tool }>;
+}
 
-/** Every tool passing the filter's fields (paging aside) and the agent's view, in `/tools` order: cached per snapshot, filter, agent and health version. */
-function matches(snapshot: Snapshot, filter: ToolFilter, health: HealthSource, agent: AgentView | undefined): FilteredTool[] {
+/** The matches of a `/tools` filter, paged by `limit` and `offset` or `cursor`, from the snapshot's indexes. */
+export function pageOf(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): PageEntries {
+  const index = filterIndex(snapshot);
   const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
-  const key = `${health.version()}|${agent === undefined ? '' : JSON.stringify(agent.agent.name)}|${JSON.stringify(fields, Object.keys(fields).sort())}`;
-  let byFilter = matchCache.get(snapshot);
-  if (!byFilter) matchCache.set(snapshot, (byFilter = new Map()));
-  let items = byFilter.get(key);
-  if (!items) {
-    items = filterTools(snapshot.ordered, fields, { health: (name) => health.lookup(name), presorted: true }).tools;
-    if (agent !== undefined) items = items.filter((item) => agent.allows(item.tool));
-    if (byFilter.size >= MATCH_CACHE_ENTRIES) byFilter.delete(byFilter.keys().next().value as string);
-    byFilter.set(key, items);
+  // tools without data pass: an unmeasured tool is not a failing one (as filterTools)
+  const bits = index.matchBits(fields, fields.minSuccessRate === undefined ? undefined : successRates(snapshot, health));
+  if (agent !== undefined) {
+    // the agent's view is asked of each match, after the persona rule (as listTools always did)
+    for (let i = 0; i < snapshot.ordered.length; i++) {
+      if (((bits[i >>> 5] as number) & (1 << (i & 31))) !== 0 && !agent.allows(index.tool(i))) bits[i >>> 5] = (bits[i >>> 5] as number) & ~(1 << (i & 31));
+    }
   }
-  return items;
+  const page = index.pageOfBits(bits, { start: filter.offset ?? 0, ...(filter.cursor !== undefined ? { cursor: filter.cursor } : {}), ...(filter.limit !== undefined ? { limit: filter.limit } : {}) });
+  const entries = page.positions.map((i) => snapshot.ordered[i] as { key: string; value: Tool });
+  const last = page.start + entries.length < page.total ? entries[entries.length - 1] : undefined;
+  return { total: page.total, entries, ...(last !== undefined ? { nextCursor: encodeCursor({ key: last.key, tool: last.value }) } : {}) };
 }
 
 /**
  * Every tool a `/tools` filter lets through (paging aside), in `/tools`
- * order: the same cached list `listTools` pages, for callers that count
+ * order, from the same indexes `listTools` pages, for callers that count
  * over it (the console's counts by mode and risk).
  */
-export function matchingTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): readonly FilteredTool[] {
-  return matches(snapshot, filter, health, agent);
+export function matchingTools(snapshot: Snapshot, filter: ToolFilter, health: HealthSource = NO_HEALTH, agent?: AgentView): ReadonlyArray<{ key: string; tool: Tool }> {
+  const { limit: _limit, offset: _offset, cursor: _cursor, ...fields } = filter;
+  return pageOf(snapshot, { ...fields, limit: Number.MAX_SAFE_INTEGER }, health, agent).entries.map((entry) => ({ key: entry.key, tool: entry.value }));
 }
 
 /** `GET /tools/{name}`: one tool as a persona sees it, with where it came from; undefined when the persona cannot see it. */
@@ -262,7 +271,7 @@ const MARK_PATTERN = new RegExp(`"\\\\u0000${MARK}:(\\d+)\\\\u0000"`, 'g');
 const toolJson = new WeakMap<Tool, string>();
 
 /** JSON of one tool, cached per (frozen) tool object. */
-function toolJsonText(tool: Tool): string {
+export function toolJsonText(tool: Tool): string {
   let text = toolJson.get(tool);
   if (text === undefined) toolJson.set(tool, (text = JSON.stringify(tool)));
   return text;

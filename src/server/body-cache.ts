@@ -6,13 +6,16 @@
  * Because snapshots are immutable, a body is a function of (snapshot version
  * and etag, health version, path and query), and the cache key holds all of
  * them: a reload or new health data changes the key, so the cache needs no
- * news of reloads, and bodies of old snapshots age out of the LRU.
+ * news of reloads, and bodies of old snapshots age out of the LRU. A body
+ * is kept from the second time its query is asked: a query asked once (a
+ * new filter every request) is answered without pushing kept bodies out.
  * @module
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import type { HealthSource } from '../query/views.js';
 import { stringifyWithTools } from '../query/views.js';
+import { JsonBytes } from '../query/tools-json.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { JSON_TYPE } from './context.js';
@@ -63,12 +66,14 @@ function canonicalQuery(params: URLSearchParams): string {
   return new URLSearchParams(pairs).toString();
 }
 
-/** Builds the answer of a snapshot read from the snapshot and the query; throws an ApiProblem for a bad request. */
+/** Builds the answer of a snapshot read from the snapshot and the query (a value, or JSON text already made); throws an ApiProblem for a bad request. */
 export type BuildAnswer = (snap: Snapshot, params: URLSearchParams) => unknown;
 
 /** Answers GETs from the registry's current snapshot through a bounded cache of bodies. */
 export class BodyCache {
   readonly #cache: Lru<Cached>;
+  /** Keys asked once, without their bodies. */
+  readonly #seen: Lru<true>;
 
   constructor(
     readonly registry: Registry,
@@ -76,6 +81,7 @@ export class BodyCache {
     entries: number,
   ) {
     this.#cache = new Lru<Cached>(entries);
+    this.#seen = new Lru<true>(entries * 4);
   }
 
   /**
@@ -97,11 +103,15 @@ export class BodyCache {
       const key = `${prefix}${url.pathname}?${canonicalQuery(params)}`;
       hit = this.#cache.get(key);
       if (!hit) {
-        const body = ENCODER.encode(stringifyWithTools(build(snap, params)));
+        const answer = build(snap, params);
+        const body = answer instanceof JsonBytes ? answer.bytes : ENCODER.encode(stringifyWithTools(answer));
         hit = { body, etag: strongEtag(body) };
-        this.#cache.set(key, hit);
+        // a body is kept from its query's second ask on: one-off queries (a new filter each time) would
+        // only push kept bodies out and leave the garbage collector tens of megabytes to move
+        if (this.#seen.get(key)) this.#cache.set(key, hit);
+        else this.#seen.set(key, true);
       }
-      if (!query) this.#cache.set(prefix + raw.slice(start), hit);
+      if (!query && this.#cache.get(key) === hit) this.#cache.set(prefix + raw.slice(start), hit);
     }
     const headers = { etag: hit.etag, 'cache-control': 'no-cache', 'x-toolcap-version': String(snap.version) };
     if (etagMatches(c.req.header('if-none-match'), hit.etag)) return new Response(null, { status: 304, headers });

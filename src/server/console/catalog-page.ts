@@ -7,7 +7,7 @@
  * @module
  */
 import { MODES, RISK_LEVELS, SIDE_EFFECTS } from '../../model/vocabulary.js';
-import type { FilteredTool } from '../../query/filters.js';
+import type { Tool } from '../../model/schema.js';
 import { parseFilter } from '../../query/params.js';
 import { listTools, matchingTools, searchAnswer, searchTools, type SearchAnswer, type ToolView } from '../../query/views.js';
 import type { Snapshot } from '../../registry/snapshot.js';
@@ -26,18 +26,14 @@ const SEARCH_LIMIT = 20;
 const FORM_PARAMS = ['q', 'persona', 'mode', 'side_effects', 'max_risk', 'approval', 'provider', 'min_success_rate', 'tag', 'capability', 'offset'] as const;
 
 /** Counts by mode and risk of one filtered list, made once per list (the list itself is cached per snapshot and filter). */
-const countCache = new WeakMap<readonly FilteredTool[], { mode: Map<string, number>; risk: Map<string, number> }>();
-function counts(items: readonly FilteredTool[]) {
-  let c = countCache.get(items);
-  if (!c) {
-    c = { mode: new Map(), risk: new Map() };
-    for (const { tool } of items) {
-      const m = tool.effects?.mode ?? 'write';
-      const r = tool.effects?.risk ?? 'high';
-      c.mode.set(m, (c.mode.get(m) ?? 0) + 1);
-      c.risk.set(r, (c.risk.get(r) ?? 0) + 1);
-    }
-    countCache.set(items, c);
+/** Tools by mode and by risk (a silent field counts as its most severe value). */
+function counts(items: ReadonlyArray<{ tool: Tool }>) {
+  const c = { mode: new Map<string, number>(), risk: new Map<string, number>() };
+  for (const { tool } of items) {
+    const m = tool.effects?.mode ?? 'write';
+    const r = tool.effects?.risk ?? 'high';
+    c.mode.set(m, (c.mode.get(m) ?? 0) + 1);
+    c.risk.set(r, (c.risk.get(r) ?? 0) + 1);
   }
   return c;
 }

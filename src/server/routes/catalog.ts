@@ -10,7 +10,8 @@
  */
 import type { Context } from 'hono';
 import { listingFilter, parseFilter } from '../../query/params.js';
-import { getTool, listTools, searchAnswer, searchTools } from '../../query/views.js';
+import { listToolsJson } from '../../query/tools-json.js';
+import { getTool, searchAnswer, searchTools } from '../../query/views.js';
 import { summarizeCatalog, summarizeJobs } from '../../registry/summary.js';
 import { ALL } from '../../runtime/identity/principal.js';
 import { selectionCandidate, selectionOwner, type SelectionCandidate, type Selections } from '../../runtime/selections.js';
@@ -62,7 +63,7 @@ export function catalogRoutes(ctx: ApiContext, cache: BodyCache): RouteModule {
         const { agent, rest } = takeAgent(params);
         const parsed = parseFilter(rest);
         if ('problems' in parsed) throw badParameters(parsed.problems);
-        return listTools(snap, listingFilter(parsed.filter, rest), health, agent === undefined ? undefined : agentFor(snap, agent, parsed.filter.personas));
+        return listToolsJson(snap, listingFilter(parsed.filter, rest), health, agent === undefined ? undefined : agentFor(snap, agent, parsed.filter.personas));
       },
       scoped(c, true),
     ),

@@ -1,0 +1,67 @@
+/**
+ * A `fetch` for the SDK's Streamable HTTP client transport that gives every
+ * request its own AbortSignal.
+ *
+ * The transport passes one connection-wide signal to every request, and
+ * Node's fetch (undici) adds an abort listener to it per request that goes
+ * only when the request object is garbage collected: under steady calls the
+ * signal holds thousands of listeners (the "3523 abort listeners added to
+ * [AbortSignal]" warning of the gateway benchmark), each new one added after
+ * a walk of the list. Here the shared signal gets one listener per request
+ * in flight, forwarding an abort to the request's own signal, removed when
+ * the answer is read: a JSON answer once fetch resolves (the transport reads
+ * it at once), an event stream when the stream ends. Closing the transport
+ * still aborts every request and stream in flight.
+ * @module
+ */
+
+type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Wrap `base` (the global fetch by default) so each request gets a private
+ * signal bridged from the one it was given.
+ * @example new StreamableHTTPClientTransport(url, { fetch: isolatedSignalFetch() })
+ */
+export function isolatedSignalFetch(base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
+  return async (url, init) => {
+    const parent = init?.signal ?? undefined;
+    if (!parent || parent.aborted) return base(url, init);
+    const own = new AbortController();
+    const forward = () => own.abort(parent.reason);
+    parent.addEventListener('abort', forward, { once: true });
+    const release = () => parent.removeEventListener('abort', forward);
+    let response: Response;
+    try {
+      response = await base(url, { ...init, signal: own.signal });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const body = response.body;
+    if (body === null || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      release();
+      return response;
+    }
+    // an event stream is read for as long as it lasts: keep the bridge until it ends, errs or is cancelled
+    const reader = body.getReader();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          release();
+          controller.error(error);
+        }
+      },
+      async cancel(reason) {
+        release();
+        await reader.cancel(reason);
+      },
+    });
+    return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}

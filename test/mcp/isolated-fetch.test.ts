@@ -1,0 +1,101 @@
+/**
+ * The Streamable HTTP client's fetch gives each request a private signal:
+ * the transport's shared signal ends every request with no listener left
+ * (undici's own listener per request would stay until garbage collection),
+ * an event stream keeps its bridge while it is read, and aborting the shared
+ * signal still aborts a request or a stream in flight. Against a real
+ * node:http server.
+ */
+import { createServer, type Server } from 'node:http';
+import { getEventListeners } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolatedSignalFetch } from '../../src/mcp/isolated-fetch.js';
+
+let server: Server;
+let url: string;
+/** Open event streams, so a test can end one. */
+const streams: Array<() => void> = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/json') {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      });
+    } else if (req.url === '/sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      streams.push(() => res.end('data: two\n\n'));
+    } else if (req.url === '/slow') {
+      // never answers: only an abort ends it
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+
+describe('isolatedSignalFetch', () => {
+  it('leaves no listener on the shared signal after JSON answers (plain fetch leaves one per request)', async () => {
+    const fetchOwn = isolatedSignalFetch();
+    const shared = new AbortController();
+    for (let i = 0; i < 200; i++) {
+      const r = await fetchOwn(`${url}/json`, { method: 'POST', body: '{}', signal: shared.signal });
+      expect(await r.json()).toEqual({ ok: true });
+    }
+    expect(listeners(shared.signal)).toBe(0);
+    const plain = new AbortController();
+    for (let i = 0; i < 20; i++) await (await fetch(`${url}/json`, { method: 'POST', body: '{}', signal: plain.signal })).json();
+    // what the wrapper avoids: undici's listeners stay on a shared signal until collected
+    expect(listeners(plain.signal)).toBeGreaterThan(0);
+  });
+
+  it('keeps the bridge while an event stream is read and drops it when the stream ends', async () => {
+    const shared = new AbortController();
+    const r = await isolatedSignalFetch()(`${url}/sse`, { signal: shared.signal });
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    const reader = r.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('one');
+    expect(listeners(shared.signal)).toBe(1);
+    streams.shift()?.();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    expect(text).toContain('two');
+    expect(listeners(shared.signal)).toBe(0);
+  });
+
+  it('aborting the shared signal aborts a stream being read and a request in flight', async () => {
+    const shared = new AbortController();
+    const fetchOwn = isolatedSignalFetch();
+    const r = await fetchOwn(`${url}/sse`, { signal: shared.signal });
+    const reader = r.body!.getReader();
+    await reader.read();
+    const pending = fetchOwn(`${url}/slow`, { method: 'POST', body: '{}', signal: shared.signal });
+    shared.abort(new Error('transport closed'));
+    await expect(pending).rejects.toThrow();
+    await expect(reader.read()).rejects.toThrow();
+    expect(listeners(shared.signal)).toBe(0);
+    streams.splice(0).forEach((end) => end());
+  });
+
+  it('an already aborted signal fails at once', async () => {
+    const shared = new AbortController();
+    shared.abort();
+    await expect(isolatedSignalFetch()(`${url}/json`, { signal: shared.signal })).rejects.toThrow();
+  });
+});

@@ -8,6 +8,7 @@
  * it is a client of that server instead (./remote.ts).
  * @module
  */
+import { shellWord } from '../model/shell-word.js';
 import { userInfo } from 'node:os';
 import { principalNamed } from '../config/identity.js';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../store/types.js';
@@ -83,7 +84,7 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
     return EXIT.USAGE;
   }
   if (flags.server !== undefined) return remoteCall(tool, args, flags.server, flags, io);
-  const hint = flags.config !== undefined ? ` --config ${flags.config}` : paths.length ? ` ${paths.join(' ')}` : '';
+  const hint = flags.config !== undefined ? ` --config ${shellWord(flags.config)}` : paths.length ? ` ${paths.map(shellWord).join(' ')}` : '';
   return withRuntime(paths, flags, io, async ({ runtime, config }) => {
     try {
       // a selection of an earlier `toolcap search` (another process): from the project's selection file

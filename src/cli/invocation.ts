@@ -7,6 +7,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
+import { shellWord } from '../model/shell-word.js';
 
 /** What decides the answer; the process's own by default (tests pass their own). */
 export interface InvocationContext {
@@ -42,5 +43,5 @@ export function invocation(context: InvocationContext = { env: process.env, scri
   if (env['npm_command'] !== undefined || env['npm_lifecycle_event'] !== undefined) return 'npx toolcap';
   if (script === undefined) return 'toolcap';
   const near = relative(cwd, script);
-  return `node ${near.length < script.length && !near.startsWith('..') ? near : script}`;
+  return `node ${shellWord(near.length < script.length && !near.startsWith('..') ? near : script)}`;
 }

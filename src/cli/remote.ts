@@ -5,6 +5,7 @@
  * it answered the way the direct mode prints it.
  * @module
  */
+import { shellWord } from '../model/shell-word.js';
 import type { ApprovalView, CallResult } from '../runtime/runtime.js';
 import type { AuditRecord } from '../store/types.js';
 import { printApproval, printAudit, printResult } from './call-output.js';
@@ -31,7 +32,7 @@ export async function remoteCall(tool: string, args: unknown, server: string, fl
   const answer = await request(server, 'POST', `tools/${encodeURIComponent(tool)}/call`, io, { body, json: flags.json });
   if (typeof answer === 'number') return answer;
   const { approve: _a, deny: _d, ...result } = answer.body;
-  return printResult(result as unknown as CallResult, io, flags.json, ` --server ${server}`);
+  return printResult(result as unknown as CallResult, io, flags.json, ` --server ${shellWord(server)}`);
 }
 
 interface ApprovalsOptions {

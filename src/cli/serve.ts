@@ -8,6 +8,7 @@
  * principal, so a bind beyond loopback is refused unless `--insecure`.
  * @module
  */
+import { shellWord } from '../model/shell-word.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { DEFAULT_SERVER } from '../config/config.js';
 import { bindNames, isLoopback } from '../config/identity.js';
@@ -110,7 +111,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
   });
   const snap = registry.snapshot();
   io.stderr(`${summarize(snap.tools.length, snap.diagnostics)}\n`);
-  const rerun = `${invocation()} validate ${flags.config !== undefined ? `--config ${flags.config}` : ''}${paths.length > 0 ? `${flags.config !== undefined ? ' ' : ''}${paths.join(' ')}` : ''}`;
+  const rerun = [invocation(), 'validate', ...(flags.config !== undefined ? ['--config', shellWord(flags.config)] : []), ...paths.map(shellWord)].join(' ');
   for (const line of warningDigest(snap.diagnostics, rerun)) io.stderr(`${line}\n`);
   // MCP clients connected to /mcp hear of reloads from their own gateway (it subscribes to the registry)
   registry.subscribe((event) => describeReload(event, io));
@@ -136,7 +137,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         ...(ranking.weights ? { weights: ranking.weights } : {}),
         ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
         ...(hooks.options ? { webhooks: hooks.options } : {}),
-        console: { layers: () => setup.layers, mcpServers: () => setup.mcp?.status() ?? [], ...(setup.traceFile ? { traceFile: setup.traceFile } : {}) },
+        console: { layers: () => setup.layers, mcpServers: () => (setup.mcp?.status() ?? []).map((s) => (s.lastError === undefined ? s : { ...s, lastError: runtime.redactor.redactText(s.lastError) })), ...(setup.traceFile ? { traceFile: setup.traceFile } : {}) },
       });
     }, { host, port, tls: serverConfig?.tls });
   } catch (error) {

@@ -5,6 +5,7 @@
  * `callErrorWire()`, the same mapping the HTTP API uses.
  * @module
  */
+import { shellWord } from '../model/shell-word.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callErrorWire, type CallError } from '../runtime/errors.js';
 import type { ApprovalView, CallResult } from '../runtime/runtime.js';
@@ -51,7 +52,6 @@ export function callErrorResult(error: CallError): CallToolResult {
 }
 
 /** A path as one shell word: as it is when plain, else double-quoted. */
-const shellWord = (path: string) => (/^[\w./@:+,=-]+$/.test(path) ? path : JSON.stringify(path));
 
 /** What a pending answer tells besides the approval: how to follow it up. */
 export interface PendingHints {

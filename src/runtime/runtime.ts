@@ -413,7 +413,9 @@ export class Runtime {
  */
 function resolveIn(snapshot: Snapshot, name: string, persona: string | undefined): Tool {
   const tool = snapshot.callable(name, persona);
-  if (!tool && snapshot.tool(name, persona)?.enabled === false) throw new CallError('TOOL_DISABLED', `Tool "${name}" is disabled (enabled: false): it is listed for review but cannot be called.`);
+  // the version this caller sees: its persona's, else the shared one (never another persona's: that would reveal it)
+  const seen = persona === undefined ? snapshot.byName.get(name)?.find((t) => (t.scope?.personas?.length ?? 0) === 0) : snapshot.tool(name, persona);
+  if (!tool && seen?.enabled === false) throw new CallError('TOOL_DISABLED', `Tool "${name}" is disabled (enabled: false): it is listed for review but cannot be called.`);
   if (!tool) throw new CallError('TOOL_NOT_FOUND', persona === undefined ? `No tool named "${name}".` : `No tool named "${name}" for persona "${persona}".`);
   return tool;
 }

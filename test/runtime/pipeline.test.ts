@@ -72,6 +72,8 @@ describe('resolve: persona scoping and disabled tools', () => {
     const h = await harness([...tools, fakeTool('alpha.off', { scope: { personas: ['alpha'] }, enabled: false })]);
     const hidden = await expectCode(h.runtime.call('alpha.off', {}, { persona: 'beta' }), 'TOOL_NOT_FOUND');
     expect(hidden.status).toBe(404);
+    // without a persona the caller sees shared tools only: alpha's disabled one reads as missing too
+    await expectCode(h.runtime.call('alpha.off', {}, {}), 'TOOL_NOT_FOUND');
     await expectCode(h.runtime.call('alpha.off', {}, { persona: 'alpha' }), 'TOOL_DISABLED');
   });
 });

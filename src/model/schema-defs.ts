@@ -29,6 +29,14 @@ import type { JsonSchema, Tool } from './schema.js';
 /** Tool fields that hold JSON Schemas. */
 export const SCHEMA_FIELDS = ['inputSchema', 'outputSchema', 'configSchema'] as const;
 
+/**
+ * Whether any of a tool's schemas carries `$defs` (an imported OpenAPI
+ * tool's components, shared by identity with other tools in memory).
+ */
+export function hasSchemaDefs(tool: Tool): boolean {
+  return SCHEMA_FIELDS.some((field) => isPlainObject(tool[field]) && '$defs' in (tool[field] as object));
+}
+
 /** A document-level table of definitions, by name. */
 export type DefsTable = Record<string, JsonSchema>;
 

@@ -8,6 +8,7 @@
  * (test/query/tools-json.test.ts).
  * @module
  */
+import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Tool } from '../model/schema.js';
 import type { AgentView } from './agent-view.js';
 import type { ToolFilter } from './filters.js';
@@ -65,10 +66,4 @@ export function listToolsJson(snapshot: Snapshot, filter: ToolFilter, health: He
   }
   parts.push(CLOSE);
   return new JsonBytes(Buffer.concat(parts));
-}
-
-/** Whether a tool's schemas carry `$defs` that a page may share (see listTools). */
-function hasSchemaDefs(tool: Tool): boolean {
-  const defs = (schema: unknown) => typeof schema === 'object' && schema !== null && '$defs' in schema;
-  return defs(tool.inputSchema) || defs(tool.outputSchema);
 }

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { ImportCache } from '../load/import-cache.js';
 import { HASH_PREFIX } from '../model/hash.js';
+import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { canonicalJson } from '../model/objects.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
@@ -99,7 +100,8 @@ export class BuildMemo {
 /**
  * The etag of the document a snapshot of `catalog` serves: the same value as
  * `contentHash(snapshot.document)`, with each tool's canonical JSON taken
- * from the memo (so an unchanged tool is not serialised again).
+ * from the memo (so an unchanged tool is not serialised again). Empty when
+ * tools carry schema definitions: the snapshot then hashes the shared form.
  */
 export function catalogEtag(
   catalog: {
@@ -111,6 +113,8 @@ export function catalogEtag(
   },
   memo: BuildMemo,
 ): string {
+  // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
+  if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return '';
   const hash = createHash('sha256');
   const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
   // canonicalJson of { bundles, tools, skills, agents, jobs }: keys in sorted order, tools one by one

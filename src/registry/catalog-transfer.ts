@@ -13,6 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../dialects/lookup.js';
 import type { Diagnostic } from '../model/diagnostics.js';
+import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import type { BuildMemo, BuildMemoStats } from './build-memo.js';
@@ -57,6 +58,13 @@ export interface BuiltMessage {
   buildMs: number;
   /** The tools' indexes sorted by name (views.ts `nameOrder`), an Int32Array's buffer (transferred). */
   order: ArrayBuffer;
+  /**
+   * The tool entries themselves (structured clone), instead of JSON chunks,
+   * when tools carry schema definitions: those are shared by identity
+   * (schema-defs.ts), which a clone keeps and JSON text would expand (one
+   * Stripe operation reaches ~600 KB of definitions).
+   */
+  cloned?: Array<Entry<Tool>>;
 }
 
 const wire = <T>(e: Entry<T>): WireEntry<T> => {
@@ -68,6 +76,24 @@ const unwire = <T>(e: WireEntry<T>): Entry<T> => {
   return fieldOrigins ? { ...rest, fieldOrigins: new Map(fieldOrigins) } : rest;
 };
 
+/** The small part of a build as JSON, and the loaded documents' texts beside it. */
+function headOf(result: CatalogResult, etag: string): { head: string; texts: string[] } {
+  const { catalog } = result;
+  const documents = [...catalog.documents];
+  const head: Head = {
+    bundles: catalog.bundles,
+    skills: catalog.skills.map(wire),
+    agents: catalog.agents.map(wire),
+    jobs: catalog.jobs.map(wire),
+    diagnostics: result.diagnostics,
+    unreadable: result.unreadable,
+    etag,
+    documents: documents.map(([path, d]) => [path, d.dialect.id]),
+    tools: catalog.tools.length,
+  };
+  return { head: JSON.stringify(head), texts: documents.map(([, d]) => d.file.text) };
+}
+
 /** The worker's side: remembers what it sent last, so unchanged entries go as keys. */
 export class CatalogEncoder {
   #sent = new Map<string, string>();
@@ -76,6 +102,7 @@ export class CatalogEncoder {
   /** Encode one build. `etag` is `catalogEtag(result.catalog, memo)`. */
   encode(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
     const { catalog } = result;
+    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag, started);
     const sent = new Map<string, string>();
     const chunks: string[] = [];
     let items: string[] = [];
@@ -97,28 +124,32 @@ export class CatalogEncoder {
     // not from the pool: its ArrayBuffer is ours alone, so it can be transferred
     const buffer = Buffer.allocUnsafeSlow(total);
     chunks.forEach((c, i) => buffer.write(c, ends[i - 1] ?? 0));
-    const documents = [...catalog.documents];
-    const head: Head = {
-      bundles: catalog.bundles,
-      skills: catalog.skills.map(wire),
-      agents: catalog.agents.map(wire),
-      jobs: catalog.jobs.map(wire),
-      diagnostics: result.diagnostics,
-      unreadable: result.unreadable,
-      etag,
-      documents: documents.map(([path, d]) => [path, d.dialect.id]),
-      tools: catalog.tools.length,
-    };
     return {
       kind: 'built',
       id,
-      head: JSON.stringify(head),
-      texts: documents.map(([, d]) => d.file.text),
+      ...headOf(result, etag),
       buffer: buffer.buffer as ArrayBuffer,
       ends,
       stats: this.memo.stats,
       buildMs: performance.now() - started,
       order: nameOrder(catalog.tools).buffer as ArrayBuffer,
+    };
+  }
+
+  /** One build as cloned entries (see `BuiltMessage.cloned`); the next build sends every entry in full. */
+  #encodeCloned(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
+    this.#sent = new Map();
+    const { catalog } = result;
+    return {
+      kind: 'built',
+      id,
+      ...headOf(result, etag),
+      buffer: new ArrayBuffer(0),
+      ends: [],
+      stats: this.memo.stats,
+      buildMs: performance.now() - started,
+      order: nameOrder(catalog.tools).buffer as ArrayBuffer,
+      cloned: [...catalog.tools],
     };
   }
 
@@ -155,6 +186,11 @@ export class CatalogDecoder {
     const bytes = Buffer.from(message.buffer);
     const tools: Array<Entry<Tool>> = [];
     const next = new Map<string, Entry<Tool>>();
+    for (const entry of message.cloned ?? []) {
+      const frozen = { ...entry, value: deepFreeze(entry.value) };
+      next.set(frozen.key, frozen);
+      tools.push(frozen);
+    }
     let sliceStart = performance.now();
     for (let i = 0; i < message.ends.length; i++) {
       if (performance.now() - sliceStart > SLICE_MS) {

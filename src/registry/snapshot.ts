@@ -13,7 +13,7 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../model/hash.js';
-import { shareDefs } from '../model/schema-defs.js';
+import { hasSchemaDefs, shareDefs } from '../model/schema-defs.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
@@ -167,7 +167,7 @@ export class Snapshot {
     this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
     // a build's etag (catalogEtag) hashes each tool as it is; once tools share
     // schema definitions the etag hashes the shared form instead (documentHash)
-    this.etag = init.etag !== undefined && !this.document.tools.some(hasOwnDefs) ? init.etag : documentHash(this.document);
+    this.etag = init.etag !== undefined && !this.document.tools.some(hasSchemaDefs) ? init.etag : documentHash(this.document);
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
 
@@ -276,10 +276,4 @@ export class Snapshot {
  */
 export function createSnapshot(result: Pick<CatalogResult, 'catalog' | 'diagnostics'>, init: SnapshotInit): Snapshot {
   return new Snapshot(result, init);
-}
-
-/** Whether a tool's schemas carry `$defs` (an imported OpenAPI tool's shared components). */
-function hasOwnDefs(tool: Tool): boolean {
-  const defs = (schema: unknown) => typeof schema === 'object' && schema !== null && '$defs' in schema;
-  return defs(tool.inputSchema) || defs(tool.outputSchema);
 }

@@ -79,7 +79,7 @@ describe('createToolcap', () => {
     expect(snap.tools.some((t) => t.name === 'text.reverse')).toBe(true);
     const api = createApi(toolcap.registry, { runtime: toolcap.runtime, health: toolcap.health });
     const tools = (await (await api.fetch(new Request('http://toolcap.test/tools?limit=500'))).json()) as { total: number };
-    expect(tools.total).toBe(snap.tools.length);
+    expect(tools.total).toBe(snap.tools.filter((t) => t.enabled !== false).length);
 
     const call = await toolcap.runtime.call('text.reverse', { text: 'abc' }, { caller: 'test' });
     expect(call).toMatchObject({ status: 'ok', tool: 'text.reverse', result: { reversed: 'cba' } });

@@ -41,6 +41,7 @@ const PINNED: Record<string, { module: Record<string, unknown>; names: string[] 
       'backoffDelay', 'builtinProviderTypes', 'callErrorWire', 'can', 'connectCommand', 'connectOAuth', 'createRedactor', 'fileTracer', 'issueApiKey', 'mayDecide', 'parseApiKey',
       'providerFault', 'raceAbort', 'recordedArguments', 'resolveAuthConfig', 'resolvePersona', 'ToolServices',
       'ProbeAdapters', 'builtinProbeAdapters', 'taskSnapshot', 'isTaskSource', 'withProbeFiles',
+      'createTracing', 'RedactingSpanExporter', 'traceSettings', 'TRACE_EXPORTERS', 'OTLP_PROTOCOLS', 'Selections', 'SELECTION_ID',
     ],
   },
   'toolcap/store': { module: store, names: ['StoreUnavailableError', 'StoreVersionError', 'openPostgresStore', 'openSqliteStore', 'openStore'] },

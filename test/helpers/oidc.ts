@@ -28,6 +28,8 @@ export interface TestIssuerOptions {
    * login name signs in as that account.
    */
   webClients?: Array<{ clientId: string; redirectUri: string; secret?: string }>;
+  /** The host name in the issuer URL (it listens on 127.0.0.1 either way): `localhost` makes it another site than a toolcap at 127.0.0.1. @default '127.0.0.1' */
+  host?: string;
   /** Extra claims of the access tokens of an account (a login name at the sign-in page). */
   accounts?: Record<string, Record<string, unknown>>;
 }
@@ -60,7 +62,7 @@ export async function startIssuer(options: TestIssuerOptions = {}): Promise<Test
 
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
 
   const web = options.webClients ?? [];
   const configuration: Configuration = {

@@ -26,7 +26,7 @@ import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { errorMessage } from '../../model/errors.js';
 import { isLoopback } from '../../runtime/oauth/services.js';
-import { h } from './html.js';
+import { h, Safe } from './html.js';
 import { html, layout } from './layout.js';
 import { safeNext } from './login.js';
 import { cookieValue, type Sessions } from './session.js';
@@ -157,10 +157,11 @@ export class OidcLogin {
         if (outcome.code === 'UNAVAILABLE') throw new LoginFailure(503, `Credentials cannot be checked now: ${outcome.message}`);
         throw new LoginFailure(403, `Signed in at ${this.#options.issuer} as "${claims?.sub ?? '?'}", but toolcap does not accept that sign-in: ${outcome.message}`);
       }
-      const headers = new Headers({ location: pending.next, 'cache-control': 'no-store' });
-      headers.append('set-cookie', outcome.setCookie);
-      headers.append('set-cookie', clear);
-      return new Response(null, { status: 303, headers });
+      // a page that moves on, not a redirect: see landing()
+      const res = landing(pending.next, outcome.principal?.id ?? claims?.sub ?? '?');
+      res.headers.append('set-cookie', outcome.setCookie);
+      res.headers.append('set-cookie', clear);
+      return res;
     } catch (error) {
       const { status, message } = error instanceof LoginFailure ? error : { status: 500, message: `Sign-in failed: ${errorMessage(error)}` };
       const res = failure(status, message);
@@ -256,6 +257,19 @@ function redirect(location: string, setCookie?: string): Response {
   const headers = new Headers({ location, 'cache-control': 'no-store' });
   if (setCookie) headers.append('set-cookie', setCookie);
   return new Response(null, { status: 303, headers });
+}
+
+/**
+ * The page the callback answers with: it moves on to `next` by itself
+ * (`<meta http-equiv="refresh">`, no script) and has a link. Not a 303:
+ * the callback is reached by a navigation the provider's site started, and
+ * browsers count a redirect chain with a cross-site step as cross-site, so
+ * the `SameSite=Strict` session cookie would not be sent to `next` and the
+ * console would ask to sign in again. The page's own navigation is same-site.
+ */
+function landing(next: string, who: string): Response {
+  const page = layout({ title: 'Signed in', nav: 'login' }, h`<div class="login"><h1>Signed in</h1><p>Signed in as <strong>${who}</strong>.</p><p><a href="${next}">Continue</a></p></div>`);
+  return html(new Safe(page.text.replace('<head>', h`<head><meta http-equiv="refresh" content="0;url=${next}">`.text)), 200);
 }
 
 /** The page of a failed sign-in. */

@@ -12,7 +12,7 @@
  * `/ui/login` and dies after ten minutes or its first use.
  *
  * `GET /ui/login/callback` checks the state, exchanges the code, validates
- * the ID token (issuer, audience = the client id, nonce, expiry), and opens
+ * the ID token (signature, issuer, audience = the client id, nonce, expiry), and opens
  * the console session with the access token of the exchange, which is
  * authenticated exactly as an API bearer token is (same verifier, same
  * claim mapping, same grants), as every later console request re-checks it.
@@ -86,6 +86,8 @@ export class OidcLogin {
   readonly #clientAuth: oauth.ClientAuth;
   readonly #secure: boolean;
   #server: Promise<oauth.AuthorizationServer> | undefined;
+  /** The issuer's keys, as oauth4webapi caches them between sign-ins. */
+  readonly #jwks: oauth.JWKSCacheInput = {};
 
   constructor(options: OidcLoginOptions, sessions: Sessions) {
     this.#options = options;
@@ -195,7 +197,10 @@ export class OidcLogin {
       throw new LoginFailure(502, `The token endpoint of ${this.#options.issuer} cannot be reached: ${errorMessage(error)}`);
     }
     try {
-      return await oauth.processAuthorizationCodeResponse(as, this.#client, response, { expectedNonce: pending.nonce, requireIdToken: true });
+      const tokens = await oauth.processAuthorizationCodeResponse(as, this.#client, response, { expectedNonce: pending.nonce, requireIdToken: true });
+      // its signature too, against the issuer's JWKS (TLS alone would do, per OIDC Core 3.1.3.7; plain http to a loopback provider would not)
+      await oauth.validateApplicationLevelSignature(as, response, { ...this.#http(as.jwks_uri), [oauth.jwksCache]: this.#jwks });
+      return tokens;
     } catch (error) {
       if (error instanceof oauth.ResponseBodyError) {
         const description = error.error_description ? `: ${error.error_description}` : '';

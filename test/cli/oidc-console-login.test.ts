@@ -98,8 +98,8 @@ class Browser {
 const location = (res: Response, base: string) => new URL(res.headers.get('location')!, base).href;
 
 /** Start a sign-in at the console: the provider's authorization URL it redirects to. */
-async function start(browser: Browser, next = '/'): Promise<URL> {
-  const res = await browser.go(`${server.url}/ui/login/oidc?next=${encodeURIComponent(next)}`);
+async function start(browser: Browser, next = '/', home = server.url): Promise<URL> {
+  const res = await browser.go(`${home}/ui/login/oidc?next=${encodeURIComponent(next)}`);
   expect(res.status).toBe(303);
   return new URL(res.headers.get('location')!);
 }
@@ -108,10 +108,10 @@ async function start(browser: Browser, next = '/'): Promise<URL> {
  * At the provider: follow its redirects and fill in its login (as `login`)
  * and consent forms, until it sends the browser back to toolcap; that URL.
  */
-async function atProvider(browser: Browser, authorizationUrl: string, login: string, options: { abort?: boolean } = {}): Promise<string> {
+async function atProvider(browser: Browser, authorizationUrl: string, login: string, options: { abort?: boolean; home?: string } = {}): Promise<string> {
   let url = authorizationUrl;
   for (let step = 0; step < 12; step++) {
-    if (url.startsWith(server.url)) return url;
+    if (url.startsWith(options.home ?? server.url)) return url;
     const res = await browser.go(url);
     if (res.status >= 300 && res.status < 400) {
       url = location(res, url);
@@ -226,4 +226,35 @@ describe('browser sign-in to the console with the OpenID provider', () => {
     expect(res.headers.getSetCookie().some((c) => c.startsWith('toolcap_session='))).toBe(false);
     expect(browser.cookie('toolcap_session')).toBeUndefined();
   });
+});
+
+describe('a browser session outlives its access token by the refresh token', () => {
+  const TTL_SEC = 5;
+  let shortIdp: TestIssuer;
+  let shortServer: typeof server;
+
+  beforeAll(async () => {
+    shortIdp = await startIssuer({ audience: AUDIENCE, ttlSec: TTL_SEC, accounts: { bob: { roles: ['caller'] } }, webClients: [{ clientId: CLIENT, redirectUri: 'http://127.0.0.1/ui/login/callback' }] });
+    const project = join(root, 'ws', 'proj');
+    const file = join(project, 'short.config.yaml');
+    writeFileSync(file, `sources: [toolcap/]\nstore: { path: .toolcap/short.db }\nauth:\n  oidc:\n    issuer: ${shortIdp.issuer}\n    audience: ${AUDIENCE}\n    clockToleranceSec: 0\n    console: { clientId: ${CLIENT}, scope: openid tools, resource: ${AUDIENCE} }\n`);
+    shortServer = await serve(['--config', file]);
+  }, 20_000);
+  afterAll(async () => {
+    if (shortServer) expect(await shortServer.stop()).toBe(0);
+    await shortIdp?.close();
+  });
+
+  it('renews the expired access token (a public client: PKCE, no secret) and stays signed in as the same principal', async () => {
+    const browser = new Browser();
+    const home = shortServer.url;
+    const callback = await atProvider(browser, (await start(browser, '/', home)).href, 'bob', { home });
+    expect((await browser.go(callback)).status).toBe(200);
+    expect(await (await browser.go(`${home}/`)).text()).toContain('Signed in as <strong>bob</strong> (caller)');
+    // past the access token's lifetime (no clock tolerance): only a renewed token still authenticates
+    await new Promise((r) => setTimeout(r, TTL_SEC * 1000 + 1500));
+    const later = await browser.go(`${home}/`);
+    expect(later.status).toBe(200);
+    expect(await later.text()).toContain('Signed in as <strong>bob</strong> (caller)');
+  }, 30_000);
 });

@@ -25,7 +25,7 @@ export interface TestIssuerOptions {
    * as native apps, so a loopback redirect URI matches on any port (RFC 8252
    * 7.3); with a secret, confidential (client_secret_basic). Their presence
    * turns on the provider's development login and consent pages, where any
-   * login name signs in as that account.
+   * login name signs in as that account. They get refresh tokens.
    */
   webClients?: Array<{ clientId: string; redirectUri: string; secret?: string }>;
   /** The host name in the issuer URL (it listens on 127.0.0.1 either way): `localhost` makes it another site than a toolcap at 127.0.0.1. @default '127.0.0.1' */
@@ -79,7 +79,7 @@ export async function startIssuer(options: TestIssuerOptions = {}): Promise<Test
         client_id: w.clientId,
         ...(w.secret !== undefined ? { client_secret: w.secret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
         application_type: 'native',
-        grant_types: ['authorization_code'],
+        grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: [w.redirectUri],
       }) as ClientMetadata),
@@ -104,6 +104,8 @@ export async function startIssuer(options: TestIssuerOptions = {}): Promise<Test
         }),
       },
     },
+    // a browser client gets a refresh token without asking for offline_access
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     extraTokenClaims: (_ctx, token) => {
       if ('accountId' in token && typeof token.accountId === 'string') return options.accounts?.[token.accountId];
       return 'clientId' in token && typeof token.clientId === 'string' ? clients[token.clientId] : undefined;

@@ -29,7 +29,7 @@ import { isLoopback } from '../../runtime/oauth/services.js';
 import { h, Safe } from './html.js';
 import { html, layout } from './layout.js';
 import { safeNext } from './login.js';
-import { cookieValue, type Sessions } from './session.js';
+import { cookieValue, type Renew, type Sessions } from './session.js';
 
 /** How the console signs in with the OpenID provider. */
 export interface OidcLoginOptions {
@@ -154,7 +154,7 @@ export class OidcLogin {
       const accessSub = safeSub(tokens.access_token);
       if (claims && accessSub !== undefined && accessSub !== claims.sub) throw new LoginFailure(403, `The access token is for "${accessSub}", the ID token for "${claims.sub}".`);
       // the session keeps the access token and re-authenticates it on every request, as the API does a bearer token
-      const outcome = await this.#sessions.login(c.req.raw, tokens.access_token);
+      const outcome = await this.#sessions.login(c.req.raw, tokens.access_token, this.#renewal(tokens.refresh_token));
       if (!outcome.ok) {
         if (outcome.code === 'UNAVAILABLE') throw new LoginFailure(503, `Credentials cannot be checked now: ${outcome.message}`);
         throw new LoginFailure(403, `Signed in at ${this.#options.issuer} as "${claims?.sub ?? '?'}", but toolcap does not accept that sign-in: ${outcome.message}`);
@@ -208,6 +208,19 @@ export class OidcLogin {
       }
       throw new LoginFailure(400, `The provider's tokens were refused: ${errorMessage(error)}.`);
     }
+  }
+
+  /** With a refresh token: how the session gets a new access token when its own expires (the newest refresh token kept, as a provider may rotate it). */
+  #renewal(refreshToken: string | undefined): Renew | undefined {
+    if (refreshToken === undefined) return undefined;
+    let current = refreshToken;
+    return async () => {
+      const as = await this.#authorizationServer();
+      const response = await oauth.refreshTokenGrantRequest(as, this.#client, this.#clientAuth, current, this.#http(as.token_endpoint));
+      const tokens = await oauth.processRefreshTokenResponse(as, this.#client, response);
+      if (tokens.refresh_token !== undefined) current = tokens.refresh_token;
+      return tokens.access_token;
+    };
   }
 
   /** The provider's metadata, discovered once (a failed discovery is retried next time). */

@@ -5,7 +5,8 @@
  * back as a cookie that scripts cannot read (`HttpOnly`) and other sites
  * cannot send (`SameSite=Strict`). Every request re-authenticates the kept
  * credential through the API's own `authenticate`, so a revoked key or an
- * expired token ends the session and roles are always today's. In local
+ * expired token ends the session (unless the session can renew it: a
+ * browser sign-in's refresh token) and roles are always today's. In local
  * mode (or without auth) a session is opened on the first visit.
  *
  * Every form carries the session's CSRF token, compared in constant time;
@@ -25,10 +26,17 @@ export const LOGIN_COOKIE = 'toolcap_login';
 
 interface Session {
   /** The Authorization header value to authenticate with; undefined: the request's own (local mode). */
-  readonly authorization: string | undefined;
+  authorization: string | undefined;
   readonly csrf: string;
   expiresAt: number;
+  /** Gets a fresh access token when the kept one has expired (a browser sign-in's refresh token). */
+  readonly renew?: Renew;
+  /** A renewal under way, shared by the requests that wait for it. */
+  renewing?: Promise<string | undefined> | undefined;
 }
+
+/** A fresh access token, or undefined when none can be had (the session then ends). */
+export type Renew = () => Promise<string | undefined>;
 
 /** Who a console request is: a principal (undefined without auth: the trusted in-process caller) and the session's CSRF token. */
 export interface ConsoleUser {
@@ -94,7 +102,7 @@ export class Sessions {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
     const session = id === undefined ? undefined : this.#live(id);
     if (session && id !== undefined) {
-      const outcome = await this.#authenticate(request, session.authorization);
+      const outcome = await this.#authenticateSession(request, session);
       if (!outcome.ok) {
         this.#sessions.delete(id);
         return outcome;
@@ -112,16 +120,16 @@ export class Sessions {
   async check(request: Request): Promise<boolean> {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
     const session = id === undefined ? undefined : this.#live(id);
-    const outcome = await this.#authenticate(request, session ? session.authorization : (request.headers.get('authorization') ?? undefined));
+    const outcome = session ? await this.#authenticateSession(request, session) : await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
     return outcome.ok;
   }
 
   /** Log in with a credential: a session when it authenticates, else the refusal. */
-  async login(request: Request, credential: string): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
+  async login(request: Request, credential: string, renew?: Renew): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
     const authorization = `Bearer ${credential.trim()}`;
     const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
-    const opened = this.#open(authorization);
+    const opened = this.#open(authorization, renew);
     return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) };
   }
 
@@ -138,6 +146,17 @@ export class Sessions {
     return this.#auth.authenticate(new Request(request.url, { headers }));
   }
 
+  /** The session's credential, renewed once when it has expired and the session can renew it. */
+  async #authenticateSession(request: Request, session: Session): Promise<AuthOutcome | { ok: true; principal: undefined }> {
+    const outcome = await this.#authenticate(request, session.authorization);
+    if (outcome.ok || outcome.code !== 'EXPIRED' || !session.renew) return outcome;
+    session.renewing ??= session.renew().catch(() => undefined).finally(() => (session.renewing = undefined));
+    const fresh = await session.renewing;
+    if (fresh === undefined) return outcome;
+    session.authorization = `Bearer ${fresh}`;
+    return this.#authenticate(request, session.authorization);
+  }
+
   #live(id: string): Session | undefined {
     const session = this.#sessions.get(id);
     if (session && session.expiresAt <= this.#clock()) {
@@ -147,11 +166,11 @@ export class Sessions {
     return session;
   }
 
-  #open(authorization: string | undefined): { id: string; csrf: string } {
+  #open(authorization: string | undefined, renew?: Renew): { id: string; csrf: string } {
     while (this.#sessions.size >= this.#max) this.#sessions.delete(this.#sessions.keys().next().value as string);
     const id = token();
     const csrf = token();
-    this.#sessions.set(id, { authorization, csrf, expiresAt: this.#clock() + this.#idleMs });
+    this.#sessions.set(id, { authorization, csrf, expiresAt: this.#clock() + this.#idleMs, ...(renew ? { renew } : {}) });
     return { id, csrf };
   }
 }

@@ -27,6 +27,8 @@ export const LOGIN_COOKIE = 'toolcap_login';
 interface Session {
   /** The Authorization header value to authenticate with; undefined: the request's own (local mode). */
   authorization: string | undefined;
+  /** Whose it is (the principal's id; '' without auth), so one principal's sessions are capped apart from others'. */
+  readonly owner: string;
   readonly csrf: string;
   expiresAt: number;
   /** Gets a fresh access token when the kept one has expired (a browser sign-in's refresh token). */
@@ -51,6 +53,8 @@ export interface SessionOptions {
   idleMs?: number;
   /** Sessions kept at most (the oldest goes first). @default 10000 */
   max?: number;
+  /** Sessions one principal may hold at most (its own oldest goes first), so no principal can push out others'. @default 20 */
+  maxPerPrincipal?: number;
   /** @default Date.now */
   clock?: () => number;
 }
@@ -83,20 +87,24 @@ export class Sessions {
   readonly #sessions = new Map<string, Session>();
   readonly #idleMs: number;
   readonly #max: number;
+  readonly #maxPerPrincipal: number;
   readonly #clock: () => number;
 
   constructor(auth: ApiAuth | undefined, options: SessionOptions = {}) {
     this.#auth = auth;
     this.#idleMs = options.idleMs ?? 8 * 3600 * 1000;
     this.#max = options.max ?? 10_000;
+    this.#maxPerPrincipal = options.maxPerPrincipal ?? 20;
     this.#clock = options.clock ?? Date.now;
   }
 
   /**
    * Who is asking: the session's principal, re-authenticated; else, with no
-   * session, whoever the request itself authenticates as (local mode's
-   * principal, or a bearer header), for whom a session is opened. A failed
-   * authentication is returned as is: the console shows the login page.
+   * session, whoever the request itself authenticates as. Local mode (no
+   * Authorization header) opens a session, so its forms have a token; a
+   * bearer header does not (it is answered for this request only, and
+   * cannot post forms: only `login` opens sessions for credentials). A
+   * failed authentication is returned as is: the console shows the login page.
    */
   async user(request: Request): Promise<{ ok: true; user: ConsoleUser } | (AuthOutcome & { ok: false })> {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
@@ -110,9 +118,12 @@ export class Sessions {
       session.expiresAt = this.#clock() + this.#idleMs;
       return { ok: true, user: { principal: outcome.principal, csrf: session.csrf } };
     }
-    const outcome = await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
+    const authorization = request.headers.get('authorization') ?? undefined;
+    const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
-    const opened = this.#open(request.headers.get('authorization') ?? undefined);
+    // a bearer request is answered as itself: no session, and no form token (an empty one never matches)
+    if (authorization !== undefined) return { ok: true, user: { principal: outcome.principal, csrf: '' } };
+    const opened = this.#open(undefined, outcome.principal?.id ?? '');
     return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) } };
   }
 
@@ -129,7 +140,7 @@ export class Sessions {
     const authorization = `Bearer ${credential.trim()}`;
     const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
-    const opened = this.#open(authorization, renew);
+    const opened = this.#open(authorization, outcome.principal?.id ?? '', renew);
     return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) };
   }
 
@@ -166,11 +177,17 @@ export class Sessions {
     return session;
   }
 
-  #open(authorization: string | undefined, renew?: Renew): { id: string; csrf: string } {
+  #open(authorization: string | undefined, owner: string, renew?: Renew): { id: string; csrf: string } {
+    // a credential's principal loses its own oldest sessions first, so it cannot push out others'
+    // (local mode has one principal and no credential: only the global cap applies)
+    if (authorization !== undefined) {
+      const own = [...this.#sessions].filter(([, s]) => s.owner === owner).map(([id]) => id);
+      for (let i = 0; i <= own.length - this.#maxPerPrincipal; i++) this.#sessions.delete(own[i] as string);
+    }
     while (this.#sessions.size >= this.#max) this.#sessions.delete(this.#sessions.keys().next().value as string);
     const id = token();
     const csrf = token();
-    this.#sessions.set(id, { authorization, csrf, expiresAt: this.#clock() + this.#idleMs, ...(renew ? { renew } : {}) });
+    this.#sessions.set(id, { authorization, owner, csrf, expiresAt: this.#clock() + this.#idleMs, ...(renew ? { renew } : {}) });
     return { id, csrf };
   }
 }

@@ -12,6 +12,7 @@ import { shellWord } from '../model/shell-word.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { DEFAULT_SERVER } from '../config/config.js';
 import { bindNames, isLoopback } from '../config/identity.js';
+import { consoleLoginOptions } from '../config/sections/console-login.js';
 import { createApi } from '../server/app.js';
 import { listen, type RunningServer } from '../server/listen.js';
 import { toolcapVersion } from '../model/version.js';
@@ -118,6 +119,16 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
 
   let server: RunningServer;
   const serverConfig = plan.config?.server;
+  const consoleLogin = plan.config?.auth.consoleLogin;
+  const oidcIssuer = plan.config?.auth.config.oidc?.issuer;
+  /** The console's browser sign-in, its redirect URI derived from the bound URL (never a request's Host). */
+  const browserSignIn = (bound: number) => {
+    if (!consoleLogin || oidcIssuer === undefined) return {};
+    const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    const made = consoleLoginOptions(consoleLogin, oidcIssuer, `${serverConfig?.tls ? 'https' : 'http'}://${shown}:${bound}`, { ...(io.env ?? process.env) });
+    if (made.warning) io.stderr(`toolcap: ${made.warning}\n`);
+    return made.options ? { oidcLogin: made.options } : {};
+  };
   try {
     const ranking = plan.config?.ranking ?? {};
     server = await listen((bound) => {
@@ -137,7 +148,13 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         ...(ranking.weights ? { weights: ranking.weights } : {}),
         ...(ranking.taskRisk !== undefined ? { taskRisk: ranking.taskRisk } : {}),
         ...(hooks.options ? { webhooks: hooks.options } : {}),
-        console: { layers: () => setup.layers, mcpServers: () => (setup.mcp?.status() ?? []).map((s) => (s.lastError === undefined ? s : { ...s, lastError: runtime.redactor.redactText(s.lastError) })), ...(setup.traceFile ? { traceFile: setup.traceFile } : {}) },
+        console: {
+          layers: () => setup.layers,
+          // a server's last error carries the tail of its stderr: it passes the redactor like every other sink
+          mcpServers: () => (setup.mcp?.status() ?? []).map((s) => (s.lastError === undefined ? s : { ...s, lastError: runtime.redactor.redactText(s.lastError) })),
+          ...(setup.traceFile ? { traceFile: setup.traceFile } : {}),
+          ...browserSignIn(bound),
+        },
       });
     }, { host, port, tls: serverConfig?.tls });
   } catch (error) {

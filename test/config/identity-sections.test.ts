@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configJsonSchema, loadConfig } from '../../src/config/config.js';
 import { bindNames, createIdentity, identityRuntimeOptions, isLoopback, LOCAL_MODE, principalNamed } from '../../src/config/identity.js';
+import { consoleLoginOptions } from '../../src/config/sections/console-login.js';
 import { createAjv } from '../../src/model/validator.js';
 
 function project(text: string): string {
@@ -53,6 +54,11 @@ const CASES: Array<[string, string, Array<{ code: string; line: number; pointer:
   ['tls without a key', `${S}server:\n  tls: { cert: cert.pem }\n`, [{ code: 'MISSING_FIELD', line: 3, pointer: '/server/tls' }]],
   ['a tls key that is a number', `${S}server:\n  tls: { cert: cert.pem, key: 5 }\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/server/tls/key' }]],
   ['a tls key that does not exist', `${S}server:\n  tls: { cert: cert.pem, key: gone.pem }\n`, [{ code: 'PATH_NOT_FOUND', line: 3, pointer: '/server/tls/key' }]],
+  ['a console client without an id', `${S}auth:\n  oidc:\n    issuer: https://id.example\n    audience: t\n    console:\n      scope: openid\n`, [{ code: 'MISSING_FIELD', line: 7, pointer: '/auth/oidc/console' }]],
+  ['a console client secret written as a literal', `${S}auth:\n  oidc:\n    issuer: https://id.example\n    audience: t\n    console:\n      clientId: c\n      clientSecret: hunter2\n`, [{ code: 'INVALID_VALUE', line: 8, pointer: '/auth/oidc/console/clientSecret' }]],
+  ['a console client secret env that is not a name', `${S}auth:\n  oidc:\n    issuer: https://id.example\n    audience: t\n    console:\n      clientId: c\n      clientSecret: { env: "A B" }\n`, [{ code: 'INVALID_VALUE', line: 8, pointer: '/auth/oidc/console/clientSecret' }]],
+  ['a console redirect URI elsewhere than the callback', `${S}auth:\n  oidc:\n    issuer: https://id.example\n    audience: t\n    console:\n      clientId: c\n      redirectUri: https://t.example/callback\n`, [{ code: 'INVALID_VALUE', line: 8, pointer: '/auth/oidc/console/redirectUri' }]],
+  ['an unknown console field (warning)', `${S}auth:\n  oidc:\n    issuer: https://id.example\n    audience: t\n    console:\n      clientId: c\n      prompt: login\n`, [{ code: 'UNKNOWN_FIELD', line: 8, pointer: '/auth/oidc/console/prompt' }]],
   ['a session cap of 0', `${S}mcp:\n  sessions: { maxTotal: 0 }\n`, [{ code: 'INVALID_VALUE', line: 3, pointer: '/mcp/sessions/maxTotal' }]],
   ['an unknown session field (warning)', `${S}mcp:\n  sessions: { ttl: 5 }\n`, [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/mcp/sessions/ttl' }]],
 ];
@@ -90,6 +96,7 @@ const FULL = `${S}auth:
     clockToleranceSec: 10
     rolesClaim: realm_access.roles
     defaultRoles: [caller]
+    console: { clientId: toolcap-console, clientSecret: { env: CONSOLE_SECRET }, redirectUri: https://toolcap.example/ui/login/callback, scope: openid tools, resource: https://toolcap.example }
   principals:
     bob@example.org: { roles: [approver], approves: { personas: ["*"], tools: [notes.*] } }
   rateLimit: { points: 10, durationSec: 1, principals: { ci-bot: 0 } }
@@ -128,6 +135,8 @@ describe('the identity sections, read', () => {
     expect(config?.approvals).toMatchObject({ selfApproval: false, rules: [{ tools: ['notes.append'], selfApproval: true, elicitation: true }] });
     expect(config?.server).toMatchObject({ host: '0.0.0.0', allowedHosts: ['toolcap.example', '10.0.0.5:4317'], allowedOrigins: ['https://toolcap.example'], tls: { cert: join(config!.root, 'cert.pem') } });
     expect(config?.mcp.sessions).toEqual({ maxPerPrincipal: 4, maxTotal: 32, idleSec: 60 });
+    expect(config?.auth.consoleLogin).toEqual({ clientId: 'toolcap-console', clientSecretEnv: 'CONSOLE_SECRET', redirectUri: 'https://toolcap.example/ui/login/callback', scope: 'openid tools', resource: 'https://toolcap.example' });
+    expect(config?.auth.config.oidc).not.toHaveProperty('console');
     expect(identityRuntimeOptions(config!)).toEqual({ rateLimit: { points: 10, durationSec: 1, principals: { 'ci-bot': 0 } }, selfApproval: false, personas: ['dev', 'ops'] });
     expect(principalNamed(config!.auth, 'bob@example.org')).toMatchObject({ id: 'bob@example.org', roles: ['approver'], personas: [], approves: { tools: ['notes.*'] } });
   });
@@ -176,5 +185,18 @@ describe('config/identity', () => {
     expect(await identity.api.authenticate(new Request('http://x/'))).toMatchObject({ ok: false, code: 'UNAUTHENTICATED' });
     expect(identity.api.resourceMetadata).toEqual({ resource: 'https://toolcap.example', authorizationServers: ['https://id.example'] });
     expect(identity.describe()).toMatch(/^auth: api keys, oidc https:\/\/id\.example; approvals: four eyes/);
+  });
+});
+
+describe('the console\'s browser sign-in options', () => {
+  const ISSUER = 'https://id.example';
+  it.each([
+    ['a public client: the redirect URI from the bound URL', { clientId: 'c' }, 'http://127.0.0.1:4317', {}, { options: { issuer: ISSUER, clientId: 'c', redirectUri: 'http://127.0.0.1:4317/ui/login/callback' } }],
+    ['the secret read from the environment', { clientId: 'c', clientSecretEnv: 'S', scope: 'openid tools' }, 'https://[::1]:9', { S: 'sh' }, { options: { issuer: ISSUER, clientId: 'c', clientSecret: 'sh', scope: 'openid tools', redirectUri: 'https://[::1]:9/ui/login/callback' } }],
+    ['a configured redirect URI wins', { clientId: 'c', redirectUri: 'https://t.example/ui/login/callback' }, 'http://0.0.0.0:4317', {}, { options: { issuer: ISSUER, clientId: 'c', redirectUri: 'https://t.example/ui/login/callback' } }],
+    ['a wildcard bind and no redirect URI: off', { clientId: 'c' }, 'http://0.0.0.0:4317', {}, { warning: expect.stringMatching(/set auth\.oidc\.console\.redirectUri/) }],
+    ['the secret\'s variable unset: off', { clientId: 'c', clientSecretEnv: 'S' }, 'http://127.0.0.1:1', {}, { warning: expect.stringMatching(/S is not set/) }],
+  ])('%s', (_name, login, url, env, expected) => {
+    expect(consoleLoginOptions(login, ISSUER, url, env)).toEqual(expected);
   });
 });

@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration } from 'oidc-provider';
 
 export interface TestIssuerOptions {
   /** The resource indicator (and token audience) asked for by default. @default 'https://toolcap.test' */
@@ -20,6 +20,18 @@ export interface TestIssuerOptions {
   clients?: Record<string, Record<string, unknown>>;
   /** Sign with this private JWK instead of a new key (two issuers sharing a key). */
   signingKey?: JWK;
+  /**
+   * Clients of the authorization code flow (a browser sign-in): registered
+   * as native apps, so a loopback redirect URI matches on any port (RFC 8252
+   * 7.3); with a secret, confidential (client_secret_basic). Their presence
+   * turns on the provider's development login and consent pages, where any
+   * login name signs in as that account. They get refresh tokens.
+   */
+  webClients?: Array<{ clientId: string; redirectUri: string; secret?: string }>;
+  /** The host name in the issuer URL (it listens on 127.0.0.1 either way): `localhost` makes it another site than a toolcap at 127.0.0.1. @default '127.0.0.1' */
+  host?: string;
+  /** Extra claims of the access tokens of an account (a login name at the sign-in page). */
+  accounts?: Record<string, Record<string, unknown>>;
 }
 
 export interface TestIssuer {
@@ -50,22 +62,33 @@ export async function startIssuer(options: TestIssuerOptions = {}): Promise<Test
 
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
 
+  const web = options.webClients ?? [];
   const configuration: Configuration = {
-    clients: Object.keys(clients).map((client_id) => ({
-      client_id,
-      client_secret: SECRET,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_post',
-    })),
+    clients: [
+      ...Object.keys(clients).map((client_id) => ({
+        client_id,
+        client_secret: SECRET,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_post',
+      }) as ClientMetadata),
+      ...web.map((w) => ({
+        client_id: w.clientId,
+        ...(w.secret !== undefined ? { client_secret: w.secret, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+        application_type: 'native',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [w.redirectUri],
+      }) as ClientMetadata),
+    ],
     jwks: { keys: [signingKey] },
     cookies: { keys: ['test-cookie-key'] },
     ttl: { ClientCredentials: () => options.ttlSec ?? 300 },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: web.length > 0 },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -81,7 +104,12 @@ export async function startIssuer(options: TestIssuerOptions = {}): Promise<Test
         }),
       },
     },
-    extraTokenClaims: (_ctx, token) => ('clientId' in token && typeof token.clientId === 'string' ? clients[token.clientId] : undefined),
+    // a browser client gets a refresh token without asking for offline_access
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    extraTokenClaims: (_ctx, token) => {
+      if ('accountId' in token && typeof token.accountId === 'string') return options.accounts?.[token.accountId];
+      return 'clientId' in token && typeof token.clientId === 'string' ? clients[token.clientId] : undefined;
+    },
   };
   const provider = new Provider(issuer, configuration);
   server.on('request', provider.callback());

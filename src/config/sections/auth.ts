@@ -14,6 +14,7 @@ import type { RateLimitConfig } from '../../runtime/identity/rate-limit.js';
 import type { ObjectReader } from '../../source/reader.js';
 import type { ConfigReading } from '../reading.js';
 import { PERSONA_NAME, PERSONA_PATTERN } from './personas.js';
+import { ConsoleLoginSchema, readConsoleLogin, type ConsoleLoginConfig } from './console-login.js';
 
 /** The principal of local mode (and of `toolcap mcp serve` and direct-store commands). */
 export interface LocalPrincipalConfig {
@@ -36,6 +37,8 @@ export interface AuthSection {
   local: LocalPrincipalConfig;
   /** The call limit was written in the config (local mode then limits too). */
   rateLimitSet: boolean;
+  /** `auth.oidc.console`: the web console's client for browser sign-in. */
+  consoleLogin?: ConsoleLoginConfig;
 }
 
 /** @default { principal: 'local', roles: ['admin'], personas: ['*'] } */
@@ -78,6 +81,7 @@ export const AuthSchema = Type.Object(
           personasClaim: Type.Optional(Type.String({ minLength: 1 })),
           defaultPersonaClaim: Type.Optional(Type.String({ minLength: 1 })),
           defaultRoles: Type.Optional(RoleList),
+          console: Type.Optional(ConsoleLoginSchema),
         },
         { additionalProperties: false },
       ),
@@ -129,7 +133,8 @@ export function readAuth(reading: ConfigReading): AuthSection {
     config.apiKeys = { enabled: keysOn, ...(touch !== undefined ? { touchIntervalMs: touch } : {}) };
     keysReader.rest({ where: 'auth.apiKeys (known: enabled, touchIntervalMs)' });
   } else config.apiKeys = { enabled: false };
-  const oidc = readOidc(reading, authReader);
+  let consoleLogin: ConsoleLoginConfig | undefined;
+  const oidc = readOidc(reading, authReader, (login) => (consoleLogin = login));
   if (oidc) config.oidc = oidc;
   const principalsReader = authReader.object('principals');
   if (principalsReader) {
@@ -143,7 +148,7 @@ export function readAuth(reading: ConfigReading): AuthSection {
   const rateLimit = readRateLimit(authReader);
   if (rateLimit) config.rateLimit = rateLimit;
   authReader.rest({ where: 'auth (known: local, apiKeys, oidc, principals, rateLimit)' });
-  return { enabled: keysOn || oidc !== undefined, config, local, rateLimitSet: rateLimit !== undefined };
+  return { enabled: keysOn || oidc !== undefined, config, local, rateLimitSet: rateLimit !== undefined, ...(oidc && consoleLogin ? { consoleLogin } : {}) };
 }
 
 function nonEmpty(reading: ConfigReading, reader: ObjectReader, key: string): string | undefined {
@@ -185,7 +190,7 @@ function grantReader(reading: ConfigReading) {
   };
 }
 
-function readOidc(reading: ConfigReading, authReader: ObjectReader): OidcConfig | undefined {
+function readOidc(reading: ConfigReading, authReader: ObjectReader, onConsole: (login: ConsoleLoginConfig | undefined) => void): OidcConfig | undefined {
   const r = authReader.object('oidc');
   if (!r) return undefined;
   const url = (key: string) => {
@@ -219,7 +224,8 @@ function readOidc(reading: ConfigReading, authReader: ObjectReader): OidcConfig 
   }
   const defaultRoles = r.enumValues('defaultRoles', ROLES);
   if (defaultRoles) oidc.defaultRoles = defaultRoles;
-  r.rest({ where: 'auth.oidc (known: issuer, audience, jwksUri, algorithms, clockToleranceSec, jwksTimeoutMs, principalClaim, rolesClaim, personasClaim, defaultPersonaClaim, defaultRoles)' });
+  onConsole(readConsoleLogin(reading, r));
+  r.rest({ where: 'auth.oidc (known: issuer, audience, jwksUri, algorithms, clockToleranceSec, jwksTimeoutMs, principalClaim, rolesClaim, personasClaim, defaultPersonaClaim, defaultRoles, console)' });
   return issuer !== undefined && audience !== undefined && audience.length > 0 ? { ...oidc, issuer, audience } : undefined;
 }
 

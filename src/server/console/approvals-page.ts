@@ -121,17 +121,34 @@ export async function decide(env: PageEnv): Promise<PageResult> {
   }
 }
 
+/** Event streams one principal may hold open at once (a few tabs); each polls the store. */
+export const MAX_STREAMS_PER_PRINCIPAL = 4;
+const openStreams = new Map<string, number>();
+
 /** `GET /ui/approvals/events`: `event: approvals` whenever the pending requests this principal sees change. */
 export function approvalsEvents(env: PageEnv): PageResult {
   const runtime = env.ctx.runtime;
   if (!runtime) return noRuntime();
+  const who = env.user.principal?.id ?? '';
+  const open = openStreams.get(who) ?? 0;
+  if (open >= MAX_STREAMS_PER_PRINCIPAL) {
+    return new Response(`At most ${MAX_STREAMS_PER_PRINCIPAL} approval streams at once; close another tab.`, { status: 429, headers: { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '30' } });
+  }
+  openStreams.set(who, open + 1);
   const pollMs = env.options.pollMs ?? 2000;
   const encoder = new TextEncoder();
   let timer: ReturnType<typeof setInterval> | undefined;
   let last: string | undefined;
+  let counted = true;
   const stop = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
+    if (counted) {
+      counted = false;
+      const left = (openStreams.get(who) ?? 1) - 1;
+      if (left > 0) openStreams.set(who, left);
+      else openStreams.delete(who);
+    }
   };
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {

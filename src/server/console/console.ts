@@ -25,6 +25,7 @@ import { ChangeHistory } from './history.js';
 import { h } from './html.js';
 import { html, layout, type NavId } from './layout.js';
 import { loginPage, loginSubmit } from './login.js';
+import { OidcLogin } from './oidc-login.js';
 import type { ConsoleOptions } from './options.js';
 import type { PageEnv, PageResult } from './page.js';
 import { Sessions, sameToken, type ConsoleUser } from './session.js';
@@ -51,8 +52,14 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
   // a console form is a few fields: a larger body is refused before it is read
   app.post('/ui/*', bodyLimit({ maxSize: FORM_LIMIT, onError: () => refuse(413, 'The form is too large.') }));
   const issuer = ctx.options.auth?.resourceMetadata?.authorizationServers[0];
-  app.get('/ui/login', (c) => loginPage(c, sessions, issuer));
-  app.post('/ui/login', (c) => loginSubmit(c, sessions, issuer));
+  const oidc = options.oidcLogin && ctx.options.auth ? new OidcLogin(options.oidcLogin, sessions) : undefined;
+  const choices = { issuer: oidc?.issuer ?? issuer, browserLogin: oidc !== undefined };
+  app.get('/ui/login', (c) => loginPage(c, sessions, choices));
+  app.post('/ui/login', (c) => loginSubmit(c, sessions, choices));
+  if (oidc) {
+    app.get('/ui/login/oidc', (c) => oidc.start(c));
+    app.get('/ui/login/callback', (c) => oidc.callback(c));
+  }
   app.post('/ui/logout', async (c) => {
     const form = await c.req.parseBody();
     const who = await sessions.user(c.req.raw);

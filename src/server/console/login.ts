@@ -1,7 +1,9 @@
 /**
  * Signing in: a form that takes what the API takes as a bearer credential,
  * an API key (`toolcap keys create`) or an access token from the configured
- * OIDC provider. The form carries a token also set as a short-lived
+ * OIDC provider, pasted (the fallback for a headless setup); and, when the
+ * console has a client at that provider, a "Sign in with <issuer>" link
+ * to the browser sign-in (oidc-login.ts). The form carries a token also set as a short-lived
  * `HttpOnly`, `SameSite=Strict` cookie; a post whose two do not match is
  * refused (login CSRF). `next` only ever leads back into the console.
  * @module
@@ -17,11 +19,21 @@ export function safeNext(next: string | undefined): string {
   return next;
 }
 
-function form(c: Context, next: string, issuer: string | undefined, message?: string, status = 200): Response {
+/** What the login page offers besides the form: the issuer of accepted access tokens, and whether its browser sign-in is configured. */
+export interface LoginChoices {
+  issuer?: string | undefined;
+  browserLogin?: boolean;
+}
+
+function form(c: Context, next: string, choices: LoginChoices, message?: string, status = 200): Response {
   const token = loginToken();
+  const { issuer } = choices;
+  const browser = choices.browserLogin && issuer !== undefined
+    ? h`<p><a class="button" href="/ui/login/oidc?next=${encodeURIComponent(next)}">Sign in with ${issuer}</a></p><p class="muted">Or, without a browser sign-in:</p>`
+    : '';
   const body = h`<div class="login"><h1>Sign in to toolcap</h1>
 ${message ? h`<p class="error" role="alert">${message}</p>` : ''}
-<form method="post" action="/ui/login">
+${browser}<form method="post" action="/ui/login">
 <input type="hidden" name="csrf" value="${token}"><input type="hidden" name="next" value="${next}">
 <label for="credential">API key or access token</label>
 <input id="credential" name="credential" type="password" autocomplete="current-password" required autofocus>
@@ -31,24 +43,24 @@ ${message ? h`<p class="error" role="alert">${message}</p>` : ''}
 }
 
 /** `GET /ui/login`: the form (or, already signed in, where `next` leads). */
-export async function loginPage(c: Context, sessions: Sessions, issuer?: string): Promise<Response> {
+export async function loginPage(c: Context, sessions: Sessions, choices: LoginChoices = {}): Promise<Response> {
   const next = safeNext(c.req.query('next'));
   const who = await sessions.user(c.req.raw);
   if (who.ok && who.user.principal !== undefined && c.req.header('cookie')?.includes('toolcap_session=')) return c.redirect(next, 303);
-  return form(c, next, issuer);
+  return form(c, next, choices);
 }
 
 /** `POST /ui/login`: check the form token, authenticate the credential, open a session. */
-export async function loginSubmit(c: Context, sessions: Sessions, issuer?: string): Promise<Response> {
+export async function loginSubmit(c: Context, sessions: Sessions, choices: LoginChoices = {}): Promise<Response> {
   const body = await c.req.parseBody();
   const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
   if (!sameToken(typeof body['csrf'] === 'string' ? body['csrf'] : undefined, cookieValue(c.req.header('cookie'), LOGIN_COOKIE))) {
-    return form(c, next, issuer, 'The sign-in form was out of date; try again.', 403);
+    return form(c, next, choices, 'The sign-in form was out of date; try again.', 403);
   }
   const credential = typeof body['credential'] === 'string' ? body['credential'].trim() : '';
-  if (credential === '' || /\s/.test(credential)) return form(c, next, issuer, 'Paste an API key or an access token.', 400);
+  if (credential === '' || /\s/.test(credential)) return form(c, next, choices, 'Paste an API key or an access token.', 400);
   const outcome = await sessions.login(c.req.raw, credential);
-  if (!outcome.ok) return form(c, next, issuer, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
+  if (!outcome.ok) return form(c, next, choices, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
   const headers = new Headers({ location: next });
   headers.append('set-cookie', outcome.setCookie);
   headers.append('set-cookie', cookie(LOGIN_COOKIE, '', isHttps(c.req.raw), 0));

@@ -6,6 +6,7 @@
  */
 import type { LayerInput } from '../../load/loader.js';
 import type { McpServerStatus } from '../../mcp/clients.js';
+import type { OidcLoginOptions } from './oidc-login.js';
 import type { SessionOptions } from './session.js';
 
 export interface ConsoleOptions {
@@ -21,4 +22,6 @@ export interface ConsoleOptions {
   traceFile?: string;
   /** Whether credentials are checked (a sign-out button means something). @default true when the API has `auth` */
   signIn?: boolean;
+  /** Browser sign-in with the OpenID provider (authorization code + PKCE); absent: the login page takes only a pasted credential. */
+  oidcLogin?: OidcLoginOptions;
 }

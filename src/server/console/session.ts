@@ -5,7 +5,8 @@
  * back as a cookie that scripts cannot read (`HttpOnly`) and other sites
  * cannot send (`SameSite=Strict`). Every request re-authenticates the kept
  * credential through the API's own `authenticate`, so a revoked key or an
- * expired token ends the session and roles are always today's. In local
+ * expired token ends the session (unless the session can renew it: a
+ * browser sign-in's refresh token) and roles are always today's. In local
  * mode (or without auth) a session is opened on the first visit.
  *
  * Every form carries the session's CSRF token, compared in constant time;
@@ -25,10 +26,19 @@ export const LOGIN_COOKIE = 'toolcap_login';
 
 interface Session {
   /** The Authorization header value to authenticate with; undefined: the request's own (local mode). */
-  readonly authorization: string | undefined;
+  authorization: string | undefined;
+  /** Whose it is (the principal's id; '' without auth), so one principal's sessions are capped apart from others'. */
+  readonly owner: string;
   readonly csrf: string;
   expiresAt: number;
+  /** Gets a fresh access token when the kept one has expired (a browser sign-in's refresh token). */
+  readonly renew?: Renew;
+  /** A renewal under way, shared by the requests that wait for it. */
+  renewing?: Promise<string | undefined> | undefined;
 }
+
+/** A fresh access token, or undefined when none can be had (the session then ends). */
+export type Renew = () => Promise<string | undefined>;
 
 /** Who a console request is: a principal (undefined without auth: the trusted in-process caller) and the session's CSRF token. */
 export interface ConsoleUser {
@@ -43,6 +53,8 @@ export interface SessionOptions {
   idleMs?: number;
   /** Sessions kept at most (the oldest goes first). @default 10000 */
   max?: number;
+  /** Sessions one principal may hold at most (its own oldest goes first), so no principal can push out others'. @default 20 */
+  maxPerPrincipal?: number;
   /** @default Date.now */
   clock?: () => number;
 }
@@ -75,26 +87,30 @@ export class Sessions {
   readonly #sessions = new Map<string, Session>();
   readonly #idleMs: number;
   readonly #max: number;
+  readonly #maxPerPrincipal: number;
   readonly #clock: () => number;
 
   constructor(auth: ApiAuth | undefined, options: SessionOptions = {}) {
     this.#auth = auth;
     this.#idleMs = options.idleMs ?? 8 * 3600 * 1000;
     this.#max = options.max ?? 10_000;
+    this.#maxPerPrincipal = options.maxPerPrincipal ?? 20;
     this.#clock = options.clock ?? Date.now;
   }
 
   /**
    * Who is asking: the session's principal, re-authenticated; else, with no
-   * session, whoever the request itself authenticates as (local mode's
-   * principal, or a bearer header), for whom a session is opened. A failed
-   * authentication is returned as is: the console shows the login page.
+   * session, whoever the request itself authenticates as. Local mode (no
+   * Authorization header) opens a session, so its forms have a token; a
+   * bearer header does not (it is answered for this request only, and
+   * cannot post forms: only `login` opens sessions for credentials). A
+   * failed authentication is returned as is: the console shows the login page.
    */
   async user(request: Request): Promise<{ ok: true; user: ConsoleUser } | (AuthOutcome & { ok: false })> {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
     const session = id === undefined ? undefined : this.#live(id);
     if (session && id !== undefined) {
-      const outcome = await this.#authenticate(request, session.authorization);
+      const outcome = await this.#authenticateSession(request, session);
       if (!outcome.ok) {
         this.#sessions.delete(id);
         return outcome;
@@ -102,9 +118,12 @@ export class Sessions {
       session.expiresAt = this.#clock() + this.#idleMs;
       return { ok: true, user: { principal: outcome.principal, csrf: session.csrf } };
     }
-    const outcome = await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
+    const authorization = request.headers.get('authorization') ?? undefined;
+    const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
-    const opened = this.#open(request.headers.get('authorization') ?? undefined);
+    // a bearer request is answered as itself: no session, and no form token (an empty one never matches)
+    if (authorization !== undefined) return { ok: true, user: { principal: outcome.principal, csrf: '' } };
+    const opened = this.#open(undefined, outcome.principal?.id ?? '');
     return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) } };
   }
 
@@ -112,16 +131,16 @@ export class Sessions {
   async check(request: Request): Promise<boolean> {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
     const session = id === undefined ? undefined : this.#live(id);
-    const outcome = await this.#authenticate(request, session ? session.authorization : (request.headers.get('authorization') ?? undefined));
+    const outcome = session ? await this.#authenticateSession(request, session) : await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
     return outcome.ok;
   }
 
   /** Log in with a credential: a session when it authenticates, else the refusal. */
-  async login(request: Request, credential: string): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
+  async login(request: Request, credential: string, renew?: Renew): Promise<{ ok: true; setCookie: string; principal: Principal | undefined } | (AuthOutcome & { ok: false })> {
     const authorization = `Bearer ${credential.trim()}`;
     const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
-    const opened = this.#open(authorization);
+    const opened = this.#open(authorization, outcome.principal?.id ?? '', renew);
     return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) };
   }
 
@@ -138,6 +157,17 @@ export class Sessions {
     return this.#auth.authenticate(new Request(request.url, { headers }));
   }
 
+  /** The session's credential, renewed once when it has expired and the session can renew it. */
+  async #authenticateSession(request: Request, session: Session): Promise<AuthOutcome | { ok: true; principal: undefined }> {
+    const outcome = await this.#authenticate(request, session.authorization);
+    if (outcome.ok || outcome.code !== 'EXPIRED' || !session.renew) return outcome;
+    session.renewing ??= session.renew().catch(() => undefined).finally(() => (session.renewing = undefined));
+    const fresh = await session.renewing;
+    if (fresh === undefined) return outcome;
+    session.authorization = `Bearer ${fresh}`;
+    return this.#authenticate(request, session.authorization);
+  }
+
   #live(id: string): Session | undefined {
     const session = this.#sessions.get(id);
     if (session && session.expiresAt <= this.#clock()) {
@@ -147,11 +177,17 @@ export class Sessions {
     return session;
   }
 
-  #open(authorization: string | undefined): { id: string; csrf: string } {
+  #open(authorization: string | undefined, owner: string, renew?: Renew): { id: string; csrf: string } {
+    // a credential's principal loses its own oldest sessions first, so it cannot push out others'
+    // (local mode has one principal and no credential: only the global cap applies)
+    if (authorization !== undefined) {
+      const own = [...this.#sessions].filter(([, s]) => s.owner === owner).map(([id]) => id);
+      for (let i = 0; i <= own.length - this.#maxPerPrincipal; i++) this.#sessions.delete(own[i] as string);
+    }
     while (this.#sessions.size >= this.#max) this.#sessions.delete(this.#sessions.keys().next().value as string);
     const id = token();
     const csrf = token();
-    this.#sessions.set(id, { authorization, csrf, expiresAt: this.#clock() + this.#idleMs });
+    this.#sessions.set(id, { authorization, owner, csrf, expiresAt: this.#clock() + this.#idleMs, ...(renew ? { renew } : {}) });
     return { id, csrf };
   }
 }

@@ -5,6 +5,7 @@
  * with the principal's roles, CSRF on every post, persona scoping, the
  * Host guard, escaping and the console's security headers.
  */
+import { MAX_STREAMS_PER_PRINCIPAL } from '../../../src/server/console/approvals-page.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { h } from '../../../src/server/console/html.js';
 import { safeNext } from '../../../src/server/console/login.js';
@@ -152,6 +153,29 @@ describe('deciding', () => {
 });
 
 describe('the event stream', () => {
+  it('one principal holds at most MAX_STREAMS_PER_PRINCIPAL streams; closing one frees its place', async () => {
+    const { cookie } = await signIn('tok-admin');
+    const open = [];
+    for (let i = 0; i < MAX_STREAMS_PER_PRINCIPAL; i++) {
+      const controller = new AbortController();
+      const res = await api.app.fetch(new Request(`${BASE}/ui/approvals/events`, { headers: { host: HOST, cookie }, signal: controller.signal }));
+      expect(res.status).toBe(200);
+      open.push({ controller, reader: res.body!.getReader() });
+    }
+    const refused = await get('/ui/approvals/events', { cookie });
+    expect(refused.status).toBe(429);
+    const first = open.shift()!;
+    first.controller.abort();
+    await first.reader.cancel();
+    const again = await api.app.fetch(new Request(`${BASE}/ui/approvals/events`, { headers: { host: HOST, cookie } }));
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+    for (const s of open) {
+      s.controller.abort();
+      await s.reader.cancel();
+    }
+  });
+
   it('ends when its session does', async () => {
     const { cookie, csrf } = await signIn('tok-admin');
     const res = await get('/ui/approvals/events', { cookie });

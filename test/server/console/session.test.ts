@@ -1,0 +1,50 @@
+/**
+ * Console sessions under load from one principal: a bearer request never
+ * opens a session, and a principal's logins push out only its own oldest
+ * sessions, never another principal's (red-team finding: 10,000 cookieless
+ * bearer requests signed an admin out).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiAuth } from '../../../src/server/auth.js';
+import { cookieValue, SESSION_COOKIE, Sessions } from '../../../src/server/console/session.js';
+
+/** Bearer `<id>` is principal `<id>`; anything else is refused. */
+const auth: ApiAuth = {
+  authenticate: async (request) => {
+    const m = /^Bearer (\w+)$/.exec(request.headers.get('authorization') ?? '');
+    return m ? { ok: true, principal: { id: m[1]!, roles: ['caller'], personas: ['*'] } } : { ok: false, code: 'UNAUTHENTICATED', message: 'no' } as never;
+  },
+};
+
+const req = (headers: Record<string, string> = {}) => new Request('http://127.0.0.1/ui/', { headers });
+const sessionOf = (setCookie: string) => cookieValue(setCookie.split(';')[0], SESSION_COOKIE)!;
+
+describe('console sessions', () => {
+  it('a cookieless bearer request is answered as itself, opens no session and gets no usable form token', async () => {
+    const sessions = new Sessions(auth, { max: 3 });
+    const admin = await sessions.login(req(), 'admin');
+    if (!admin.ok) throw new Error('login failed');
+    for (let i = 0; i < 50; i++) {
+      const r = await sessions.user(req({ authorization: 'Bearer mallory' }));
+      expect(r.ok && r.user.principal?.id).toBe('mallory');
+      expect(r.ok && r.user.setCookie).toBeUndefined();
+      expect(r.ok && r.user.csrf).toBe('');
+    }
+    const still = await sessions.user(req({ cookie: `${SESSION_COOKIE}=${sessionOf(admin.setCookie)}` }));
+    expect(still.ok && still.user.principal?.id).toBe('admin');
+  });
+
+  it("one principal's logins evict its own oldest sessions, not another principal's", async () => {
+    const sessions = new Sessions(auth, { maxPerPrincipal: 3 });
+    const admin = await sessions.login(req(), 'admin');
+    if (!admin.ok) throw new Error('login failed');
+    const mallory: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await sessions.login(req(), 'mallory');
+      if (r.ok) mallory.push(sessionOf(r.setCookie));
+    }
+    const alive = async (id: string) => (await sessions.user(req({ cookie: `${SESSION_COOKIE}=${id}` }))).ok;
+    expect(await alive(sessionOf(admin.setCookie))).toBe(true);
+    expect(await Promise.all(mallory.map(alive))).toEqual([false, false, false, false, false, false, false, true, true, true]);
+  });
+});

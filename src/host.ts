@@ -165,7 +165,7 @@ export async function createToolcap(config: Config | string | undefined, options
   if (connect) mkdirSync(cacheDir, { recursive: true });
   const named: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
   // tools written at run time (runtime/learned): after the files, before the overrides; read from the store once it is open
-  const learned = new LearnedTools();
+  const learned = new LearnedTools({ warn });
   const layers = withLearnedLayer(named, learned.layer(), cfg ? named.length - cfg.personas.length - (options.paths?.length ?? 0) : undefined);
   // spans, warnings and MCP servers' errors are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
   // until the runtime exists (MCP servers start first): token shapes and the MCP servers' own env values

@@ -48,7 +48,7 @@ import type { LearnedToolStore } from './store/learned-tools.js';
 import { LearnedTools } from './runtime/learned/learned-tools.js';
 import { withLearnedLayer } from './config/learned-layer.js';
 import { clusterBusOf } from './store/cluster-bus.js';
-import { ClusterSync, newInstanceId } from './runtime/cluster/cluster-sync.js';
+import { catalogKnows, ClusterSync, newInstanceId } from './runtime/cluster/cluster-sync.js';
 import { HealthBook, type BackoffPolicy } from './runtime/health.js';
 
 export type { ConfigWatcher, Identity };
@@ -273,7 +273,7 @@ export async function createToolcap(config: Config | string | undefined, options
   const bus = clusterBusOf(store, newInstanceId());
   if (bus) {
     try {
-      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
+      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, knows: catalogKnows(() => registry.snapshot()), ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
     } catch (error) {
       await bus.close();
       warn(`could not listen for the other instances on the store; circuits and learned tools are not shared until a restart: ${errorMessage(error)}`);

@@ -205,7 +205,7 @@ export class LearnedTools {
         if (this.#refused.has(key)) continue;
         if (this.#refused.size >= 1000) this.#refused.clear();
         this.#refused.add(key);
-        this.#warn(`learned tool "${r.id}" in the store is not served: ${(error as Error).message}`);
+        this.#warn(`learned tool "${r.id}" in the store is not served: ${(error as Error).message.replace(/; nothing was changed\.$/, '.')}`);
       }
     }
     return out;

@@ -49,7 +49,7 @@ import type { LearnedToolStore } from './store/learned-tools.js';
 import { LearnedTools } from './runtime/learned/learned-tools.js';
 import { withLearnedLayer } from './config/learned-layer.js';
 import { clusterBusOf } from './store/cluster-bus.js';
-import { ClusterSync, newInstanceId } from './runtime/cluster/cluster-sync.js';
+import { catalogKnows, ClusterSync, newInstanceId } from './runtime/cluster/cluster-sync.js';
 import { HealthBook, type BackoffPolicy } from './runtime/health.js';
 
 export type { ConfigWatcher, Identity };
@@ -170,7 +170,7 @@ export async function createToolcap(config: Config | string | undefined, options
   if (connect) mkdirSync(cacheDir, { recursive: true });
   const named: LayerInput[] = cfg ? configLayers(cfg, options.paths) : [...(options.paths ?? [])];
   // tools written at run time (runtime/learned): after the files, before the overrides; read from the store once it is open
-  const learned = new LearnedTools();
+  const learned = new LearnedTools({ warn });
   const layers = withLearnedLayer(named, learned.layer(), cfg ? named.length - cfg.personas.length - (options.paths?.length ?? 0) : undefined);
   // spans, warnings and MCP servers' errors are redacted with the runtime's redactor of the moment (it follows the serving catalog's secrets)
   // until the runtime exists (MCP servers start first): token shapes and the MCP servers' own env values
@@ -281,7 +281,7 @@ export async function createToolcap(config: Config | string | undefined, options
   const bus = clusterBusOf(store, newInstanceId());
   if (bus) {
     try {
-      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
+      cluster = await ClusterSync.start({ bus, health: runtime.health, learned, calls: store, approvals: runtime.approvalSignals, warn, knows: catalogKnows(() => registry.snapshot()), ...(options.clusterRereadMs !== undefined ? { rereadMs: options.clusterRereadMs } : {}) });
     } catch (error) {
       await bus.close();
       warn(`could not listen for the other instances on the store; circuits and learned tools are not shared until a restart: ${errorMessage(error)}`);

@@ -162,7 +162,8 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
           }
           if (!existing) {
             if (kind === 'tools' && tier > 0) diagnostics.push(unmatchedOverride(value as Tool, origin, originPosition(origin, catalog.documents)));
-            map.set(key, { key, value, origins: [origin] });
+            // a learned tool never says what runs, even one no reviewed layer defines (a row written straight into the store)
+            map.set(key, { key, value: kind === 'tools' && layer.learned ? (withoutRunKeys(value as unknown as Tool) as unknown as T) : value, origins: [origin] });
           } else {
             existing.origins.push(origin);
             existing.fieldOrigins ??= new Map();
@@ -189,6 +190,13 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
   catalog.agents = [...maps.agents.values()];
   catalog.jobs = [...maps.jobs.values()];
   return { catalog, diagnostics };
+}
+
+/** A tool without `providers` and `implementation` (what runs), for the learned layer. */
+function withoutRunKeys(tool: Tool): Tool {
+  if (tool.providers === undefined && tool.implementation === undefined) return tool;
+  const { providers: _p, implementation: _i, ...rest } = tool;
+  return rest as Tool;
 }
 
 /** Line and column of an origin, looked up in its source. */

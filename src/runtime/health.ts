@@ -100,6 +100,11 @@ export function statusOf(successRate: number): HealthSummary['status'] {
   return successRate >= 0.95 ? 'ok' : successRate >= 0.5 ? 'degraded' : 'down';
 }
 
+/** How far ahead of this clock a merged change's time may be (clocks a little apart); later is taken as this. */
+export const MERGE_SKEW_MS = 10_000;
+/** Most circuits merged from other instances that this book keeps. */
+export const MAX_MERGED_CIRCUITS = 10_000;
+
 /**
  * The health book: every outcome the runtime observes, and the circuits the
  * router consults. Also the {@link HealthSource} of the HTTP API.
@@ -204,16 +209,26 @@ export class HealthBook implements HealthSource {
    * A closed remote circuit closes this one (another instance's probe
    * succeeded); an open one opens it until the same time.
    */
-  mergeCircuit(change: CircuitChange): boolean {
+  mergeCircuit(change: CircuitChange, now: number = Date.now()): boolean {
     const key = `${change.tool}\u0000${change.provider}`;
-    if (change.changedAt <= (this.#changedAt.get(key) ?? Number.NEGATIVE_INFINITY)) return false;
-    this.#changedAt.set(key, change.changedAt);
+    const known = this.#changedAt.get(key);
+    // a bounded book: a flood of names (forged or not) cannot grow it without end
+    if (known === undefined && this.#changedAt.size >= MAX_MERGED_CIRCUITS) return false;
+    // no change is from the far future, and no backoff lasts longer than this book's cap (a forged 8.64e15 would win and back off forever)
+    const changedAt = Math.min(change.changedAt, now + MERGE_SKEW_MS);
+    if (!Number.isFinite(changedAt) || changedAt <= (known ?? Number.NEGATIVE_INFINITY)) return false;
+    this.#changedAt.set(key, changedAt);
     const c = this.circuit(change.tool, change.provider);
-    c.consecutiveFailures = change.consecutiveFailures;
-    c.backoffUntil = change.backoffUntil;
+    c.consecutiveFailures = Math.max(0, Math.min(Math.trunc(change.consecutiveFailures) || 0, 1_000_000));
+    c.backoffUntil = change.backoffUntil <= 0 ? 0 : Math.min(change.backoffUntil, now + this.#policy.capMs + MERGE_SKEW_MS);
     c.probing = false;
     this.#version++;
     return true;
+  }
+
+  /** How many circuits the book holds (its own and merged ones). */
+  circuitCount(): number {
+    return this.#circuits.size;
   }
 
   /** Backoff after n consecutive failures under this book's policy (see {@link backoffDelay}). */

@@ -9,11 +9,12 @@
  * in between are gone, the rows they were about are not. TCP keepalive is
  * on so a silently dead peer is noticed too.
  *
- * The channel is named after the schema (`toolcap_<schema>`): NOTIFY is per
- * database, and instances on other schemas of the same database must not
- * hear each other.
+ * The channel is named after the schema (`toolcap_` and a hash of it,
+ * {@link channelOf}): NOTIFY is per database, and instances on other schemas
+ * of the same database must not hear each other.
  * @module
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { errorMessage } from '../model/errors.js';
 import { parseNotice, type ClusterBus, type ClusterBusStatus, type ClusterListener, type ClusterNotice, type SharedCircuit } from './cluster-bus.js';
@@ -34,9 +35,14 @@ const RECONNECT_CAP_MS = 5000;
 
 const COLUMNS = ['tool', 'provider', 'consecutive_failures', 'backoff_until', 'changed_at', 'changed_by'] as const;
 
-/** The channel of a schema: a quoted identifier of at most 63 bytes. */
+/**
+ * The channel of a schema: `toolcap_` and the first 16 hex digits of the
+ * schema's SHA-256. (Cutting `toolcap_<schema>` to PostgreSQL's 63-byte
+ * identifier limit made two long schema names with a common prefix share a
+ * channel, so tenants heard each other's notices.)
+ */
 export function channelOf(schema: string): string {
-  return `toolcap_${schema}`.slice(0, 63);
+  return `toolcap_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
 }
 
 /** The bus of one instance on a PostgreSQL store. */

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { circuitNotices, clusterBusOf, MAX_NOTICE_BYTES, parseNotice, type ClusterBus, type ClusterNotice, type SharedCircuit } from '../../src/store/cluster-bus.js';
 import { createToolcap } from '../../src/host.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
+import { channelOf } from '../../src/store/postgres-cluster.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { until } from '../server/helpers.js';
 import { dropSchema, PG_URL, probePostgres, schemaName } from './pg-helpers.js';
@@ -106,6 +107,50 @@ describe('SQLite: one instance', () => {
       expect(toolcap.cluster).toBeUndefined();
     } finally {
       await toolcap.close();
+    }
+  });
+});
+
+describe('channel names', () => {
+  // cutting `toolcap_<schema>` at 63 bytes made these pairs share a channel
+  const prefix = `tenant_${'a'.repeat(60)}`;
+  const pairs: Array<[string, string]> = [
+    [`${prefix}_blue`, `${prefix}_gold`],
+    ['public', 'public_'],
+    ['Tenant', 'tenant'],
+    [`${'x'.repeat(55)}_1`, `${'x'.repeat(55)}_2`],
+  ];
+  it.each(pairs)('%s and %s get distinct channels that fit an identifier', (a, b) => {
+    expect(channelOf(a)).not.toBe(channelOf(b));
+    for (const c of [channelOf(a), channelOf(b)]) expect(c).toMatch(/^toolcap_[0-9a-f]{16}$/);
+    expect(channelOf(a)).toBe(channelOf(a));
+  });
+});
+
+describe.skipIf(!probe.reachable)('PostgreSQL: long schema names with a common prefix', () => {
+  it('an instance on one does not hear an instance on the other', async () => {
+    // 58 characters in common: `toolcap_` and the schema cut at 63 gave both the same channel
+    const base = schemaName('toolcap_test').padEnd(58, 'l');
+    const [sa, sb] = [`${base}_blue`, `${base}_gold`];
+    expect(`toolcap_${sa}`.slice(0, 63)).toBe(`toolcap_${sb}`.slice(0, 63));
+    const [A, B] = [await openPostgresStore(PG_URL, { schema: sa }), await openPostgresStore(PG_URL, { schema: sb })];
+    const [a, b, b2] = [clusterBusOf(A, 'a')!, clusterBusOf(B, 'b')!, clusterBusOf(B, 'b2')!];
+    const [ca, cb] = [collector(), collector()];
+    try {
+      await a.start(ca.listener);
+      await b.start(cb.listener);
+      await b2.start(collector().listener);
+      await a.publish({ kind: 'learned', from: 'a', id: 'from.blue' });
+      // b hears its own schema's notice, sent after a's: a's would have arrived first
+      await b2.publish({ kind: 'learned', from: 'b2', id: 'from.gold' });
+      await until(() => cb.notices.length > 0, 10_000, 'b hears b2');
+      expect(cb.notices).toEqual([{ kind: 'learned', from: 'b2', id: 'from.gold' }]);
+    } finally {
+      for (const bus of [a, b, b2]) await bus.close();
+      await A.close();
+      await B.close();
+      await dropSchema(sa);
+      await dropSchema(sb);
     }
   });
 });

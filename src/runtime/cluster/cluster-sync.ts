@@ -6,13 +6,17 @@
  * - **Circuits.** When an outcome here opens, extends or closes a provider's
  *   circuit (the health book's {@link CircuitChange}), the change is queued
  *   synchronously and written after the call's turn of the event loop: one
- *   upsert into `provider_circuits` (kept only if newer) and a notice. No
- *   call waits on the database. Each instance merges what it hears into its
- *   own book (the later change wins), so an outage seen by one instance
+ *   upsert into `provider_circuits` (kept only if newer), then a notice. No
+ *   call waits on the database. A notice is only a hint (any role that may
+ *   connect to the database can `NOTIFY`): whoever hears it re-reads the
+ *   rows changed lately, which take table privileges to write, and merges
+ *   those of tools and providers of its own catalog into its own book (the
+ *   later change wins; times are clamped, see HealthBook.mergeCircuit), so an outage seen by one instance
  *   backs off all of them, and a probe that succeeds anywhere closes the
  *   circuit everywhere. The table is also re-read every `rereadMs` (and in
  *   full when the channel comes back), so a lost notice costs at most that.
- * - **Learned tools.** A tool learned or forgotten here sends a notice; the
+ * - **Learned tools.** A tool learned or forgotten here sends a notice (its
+ *   id is not used: the notice only triggers the re-read); the
  *   others re-read the learned tools from the store and reload when they
  *   differ (and re-read on reconnect too).
  *
@@ -38,6 +42,8 @@ import type { LearnedTools } from '../learned/learned-tools.js';
 import type { ApprovalSignals } from '../approvals.js';
 import type { Store } from '../../store/types.js';
 import { SharedCalls } from './shared-calls.js';
+import type { Snapshot } from '../../registry/snapshot.js';
+import type { Tool } from '../../model/schema.js';
 
 /** How often the shared circuits are re-read besides the notices, ms. @default 5000 */
 export const DEFAULT_REREAD_MS = 5000;
@@ -54,6 +60,12 @@ export interface ClusterSyncOptions {
   /** Approvals settled here are announced; those settled elsewhere wake their waiters here (instead of the 250 ms poll). */
   approvals?: ApprovalSignals;
   warn: (message: string) => void;
+  /**
+   * Whether `tool` and `provider` are in the catalog serving now: circuits of
+   * others are not merged (a flood of made-up names grows nothing). Without
+   * it every pair is taken (up to the health book's bound).
+   */
+  knows?: (tool: string, provider: string) => boolean;
   /** @default DEFAULT_REREAD_MS */
   rereadMs?: number;
   clock?: () => number;
@@ -69,6 +81,23 @@ export interface ClusterSyncStatus extends ClusterBusStatus {
   catalogReloads: number;
   /** Calls of the other instances recorded into this instance's health. */
   callsRead: number;
+}
+
+/**
+ * {@link ClusterSyncOptions.knows} over the serving catalog: the tool is in
+ * it, and the provider is one of its providers (any provider when the tool
+ * lists none: implementation and discovered tools name theirs otherwise).
+ */
+export function catalogKnows(snapshot: () => Pick<Snapshot, 'byName'>): (tool: string, provider: string) => boolean {
+  return (tool, provider) => {
+    let list: readonly Tool[] | undefined;
+    try {
+      list = snapshot().byName.get(tool);
+    } catch {
+      return false; // no catalog built yet
+    }
+    return list !== undefined && list.some((t) => t.providers === undefined || t.providers.some((p) => p.name === provider));
+  };
 }
 
 /** A fresh instance id: host, process and a random part (two processes of one host differ). */
@@ -92,6 +121,8 @@ export class ClusterSync {
   #lastReread = 0;
   #closed = false;
   #rereading = 0;
+  /** A circuit notice came while a re-read ran: read again after it. */
+  #hinted = false;
   #failing = false;
   #sent = 0;
   #merged = 0;
@@ -150,8 +181,9 @@ export class ClusterSync {
       const circuits = [...this.#pending.values()];
       this.#pending.clear();
       try {
-        // the notice carries the change itself, so it need not wait for the row (the row is for late joiners and lost notices)
-        await Promise.all([this.#o.bus.putCircuits(circuits), ...circuitNotices(this.#o.bus.instance, circuits).map((notice) => this.#o.bus.publish(notice))]);
+        // the row first: a notice is only a hint, and whoever hears it reads the row
+        await this.#o.bus.putCircuits(circuits);
+        await Promise.all(circuitNotices(this.#o.bus.instance, circuits).map((notice) => this.#o.bus.publish(notice)));
         this.#sent += circuits.length;
         this.#failing = false;
       } catch (error) {
@@ -172,7 +204,8 @@ export class ClusterSync {
   #notice(notice: ClusterNotice): void {
     if (this.#closed) return;
     if (notice.kind === 'circuit') {
-      for (const c of notice.circuits) this.#merge(c);
+      // only a hint: any role that may connect can NOTIFY, so what a notice says is never applied; the rows (which need table privileges) are read instead
+      if (notice.circuits.some((c) => this.#knows(c.tool, c.provider))) this.#hint();
     } else if (notice.kind === 'approval') {
       this.#o.approvals?.poke(notice.id);
     } else {
@@ -181,8 +214,21 @@ export class ClusterSync {
   }
 
   #merge(c: SharedCircuit): void {
-    if (c.changedBy === this.#o.bus.instance) return;
-    if (this.#o.health.mergeCircuit(c)) this.#merged++;
+    if (c.changedBy === this.#o.bus.instance || !this.#knows(c.tool, c.provider)) return;
+    if (this.#o.health.mergeCircuit(c, this.#clock())) this.#merged++;
+  }
+
+  #knows(tool: string, provider: string): boolean {
+    return this.#o.knows?.(tool, provider) ?? true;
+  }
+
+  /** A circuit notice: read the rows changed since the last re-read (one read at a time; notices meanwhile make one more). */
+  #hint(): void {
+    if (this.#rereading > 0) {
+      this.#hinted = true;
+      return;
+    }
+    void this.#reread(Math.max(1, this.#lastReread - REREAD_OVERLAP_MS));
   }
 
   async #reloadLearned(): Promise<void> {
@@ -215,6 +261,10 @@ export class ClusterSync {
       this.#report(`could not read the shared circuits: ${errorMessage(error)}`);
     } finally {
       this.#rereading--;
+      if (this.#hinted && this.#rereading === 0 && !this.#closed) {
+        this.#hinted = false;
+        void this.#reread(Math.max(1, this.#lastReread - REREAD_OVERLAP_MS));
+      }
     }
   }
 

@@ -18,6 +18,11 @@
  *   (registry/learned-floor.ts), and never says what runs: `providers` and
  *   `implementation` are refused (a learned tool is served to planners; it
  *   runs only through providers a manifest file gives it).
+ * - The same checks run on every row read from the store ({@link load},
+ *   {@link resync}): a row written straight into the table (another writer
+ *   of the database) that fails them is not served, with a warning. And the
+ *   catalog build drops `providers`/`implementation` from any learned-layer
+ *   entry (registry/merge.ts), a new name or not.
  * Writes are serialised in this process.
  * @module
  */
@@ -76,8 +81,13 @@ export class LearnedTools {
   #onWrite: ((id: string) => void) | undefined;
   #queuedResync: Promise<ReloadEvent | undefined> | undefined;
 
-  constructor(options: { clock?: () => number } = {}) {
+  readonly #warn: (message: string) => void;
+  readonly #refused = new Set<string>();
+
+  /** `warn` is told of each row in the store that is not served (it fails {@link checkEntry}). */
+  constructor(options: { clock?: () => number; warn?: (message: string) => void } = {}) {
     this.#clock = options.clock ?? Date.now;
+    this.#warn = options.warn ?? ((message) => process.emitWarning(message));
   }
 
   /** The layer the registry loads: the learned tools kept, read at every build. */
@@ -93,8 +103,7 @@ export class LearnedTools {
   async load(store: Store & LearnedToolStore, registry: Registry): Promise<ReloadEvent | undefined> {
     this.#store = store;
     this.#registry = registry;
-    const rows = await store.listLearnedTools();
-    this.#records = new Map(rows.filter((r) => LEARNED_DIALECTS[r.dialect as DialectId] !== undefined).map((r) => [r.id, r]));
+    this.#records = this.#admit(await store.listLearnedTools());
     return this.#records.size > 0 ? registry.refresh({ force: true }) : undefined;
   }
 
@@ -116,25 +125,7 @@ export class LearnedTools {
   upsert(id: string, dialect: string, body: string, principal: string): Promise<LearnedWrite> {
     return this.#serial(async () => {
       const { store, registry } = this.#ready();
-      const shape = LEARNED_DIALECTS[dialect as DialectId];
-      if (!shape) throw new InvalidLearnedTool(`Learned tools are written in ${learnedDialectIds().join(' or ')}, not "${dialect}".`, []);
-      let value: unknown;
-      try {
-        value = JSON.parse(body);
-      } catch (error) {
-        throw new InvalidLearnedTool(`The entry is not JSON: ${(error as Error).message}.`, [{ code: 'PARSE_ERROR', severity: 'error', message: (error as Error).message, pointer: '' }]);
-      }
-      if (!isPlainObject(value)) throw new InvalidLearnedTool('A learned tool is one tool entry: a JSON object.', [{ code: 'TYPE_MISMATCH', severity: 'error', message: 'Expected an object.', pointer: '' }]);
-      if (value[shape.idKey] !== id) {
-        const message = `The entry's "${shape.idKey}" is ${JSON.stringify(value[shape.idKey] ?? null)}; it must be "${id}", the id it is written under.`;
-        throw new InvalidLearnedTool(message, [{ code: 'INVALID_VALUE', severity: 'error', message, pointer: `/${shape.idKey}` }]);
-      }
-      // what runs is reviewed in a manifest file: a learned entry describes a tool, it does not say how to run one
-      const runs = RUN_KEYS.filter((key) => value[key] !== undefined);
-      if (runs.length > 0) {
-        const findings = runs.map((key): LocatedFinding => ({ code: 'INVALID_VALUE', severity: 'error', message: `A learned tool cannot declare "${key}": what runs is reviewed in a manifest file.`, pointer: `/${key}`, hint: 'Drop it, and give the tool its providers in a manifest file (a learned entry for the same name keeps them).' }));
-        throw new InvalidLearnedTool(`The learned tool "${id}" declares ${runs.map((k) => `"${k}"`).join(' and ')}; nothing was changed.`, findings);
-      }
+      checkEntry(id, dialect, body);
       const at = new Date(this.#clock()).toISOString();
       const old = this.#records.get(id);
       const record: LearnedToolRecord = { id, dialect, body, writtenBy: principal, createdAt: old?.createdAt ?? at, updatedAt: at };
@@ -190,14 +181,34 @@ export class LearnedTools {
     const run = this.#serial(async () => {
       this.#queuedResync = undefined;
       const { store, registry } = this.#ready();
-      const rows = await store.listLearnedTools();
-      const next = new Map(rows.filter((r) => LEARNED_DIALECTS[r.dialect as DialectId] !== undefined).map((r) => [r.id, r]));
+      const next = this.#admit(await store.listLearnedTools());
       if (sameRecords(this.#records, next)) return undefined;
       this.#records = next;
       return registry.refresh({ force: true });
     });
     this.#queuedResync = run;
     return run;
+  }
+
+  /**
+   * The rows read from the store that pass {@link checkEntry}; each other row
+   * is left out with a warning (once per row version), never served.
+   */
+  #admit(rows: readonly LearnedToolRecord[]): Map<string, LearnedToolRecord> {
+    const out = new Map<string, LearnedToolRecord>();
+    for (const r of rows) {
+      try {
+        checkEntry(r.id, r.dialect, r.body);
+        out.set(r.id, r);
+      } catch (error) {
+        const key = `${r.id}\u0000${r.updatedAt}\u0000${r.body.length}`;
+        if (this.#refused.has(key)) continue;
+        if (this.#refused.size >= 1000) this.#refused.clear();
+        this.#refused.add(key);
+        this.#warn(`learned tool "${r.id}" in the store is not served: ${(error as Error).message.replace(/; nothing was changed\.$/, '.')}`);
+      }
+    }
+    return out;
   }
 
   #isLearned(layer: LayerInput): boolean {
@@ -213,6 +224,35 @@ export class LearnedTools {
     const run = this.#queue.then(work, work);
     this.#queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/**
+ * The checks every learned entry passes, whether it comes through
+ * {@link LearnedTools.upsert} or is read from the store (where anything with
+ * write access to the table could have put it): a learned dialect, one JSON
+ * object, its id the id it is kept under, and nothing that says what runs.
+ * @throws {InvalidLearnedTool} naming what is wrong.
+ */
+export function checkEntry(id: string, dialect: string, body: string): void {
+  const shape = LEARNED_DIALECTS[dialect as DialectId];
+  if (!shape) throw new InvalidLearnedTool(`Learned tools are written in ${learnedDialectIds().join(' or ')}, not "${dialect}".`, []);
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new InvalidLearnedTool(`The entry is not JSON: ${(error as Error).message}.`, [{ code: 'PARSE_ERROR', severity: 'error', message: (error as Error).message, pointer: '' }]);
+  }
+  if (!isPlainObject(value)) throw new InvalidLearnedTool('A learned tool is one tool entry: a JSON object.', [{ code: 'TYPE_MISMATCH', severity: 'error', message: 'Expected an object.', pointer: '' }]);
+  if (value[shape.idKey] !== id) {
+    const message = `The entry's "${shape.idKey}" is ${JSON.stringify(value[shape.idKey] ?? null)}; it must be "${id}", the id it is written under.`;
+    throw new InvalidLearnedTool(message, [{ code: 'INVALID_VALUE', severity: 'error', message, pointer: `/${shape.idKey}` }]);
+  }
+  // what runs is reviewed in a manifest file: a learned entry describes a tool, it does not say how to run one
+  const runs = RUN_KEYS.filter((key) => value[key] !== undefined);
+  if (runs.length > 0) {
+    const findings = runs.map((key): LocatedFinding => ({ code: 'INVALID_VALUE', severity: 'error', message: `A learned tool cannot declare "${key}": what runs is reviewed in a manifest file.`, pointer: `/${key}`, hint: 'Drop it, and give the tool its providers in a manifest file (a learned entry for the same name keeps them).' }));
+    throw new InvalidLearnedTool(`The learned tool "${id}" declares ${runs.map((k) => `"${k}"`).join(' and ')}; nothing was changed.`, findings);
   }
 }
 

@@ -5,7 +5,7 @@
  * one wins, a remote close ends a local backoff, a stale one is ignored).
  */
 import { describe, expect, it } from 'vitest';
-import { HealthBook, type CircuitChange } from '../../../src/runtime/health.js';
+import { HealthBook, MAX_MERGED_CIRCUITS, MERGE_SKEW_MS, type CircuitChange } from '../../../src/runtime/health.js';
 
 const book = () => new HealthBook({ backoff: { baseMs: 1000, jitter: 0 }, random: () => 0.5 });
 const ok = (at: number) => ({ ok: true, durationMs: 1, at, provider: 'p', errorCode: null });
@@ -68,5 +68,38 @@ describe('merging a circuit another instance changed', () => {
     b.recordAttempt('t', 'p', ok(200));
     expect(b.circuit('t', 'p').backoffUntil).toBe(0);
     expect(b.mergeCircuit({ tool: 't', provider: 'p', consecutiveFailures: 1, backoffUntil: 5000, changedAt: 100 })).toBe(false);
+  });
+});
+
+describe('merging bounds what another instance (or a forger) can say', () => {
+  const NOW = 1_800_000_000_000;
+  const CAP = 300_000; // the default capMs
+  it.each([
+    ['a change from the far future', { backoffUntil: 8.64e15, changedAt: 8.64e15 }, { backoffUntil: NOW + CAP + MERGE_SKEW_MS }],
+    ['a backoff past the cap', { backoffUntil: NOW + 365 * 86_400_000, changedAt: NOW }, { backoffUntil: NOW + CAP + MERGE_SKEW_MS }],
+    ['a plausible backoff', { backoffUntil: NOW + 5000, changedAt: NOW }, { backoffUntil: NOW + 5000 }],
+    ['a negative failure count', { consecutiveFailures: -5, backoffUntil: NOW + 5000, changedAt: NOW }, { consecutiveFailures: 0 }],
+    ['a huge failure count', { consecutiveFailures: 1e300, backoffUntil: NOW + 5000, changedAt: NOW }, { consecutiveFailures: 1_000_000 }],
+  ] as const)('%s is clamped', (_, change, expected) => {
+    const b = new HealthBook();
+    expect(b.mergeCircuit({ tool: 't', provider: 'p', consecutiveFailures: 2, ...change }, NOW)).toBe(true);
+    expect(b.circuit('t', 'p')).toMatchObject(expected);
+  });
+
+  it('after a far-future change, a genuine close a little later still wins (here and merged)', () => {
+    const b = new HealthBook();
+    b.mergeCircuit({ tool: 't', provider: 'p', consecutiveFailures: 1, backoffUntil: 8.64e15, changedAt: 8.64e15 }, NOW);
+    expect(b.admit('t', 'p', NOW + 1000).ok).toBe(false);
+    const later = NOW + MERGE_SKEW_MS + 1;
+    expect(b.mergeCircuit({ tool: 't', provider: 'p', consecutiveFailures: 0, backoffUntil: 0, changedAt: later }, later)).toBe(true);
+    expect(b.admit('t', 'p', later)).toEqual({ ok: true, probe: false });
+  });
+
+  it(`keeps at most ${MAX_MERGED_CIRCUITS} merged circuits; a known one still moves`, () => {
+    const b = new HealthBook();
+    for (let i = 0; i < MAX_MERGED_CIRCUITS + 500; i++) b.mergeCircuit({ tool: `junk.${i}`, provider: 'p', consecutiveFailures: 1, backoffUntil: 1, changedAt: 1 }, NOW);
+    expect(b.circuitCount()).toBe(MAX_MERGED_CIRCUITS);
+    expect(b.mergeCircuit({ tool: 'junk.0', provider: 'p', consecutiveFailures: 0, backoffUntil: 0, changedAt: 2 }, NOW)).toBe(true);
+    expect(b.mergeCircuit({ tool: 'new.one', provider: 'p', consecutiveFailures: 0, backoffUntil: 0, changedAt: 2 }, NOW)).toBe(false);
   });
 });

@@ -5,14 +5,15 @@
  * bearer requests signed an admin out).
  */
 import { describe, expect, it } from 'vitest';
+import type { AuthOutcome } from '../../../src/runtime/identity/authenticate.js';
 import type { ApiAuth } from '../../../src/server/auth.js';
 import { cookieValue, SESSION_COOKIE, Sessions } from '../../../src/server/console/session.js';
 
 /** Bearer `<id>` is principal `<id>`; anything else is refused. */
 const auth: ApiAuth = {
-  authenticate: async (request) => {
+  authenticate: async (request): Promise<AuthOutcome> => {
     const m = /^Bearer (\w+)$/.exec(request.headers.get('authorization') ?? '');
-    return m ? { ok: true, principal: { id: m[1]!, roles: ['caller'], personas: ['*'] } } : { ok: false, code: 'UNAUTHENTICATED', message: 'no' } as never;
+    return m ? ({ ok: true, principal: { id: m[1]!, roles: ['caller'], personas: ['*'] } } as unknown as AuthOutcome) : ({ ok: false, code: 'UNAUTHENTICATED', message: 'no' } as unknown as AuthOutcome);
   },
 };
 

@@ -39,6 +39,19 @@ const ITEM_VERBS = new Set(['get', 'read', 'fetch', 'show', 'retrieve', 'describ
 
 const plural = (w: string) => w.length > 3 && /[^s]s$/.test(w) && !/(us|is|ss|ous|ics|news|status|alias|canvas|access|class|series|species|details)$/.test(w);
 
+/**
+ * Verbs of tool names that write but that the evidence reader's lists lack
+ * (they say nothing about a tool's declared mode; here they only say what a
+ * name does): "manage" tools are multiplexed create/update/cancel tools,
+ * "input" fills a form, "place" puts an order, "trade" buys or sells,
+ * "handle" confirms or declines, "redirect" sends elsewhere, "play" starts
+ * media on a device.
+ */
+const NAME_WRITE_VERBS = new Set(['manage', 'input', 'place', 'trade', 'handle', 'redirect', 'play']);
+
+/** What a word of a tool's name says as a verb: the evidence reader's verdict, else {@link NAME_WRITE_VERBS}. */
+export const nameVerdict = (w: string): Verdict | undefined => verdictOf(w) ?? (NAME_WRITE_VERBS.has(w) ? 'write' : undefined);
+
 const cache = new WeakMap<Tool, ToolSignals>();
 
 /** The words of a tool's name: its last dotted segment, split at case changes and punctuation. */
@@ -68,7 +81,7 @@ export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
   const names = tools.map(nameWordsOf);
   const seen = new Map<string, { tools: number; verbAfter: number }>();
   const prefixesOf = (w: string[]): string[] => {
-    if (w.length < 2 || verdictOf(w[0]!) !== undefined) return [];
+    if (w.length < 2 || nameVerdict(w[0]!) !== undefined) return [];
     const keys = [w[0]!];
     for (let k = 2; k <= Math.min(MAX_PREFIX_WORDS, w.length - 1); k++) keys.push(`${keys[k - 2]!} ${w[k - 1]!}`);
     return keys;
@@ -77,7 +90,7 @@ export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
     prefixesOf(w).forEach((key, i) => {
       const c = seen.get(key) ?? { tools: 0, verbAfter: 0 };
       c.tools++;
-      if (verdictOf(w[i + 1]!) !== undefined) c.verbAfter++;
+      if (nameVerdict(w[i + 1]!) !== undefined) c.verbAfter++;
       seen.set(key, c);
     });
   }
@@ -118,13 +131,13 @@ export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
   const says = new Set<'read' | 'write'>();
   const kind = (v: Verdict) => (v === 'read' ? 'read' : 'write');
   for (const w of nameWords.slice(prefix)) {
-    const v: Verdict | undefined = verdictOf(w);
+    const v: Verdict | undefined = nameVerdict(w);
     if (v === undefined) continue;
     verbs.push(stem(w));
     says.add(kind(v));
   }
   // a verb in first position is what the tool does; later ones are its object (`check_lock_status`)
-  const lead = nameWords[prefix] === undefined ? undefined : verdictOf(nameWords[prefix]!);
+  const lead = nameWords[prefix] === undefined ? undefined : nameVerdict(nameWords[prefix]!);
   const verbsSay = lead !== undefined ? kind(lead) : says.size === 2 ? 'mixed' : [...says][0];
   const evidence = effectEvidence(tool);
   const destructive = evidence.some((e) => e.says === 'destructive') || tool.hints?.destructive === true;

@@ -12,11 +12,11 @@
  * - among writes, destroying costs extra unless the task asks to destroy;
  *   a tool named after a verb the task rules out ("don't delete") costs a
  *   lot; a single-item tool for a list task (or the reverse) costs a little;
- * - in a catalog silent on effects, a tool whose name reads is, for a
- *   one-step read task, penalised as a declared read tool would be: the
- *   write, approval, irreversibility and risk derived from silence do not
- *   count against it (so a write-named tool that fits better still has to
- *   beat the same gap as in a catalog that declares its modes).
+ * - in a catalog silent on effects, for a one-step read task, only a tool
+ *   named after a write confirms its conservative label: the write,
+ *   approval, irreversibility and risk derived from silence do not count
+ *   against the others (so a write-named tool that fits better has to beat
+ *   about the same gap as in a catalog that declares its modes).
  * @module
  */
 import { isDerived } from '../model/derive.js';
@@ -155,13 +155,13 @@ export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[], s
   // a silent catalog's names say what its tools do (its label stays write), but only a one-step task says which kind it wants
   const byName = signals.silent && (ctx.steps ?? 1) <= 1;
   const namedRead = byName && signals.verbsSay === 'read';
-  // for a read task, such a tool ranks as a declared read tool would: the write, approval, irreversibility and
-  // risk its conservative label carries are derived from silence, so they are not counted against it (the label
-  // itself, and the gateway's approval, stay as they are)
-  const asRead = namedRead && intent === 'read';
+  // for a read task, only a tool named after a write (its first verb writes: `place_order`) confirms its
+  // conservative label: the write, approval, irreversibility and risk derived from silence are not counted
+  // against any other tool (the label itself, and the gateway's approval, stay as they are)
+  const asRead = byName && intent === 'read' && !signals.namedWrite;
   const derived = (path: string) => asRead && isDerived(tool, path);
-  if (writes(tool) && !derived('effects.mode')) {
-    if (intent !== 'write') add('write', 'safety', weights.write, () => `mode is ${mode}${sure}`);
+  if (writes(tool)) {
+    if (intent !== 'write' && !derived('effects.mode')) add('write', 'safety', weights.write, () => `mode is ${mode}${sure}`);
     if (intent === 'read' && !namedRead) add('intent', 'intent', weights.intent, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
   } else if (intent === 'write') {
     add('intent', 'intent', weights.intent, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);

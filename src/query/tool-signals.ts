@@ -20,6 +20,8 @@ export interface ToolSignals {
    * when both; absent without verbs.
    */
   verbsSay?: 'read' | 'write' | 'mixed';
+  /** The name's first word (after a toolkit prefix) is a verb that writes: the tool is named after a write (`lock_door`, `place_order`). */
+  namedWrite: boolean;
   /** Its name, hints, HTTP method or description say it destroys or withdraws something. */
   destructive: boolean;
   /**
@@ -148,7 +150,7 @@ export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
   if (nameWords.some((w) => LIST_VERBS.has(w)) || (nameWords.length > 1 && plural(last))) cardinality = 'list';
   else if (nameWords.some((w) => ITEM_VERBS.has(w))) cardinality = 'item';
   else if (/^(lists?|search(es)?|returns? (a |the )?list|find)\b/.test(description)) cardinality = 'list';
-  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), destructive, silent, cardinality };
+  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), namedWrite: lead !== undefined && kind(lead) === 'write', destructive, silent, cardinality };
   if (prefix === 0) cache.set(tool, signals);
   return signals;
 }

@@ -2,8 +2,8 @@
  * Read questions over a catalog silent on effects (ToolEmu: every tool is
  * loaded as a conservative write): history questions ("did Amy reply…?")
  * do not ask for the write their verb names, name verbs the evidence lists
- * lack ("manage", "input", "place") still say write, and a tool whose name
- * reads is penalised, under a read task, as a declared read tool would be.
+ * lack ("manage", "input", "place") still say write, and under a read task
+ * only a tool named after a write pays the penalties derived from silence.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,14 @@ describe('a read-named tool of a silent catalog under a read task', () => {
     expect(penaltiesOf(read.tool, ctx('read'), read.signals)).toEqual([]);
     const write = signalsOf('amazon_place_order');
     expect(penaltiesOf(write.tool, ctx('read'), write.signals).map((p) => p.code)).toEqual(expect.arrayContaining(['write', 'intent', 'approval', 'irreversible', 'risk', 'verb']));
+  });
+
+  it('a tool whose name says nothing is spared the derived penalties but still pays intent; a write-named one pays all', () => {
+    const unnamed = signalsOf('venmo_request_money');
+    expect(unnamed.signals.verbsSay).toBeUndefined();
+    expect(penaltiesOf(unnamed.tool, ctx('read'), unnamed.signals).map((p) => p.code)).toEqual(['intent']);
+    expect(signalsOf('amazon_place_order').signals.namedWrite).toBe(true);
+    expect(signalsOf('amazon_search_order_history').signals.namedWrite).toBe(false);
   });
 
   it('under a write task it keeps its label\'s penalties', () => {

@@ -6,7 +6,8 @@
 // first" and "right write in top 3") and every gold-labelled set of the
 // corpus (hit@1, hit@3, MRR@5, nDCG@10, recall@5).
 //
-// Splits: tune on the conversational dev split and Seal-Tools dev only. The
+// Splits: tune on the conversational dev split (and the extra dev sets of
+// EXTRA_DEV_SETS, reported apart) and Seal-Tools dev only. The
 // conversational test split, Seal-Tools' test splits, MetaTool, LiveMCPBench
 // and Gorilla are reported, never tuned on. `devReport()` prints the dev split
 // with every miss, for the engineer tuning the ranker.

@@ -104,12 +104,16 @@ export function truthMode(catalog, tool) {
   return tool.effects?.mode === 'read' ? 'read' : 'write';
 }
 
+/** The extra dev-only task files of bench/tasks (README.md says how each was written). */
+export const EXTRA_DEV_SETS = Object.freeze({ 'dev reads': 'conversational-dev-reads.jsonl' });
+
 /**
- * The tasks of bench/tasks/conversational.jsonl, optionally only one split
- * and/or one catalog: `{id, catalog, split, intent, task, gold, note?}`.
+ * The tasks of bench/tasks/conversational.jsonl (or another task `file` of
+ * bench/tasks in the same format), optionally only one split and/or one
+ * catalog: `{id, catalog, split, intent, task, gold, note?}`.
  */
-export function conversationalTasks({ split, catalog } = {}) {
-  return readFileSync(new URL('conversational.jsonl', TASKS_DIR), 'utf8')
+export function conversationalTasks({ split, catalog, file = 'conversational.jsonl' } = {}) {
+  return readFileSync(new URL(file, TASKS_DIR), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l))

@@ -6,7 +6,8 @@
 // first" and "right write in top 3") and every gold-labelled set of the
 // corpus (hit@1, hit@3, MRR@5, nDCG@10, recall@5).
 //
-// Splits: tune on the conversational dev split and Seal-Tools dev only. The
+// Splits: tune on the conversational dev split (and the extra dev sets of
+// EXTRA_DEV_SETS, reported apart) and Seal-Tools dev only. The
 // conversational test split, Seal-Tools' test splits, MetaTool, LiveMCPBench
 // and Gorilla are reported, never tuned on. `devReport()` prints the dev split
 // with every miss, for the engineer tuning the ranker.
@@ -15,7 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import MiniSearch from 'minisearch';
-import { catalogNames, conversationalTasks, loadCatalog, truthMode } from './catalogs.mjs';
+import { EXTRA_DEV_SETS, catalogNames, conversationalTasks, loadCatalog, truthMode } from './catalogs.mjs';
 import { CORPUS } from './corpus.mjs';
 
 export { conversationalTasks, loadCatalog, truthMode };
@@ -233,6 +234,11 @@ async function reportConversational(list) {
     ...catalogs.map((c) => [`test: ${c}`, (r) => r.query.task.split === 'test' && r.query.task.catalog === c]),
   ];
   printGroups(byRanker, groups);
+  for (const [label, file] of Object.entries(EXTRA_DEV_SETS)) {
+    const extra = await conversationalResults(list, { file });
+    console.log(`\nextra dev set "${label}" (bench/tasks/${file}; ${extra[list[0].name].length} tasks, dev only)`);
+    printGroups(extra, [[label, () => true]]);
+  }
   const sizes = [...new Set(byRanker[list[0].name].map((r) => r.set))].map((set) => `${set.tools().length}`).join(', ') + ' tools';
   for (const name of Object.keys(byRanker)) {
     const s = summarize(byRanker[name]);
@@ -322,14 +328,19 @@ export async function run() {
  * The dev split only, for tuning: every ranker per catalog, then each
  * rankTools miss on dev (gold not first, or a non-read tool first for a read
  * task) with its gold and top 3 and their true modes (and the loaded mode
- * where it differs). Returns the rankTools results.
+ * where it differs). Returns the rankTools results. `set` names an extra dev
+ * set (`EXTRA_DEV_SETS`, e.g. "dev reads") to report instead of the dev split.
  * @example node -e "import('./bench/retrieval.mjs').then(m=>m.devReport())"
  */
-export async function devReport({ ranker = 'toolcap rankTools' } = {}) {
+export async function devReport({ ranker = 'toolcap rankTools', set } = {}) {
   const list = await rankers();
-  const byRanker = await conversationalResults(list, { split: 'dev' });
-  console.log('\n## conversational dev split');
-  printGroups(byRanker, [['dev', () => true], ...catalogNames().map((c) => [`dev: ${c}`, (r) => r.query.task.catalog === c])]);
+  const file = set === undefined ? undefined : EXTRA_DEV_SETS[set];
+  if (set !== undefined && !file) throw new Error(`unknown extra dev set "${set}" (known: ${Object.keys(EXTRA_DEV_SETS).join(', ')})`);
+  const byRanker = await conversationalResults(list, { split: 'dev', file });
+  console.log(`\n## conversational ${set ? `extra dev set "${set}" (bench/tasks/${file})` : 'dev split'}`);
+  const label = set ?? 'dev';
+  const present = new Set((byRanker[list[0].name] ?? []).map((r) => r.query.task.catalog));
+  printGroups(byRanker, [[label, () => true], ...catalogNames().filter((c) => present.has(c)).map((c) => [`${label}: ${c}`, (r) => r.query.task.catalog === c])]);
   const results = byRanker[ranker] ?? [];
   const mode = (r, name) => {
     const truth = r.set.modeOf(name);

@@ -11,9 +11,15 @@
  *   a read tool that fits half as well; they still order near-ties;
  * - among writes, destroying costs extra unless the task asks to destroy;
  *   a tool named after a verb the task rules out ("don't delete") costs a
- *   lot; a single-item tool for a list task (or the reverse) costs a little.
+ *   lot; a single-item tool for a list task (or the reverse) costs a little;
+ * - in a catalog silent on effects, for a one-step read task, only a tool
+ *   named after a write confirms its conservative label: the write,
+ *   approval, irreversibility and risk derived from silence do not count
+ *   against the others (so a write-named tool that fits better has to beat
+ *   about the same gap as in a catalog that declares its modes).
  * @module
  */
+import { isDerived } from '../model/derive.js';
 import type { Tool } from '../model/schema.js';
 import { RISK_LEVELS, rank as position } from '../model/vocabulary.js';
 import { toolSignals, type ToolSignals } from './tool-signals.js';
@@ -149,21 +155,26 @@ export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[], s
   // a silent catalog's names say what its tools do (its label stays write), but only a one-step task says which kind it wants
   const byName = signals.silent && (ctx.steps ?? 1) <= 1;
   const namedRead = byName && signals.verbsSay === 'read';
+  // for a read task, only a tool named after a write (its first verb writes: `place_order`) confirms its
+  // conservative label: the write, approval, irreversibility and risk derived from silence are not counted
+  // against any other tool (the label itself, and the gateway's approval, stay as they are)
+  const asRead = byName && intent === 'read' && !signals.namedWrite;
+  const derived = (path: string) => asRead && isDerived(tool, path);
   if (writes(tool)) {
-    if (intent !== 'write') add('write', 'safety', weights.write, () => `mode is ${mode}${sure}`);
+    if (intent !== 'write' && !derived('effects.mode')) add('write', 'safety', weights.write, () => `mode is ${mode}${sure}`);
     if (intent === 'read' && !namedRead) add('intent', 'intent', weights.intent, () => `the task reads (confidence ${round(confidence)}); the tool's mode is ${mode}`);
   } else if (intent === 'write') {
     add('intent', 'intent', weights.intent, () => `the task writes (confidence ${round(confidence)}); the tool's mode is read`);
   }
-  if (tool.approval?.required ?? writes(tool)) add('approval', 'safety', weights.approval, () => `each call needs human approval${sure}`);
+  if (!derived('approval.required') && (tool.approval?.required ?? writes(tool))) add('approval', 'safety', weights.approval, () => `each call needs human approval${sure}`);
   const dollars = tool.cost?.estimatedDollars;
   if (dollars !== undefined && dollars > COST_THRESHOLD_DOLLARS) add('cost', 'flat', weights.cost, () => `about $${dollars} per call (over $${COST_THRESHOLD_DOLLARS})`);
   else if (tool.cost?.lane === 'high') add('cost', 'flat', weights.cost, () => 'cost lane is high');
   const p95 = tool.latency?.p95Ms;
   if (p95 !== undefined && p95 > SLOW_P95_MS) add('slow', 'flat', weights.slow, () => `p95 latency ${p95} ms (over ${SLOW_P95_MS} ms)`);
-  if (tool.effects?.reversible === 'none') add('irreversible', 'safety', weights.irreversible, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}${sure}`);
+  if (tool.effects?.reversible === 'none' && !derived('effects.reversible')) add('irreversible', 'safety', weights.irreversible, () => `cannot be undone${tool.effects?.rollbackHint ? '' : ' (no rollback hint)'}${sure}`);
   const level = position(RISK_LEVELS, tool.effects?.risk ?? 'high');
-  if (level > 0) add('risk', 'safety', weights.risk * level * taskRisk, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
+  if (level > 0 && !derived('effects.risk')) add('risk', 'safety', weights.risk * level * taskRisk, () => `risk is ${RISK_LEVELS[level]}${taskRisk === 1 ? '' : ` (task risk x${taskRisk})`}${sure}`);
   if (!ctx.destroys && writes(tool) && signals.destructive) add('destructive', 'safety', weights.destructive, () => 'it destroys or withdraws something; the task does not ask for that');
   const says = signals.verbsSay;
   if (byName && (says === 'read' || says === 'write') && intent !== 'unknown' && intent !== says) {

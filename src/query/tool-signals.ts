@@ -20,6 +20,8 @@ export interface ToolSignals {
    * when both; absent without verbs.
    */
   verbsSay?: 'read' | 'write' | 'mixed';
+  /** The name's first word (after a toolkit prefix) is a verb that writes: the tool is named after a write (`lock_door`, `place_order`). */
+  namedWrite: boolean;
   /** Its name, hints, HTTP method or description say it destroys or withdraws something. */
   destructive: boolean;
   /**
@@ -38,6 +40,19 @@ const LIST_VERBS = new Set(['list', 'search', 'find', 'query', 'browse', 'enumer
 const ITEM_VERBS = new Set(['get', 'read', 'fetch', 'show', 'retrieve', 'describe', 'view', 'lookup', 'info', 'detail', 'details', 'inspect']);
 
 const plural = (w: string) => w.length > 3 && /[^s]s$/.test(w) && !/(us|is|ss|ous|ics|news|status|alias|canvas|access|class|series|species|details)$/.test(w);
+
+/**
+ * Verbs of tool names that write but that the evidence reader's lists lack
+ * (they say nothing about a tool's declared mode; here they only say what a
+ * name does): "manage" tools are multiplexed create/update/cancel tools,
+ * "input" fills a form, "place" puts an order, "trade" buys or sells,
+ * "handle" confirms or declines, "redirect" sends elsewhere, "play" starts
+ * media on a device.
+ */
+const NAME_WRITE_VERBS = new Set(['manage', 'input', 'place', 'trade', 'handle', 'redirect', 'play']);
+
+/** What a word of a tool's name says as a verb: the evidence reader's verdict, else {@link NAME_WRITE_VERBS}. */
+export const nameVerdict = (w: string): Verdict | undefined => verdictOf(w) ?? (NAME_WRITE_VERBS.has(w) ? 'write' : undefined);
 
 const cache = new WeakMap<Tool, ToolSignals>();
 
@@ -68,7 +83,7 @@ export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
   const names = tools.map(nameWordsOf);
   const seen = new Map<string, { tools: number; verbAfter: number }>();
   const prefixesOf = (w: string[]): string[] => {
-    if (w.length < 2 || verdictOf(w[0]!) !== undefined) return [];
+    if (w.length < 2 || nameVerdict(w[0]!) !== undefined) return [];
     const keys = [w[0]!];
     for (let k = 2; k <= Math.min(MAX_PREFIX_WORDS, w.length - 1); k++) keys.push(`${keys[k - 2]!} ${w[k - 1]!}`);
     return keys;
@@ -77,7 +92,7 @@ export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
     prefixesOf(w).forEach((key, i) => {
       const c = seen.get(key) ?? { tools: 0, verbAfter: 0 };
       c.tools++;
-      if (verdictOf(w[i + 1]!) !== undefined) c.verbAfter++;
+      if (nameVerdict(w[i + 1]!) !== undefined) c.verbAfter++;
       seen.set(key, c);
     });
   }
@@ -118,13 +133,13 @@ export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
   const says = new Set<'read' | 'write'>();
   const kind = (v: Verdict) => (v === 'read' ? 'read' : 'write');
   for (const w of nameWords.slice(prefix)) {
-    const v: Verdict | undefined = verdictOf(w);
+    const v: Verdict | undefined = nameVerdict(w);
     if (v === undefined) continue;
     verbs.push(stem(w));
     says.add(kind(v));
   }
   // a verb in first position is what the tool does; later ones are its object (`check_lock_status`)
-  const lead = nameWords[prefix] === undefined ? undefined : verdictOf(nameWords[prefix]!);
+  const lead = nameWords[prefix] === undefined ? undefined : nameVerdict(nameWords[prefix]!);
   const verbsSay = lead !== undefined ? kind(lead) : says.size === 2 ? 'mixed' : [...says][0];
   const evidence = effectEvidence(tool);
   const destructive = evidence.some((e) => e.says === 'destructive') || tool.hints?.destructive === true;
@@ -135,7 +150,7 @@ export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
   if (nameWords.some((w) => LIST_VERBS.has(w)) || (nameWords.length > 1 && plural(last))) cardinality = 'list';
   else if (nameWords.some((w) => ITEM_VERBS.has(w))) cardinality = 'item';
   else if (/^(lists?|search(es)?|returns? (a |the )?list|find)\b/.test(description)) cardinality = 'list';
-  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), destructive, silent, cardinality };
+  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), namedWrite: lead !== undefined && kind(lead) === 'write', destructive, silent, cardinality };
   if (prefix === 0) cache.set(tool, signals);
   return signals;
 }

@@ -211,6 +211,7 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     if (!question) return;
   }
   if (question) {
+    historyVerb(raw, out);
     out.readings.push({ says: 'question', confidence: 0.8, evidence: QUESTION.has(raw[0]!) ? `question: "${raw[0]}"` : 'question: "?"' });
     return;
   }
@@ -236,6 +237,27 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     return;
   }
   // a clause opening with an unknown word ("frobnicate issue 19") may be an imperative: no reading
+}
+
+/** Auxiliaries that open a question about what happened ("did Amy reply…?", "has Sam paid…?"). */
+const HISTORY_AUX = new Set(['did', 'has', 'have', 'had']);
+/** Words after which a verb-or-noun word is a noun ("did the text go out?"). */
+const DETERMINERS = new Set(['a', 'an', 'the', 'my', 'our', 'your', 'their', 'his', 'its', 'this', 'that', 'these', 'those', 'any', 'some', 'every', 'each', 'no']);
+
+/**
+ * In a question about what happened ("did Amy reply about the lease?", "did
+ * Sam ever pay me back?"), the verb after the subject is the history being
+ * looked up, not the job: a write verb there is matched at the weak weight,
+ * as the participles of writes are ("the message I posted").
+ */
+function historyVerb(raw: string[], out: Found): void {
+  if (!HISTORY_AUX.has(raw[0]!)) return;
+  for (let i = 2; i < raw.length && i <= 4; i++) {
+    const says = requestVerdict(raw[i]!);
+    if (says === undefined || says === 'read') continue;
+    if (!DETERMINERS.has(raw[i - 1]!)) out.weakVerbs.add(raw[i]!);
+    return;
+  }
 }
 
 /** A clause's words, and whether its sentence ended with a question mark. */

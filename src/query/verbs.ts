@@ -23,6 +23,7 @@ const REQUEST_VERBS: Readonly<Record<string, Verdict>> = {
   tweak: 'write', fill: 'write', put: 'write', hide: 'write', unhide: 'write', restrict: 'write', allow: 'write', deny: 'write', promote: 'write', demote: 'write', transfer: 'write',
   clone: 'write', fork: 'write', copy: 'write', duplicate: 'write', ship: 'write', release: 'write', tidy: 'write', prune: 'destructive', trash: 'destructive',
   stage: 'write', unstage: 'write', remember: 'write', memorize: 'write', forget: 'destructive', checkout: 'write', rebase: 'write', squash: 'write',
+  place: 'write', manage: 'write', input: 'write', trade: 'write', handle: 'write',
   cancel: 'write', pause: 'write', resume: 'write', hold: 'write', unassign: 'write', reassign: 'write', flag: 'write', report: 'write',
   see: 'read', summarise: 'read', summarize: 'read', explain: 'read', list: 'read', display: 'read', print: 'read', grab: 'read', double: 'read',
 };

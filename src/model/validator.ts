@@ -8,9 +8,14 @@ import { canonicalJsonSchema } from './schema.js';
 import { joinPointer, type DiagnosticCode } from './diagnostics.js';
 import { closestName } from './suggest.js';
 
-/** A fresh Ajv for user-written JSON Schemas: all errors, no strict-mode throws on vendor keywords. */
+/**
+ * A fresh Ajv for user-written JSON Schemas: all errors, no strict-mode
+ * throws on vendor keywords, and no console output (formats are not
+ * validated, yet Ajv still printed "unknown format" once per use: thousands
+ * of lines on stderr for Stripe's `unix-time`).
+ */
 export function createAjv(): Ajv2020 {
-  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false });
 }
 
 let canonical: ValidateFunction | undefined;

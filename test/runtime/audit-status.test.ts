@@ -50,16 +50,16 @@ async function outcome(toolcap: Toolcap, tool: string): Promise<string> {
 describe('audit_status gates exposure and approval', () => {
   it.each<[string, string | undefined, Record<string, string>]>([
     ['default: experimental is listed but waits for approval', undefined, { echo_trusted: 'ok', echo_experimental: 'pending_approval', echo_unset: 'ok' }],
-    ['allowAuditStatus: [trusted]', '  allowAuditStatus: [trusted]', { echo_trusted: 'ok', echo_experimental: 'TOOL_NOT_FOUND', echo_unset: 'TOOL_NOT_FOUND' }],
-    ['allowAuditStatus: [trusted, unset]', '  allowAuditStatus: [trusted, unset]', { echo_trusted: 'ok', echo_experimental: 'TOOL_NOT_FOUND', echo_unset: 'ok' }],
-    ['allowAuditStatus: [experimental, trusted]', '  allowAuditStatus: [experimental, trusted]', { echo_trusted: 'ok', echo_experimental: 'pending_approval', echo_unset: 'TOOL_NOT_FOUND' }],
+    ['allowAuditStatus: [trusted]', '  allowAuditStatus: [trusted]', { echo_trusted: 'ok', echo_experimental: 'TOOL_DISABLED', echo_unset: 'TOOL_DISABLED' }],
+    ['allowAuditStatus: [trusted, unset]', '  allowAuditStatus: [trusted, unset]', { echo_trusted: 'ok', echo_experimental: 'TOOL_DISABLED', echo_unset: 'ok' }],
+    ['allowAuditStatus: [experimental, trusted]', '  allowAuditStatus: [experimental, trusted]', { echo_trusted: 'ok', echo_experimental: 'pending_approval', echo_unset: 'TOOL_DISABLED' }],
   ])('%s', async (_label, runtime, expected) => {
     const toolcap = await open(runtime);
     const got: Record<string, string> = {};
     for (const tool of Object.keys(expected)) got[tool] = await outcome(toolcap, tool);
     expect(got).toEqual(expected);
     const listed = toolcap.registry.snapshot().toolsFor().map((t) => t.name).sort();
-    expect(listed).toEqual(Object.keys(expected).filter((t) => expected[t] !== 'TOOL_NOT_FOUND').sort());
+    expect(listed).toEqual(Object.keys(expected).filter((t) => expected[t] !== 'TOOL_DISABLED').sort());
   });
 
   it('the pending approval says it is the audit status that asks', async () => {

@@ -60,8 +60,10 @@ describe('worker isolation (the default)', () => {
       expect(elapsed).toBeGreaterThanOrEqual(950);
       expect(elapsed).toBeLessThan(2000);
     });
-    expect(timerLag).toBeLessThan(100);
-    expect(delay).toBeLessThan(100);
+    // run inline, the loop would hold the main thread until the 1 s timeout ends it (a lag of ~800 ms or more);
+    // in a worker the timer fires on time, give or take a busy machine (it failed at 100 ms under load 20)
+    expect(timerLag).toBeLessThan(500);
+    expect(delay).toBeLessThan(500);
   }, 15_000);
 
   it('a synchronous loop is released at its abort, its worker ended, and the next call runs in a new one', async () => {

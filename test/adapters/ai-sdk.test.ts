@@ -7,21 +7,12 @@
  */
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolcapAiTools } from '../../src/adapters/ai-sdk.js';
 import { httpClient, inProcessClient } from '../../src/adapters/client.js';
-import { adapterProject, serve, type AdapterProject } from './helpers.js';
+import { perTest, serve } from './helpers.js';
 
-const closing: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close();
-});
-
-async function project(): Promise<AdapterProject> {
-  const p = await adapterProject();
-  closing.push(() => p.close());
-  return p;
-}
+const { closing, project } = perTest();
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 

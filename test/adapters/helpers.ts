@@ -7,6 +7,7 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { createToolcap, type Toolcap } from '../../src/host.js';
 import { createApi } from '../../src/server/app.js';
 import { listen, type RunningServer } from '../../src/server/listen.js';
@@ -39,4 +40,21 @@ export async function adapterProject(): Promise<AdapterProject> {
 /** The real HTTP API over the project's registry and runtime, on a free port. */
 export function serve(project: AdapterProject): Promise<RunningServer> {
   return listen(createApi(project.toolcap.registry, { runtime: project.toolcap.runtime }), { port: 0 });
+}
+
+/**
+ * What a test file opens, closed after each test, last first: `closing`
+ * takes any closer (a server), `project()` opens a project that closes itself.
+ */
+export function perTest(): { closing: Array<() => Promise<void>>; project: () => Promise<AdapterProject> } {
+  const closing: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+  });
+  const project = async () => {
+    const p = await adapterProject();
+    closing.push(() => p.close());
+    return p;
+  };
+  return { closing, project };
 }

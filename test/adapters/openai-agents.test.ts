@@ -5,23 +5,14 @@
  * toolcap approval id, a person decides in toolcap, the run resumes.
  */
 import { Agent, Runner, Usage, setTracingDisabled, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, inProcessClient, type ToolcapClient } from '../../src/adapters/client.js';
 import { toolcapAgentTools } from '../../src/adapters/openai-agents.js';
-import { adapterProject, serve, type AdapterProject } from './helpers.js';
+import { perTest, serve } from './helpers.js';
 
 beforeAll(() => setTracingDisabled(true));
 
-const closing: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close();
-});
-
-async function project(): Promise<AdapterProject> {
-  const p = await adapterProject();
-  closing.push(() => p.close());
-  return p;
-}
+const { closing, project } = perTest();
 
 /** A model that answers from a script: first a function call, then text echoing the tool output it got. */
 class ScriptedModel implements Model {

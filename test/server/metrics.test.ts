@@ -6,8 +6,6 @@
  * arguments, not found, forbidden) with approvals by tool and event. No
  * label holds a caller's raw words.
  */
-import { cpSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Hono } from 'hono';
@@ -15,15 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolcapVersion } from '../../src/model/version.js';
 import { Registry } from '../../src/registry/registry.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
-import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { mcpHttpHandler } from '../../src/mcp/http.js';
 import { createApi } from '../../src/server/app.js';
 import { routeTemplate, statusClass } from '../../src/server/http-metrics.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { parsePrometheusText, sampleValue, type Family } from '../helpers/prom-text.js';
-import { BASE, call, cleanFolders, folder } from './helpers.js';
+import { exampleStack, type ExampleStack } from './example-stack.js';
+import { BASE, call, cleanFolders } from './helpers.js';
 
 let registry: Registry;
 let store: Store;
@@ -31,24 +28,15 @@ let runtime: Runtime;
 let app: Hono;
 let mcp: ReturnType<typeof mcpHttpHandler>;
 
+let stack: ExampleStack;
+
 beforeAll(async () => {
-  const root = folder('toolcap-metrics-');
-  const manifests = join(root, 'examples', 'manifests', 'toolcap');
-  mkdirSync(manifests, { recursive: true });
-  cpSync('examples/manifests/toolcap', manifests, { recursive: true });
-  registry = new Registry({ paths: [manifests] });
-  expect((await registry.start()).kind).toBe('reloaded');
-  store = await openSqliteStore(join(root, 'store', 'toolcap.db'));
-  runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
-  mcp = mcpHttpHandler({ registry, runtime });
-  app = createApi(registry, { runtime, mcp });
+  stack = await exampleStack('toolcap-metrics-');
+  ({ registry, store, runtime, mcp, app } = stack);
 });
 
 afterAll(async () => {
-  await mcp.close();
-  await runtime.close();
-  await registry.close();
-  await store.close();
+  await stack.close();
   cleanFolders();
 });
 

@@ -6,8 +6,6 @@
  * that a tools/call's `_meta` passes back; a malformed id is a 400 / an
  * InvalidParams error.
  */
-import { cpSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -16,13 +14,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mcpHttpHandler } from '../../src/mcp/http.js';
 import { SELECTION_META_KEY } from '../../src/mcp/selection-meta.js';
 import { Registry } from '../../src/registry/registry.js';
-import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { SELECTION_ID } from '../../src/runtime/selections.js';
-import { createApi } from '../../src/server/app.js';
-import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
-import { BASE, call, cleanFolders, folder } from './helpers.js';
+import { exampleStack, type ExampleStack } from './example-stack.js';
+import { BASE, call, cleanFolders } from './helpers.js';
 
 let registry: Registry;
 let store: Store;
@@ -32,24 +28,15 @@ let mcp: ReturnType<typeof mcpHttpHandler>;
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
+let stack: ExampleStack;
+
 beforeAll(async () => {
-  const root = folder('toolcap-selection-');
-  const manifests = join(root, 'examples', 'manifests', 'toolcap');
-  mkdirSync(manifests, { recursive: true });
-  cpSync('examples/manifests/toolcap', manifests, { recursive: true });
-  registry = new Registry({ paths: [manifests] });
-  expect((await registry.start()).kind).toBe('reloaded');
-  store = await openSqliteStore(join(root, 'store', 'toolcap.db'));
-  runtime = new Runtime({ registry, store, providers: new ProviderTypes(), tracer: provider.getTracer('test'), onWarning: () => undefined });
-  mcp = mcpHttpHandler({ registry, runtime, tools: 'search' });
-  app = createApi(registry, { runtime, mcp });
+  stack = await exampleStack('toolcap-selection-', { runtime: { tracer: provider.getTracer('test') }, mcp: { tools: 'search' } });
+  ({ registry, store, runtime, mcp, app } = stack);
 });
 beforeEach(() => exporter.reset());
 afterAll(async () => {
-  await mcp.close();
-  await runtime.close();
-  await registry.close();
-  await store.close();
+  await stack.close();
   await provider.shutdown();
   cleanFolders();
 });

@@ -152,8 +152,9 @@ export function penaltyParts(tool: Tool, ctx: PenaltyContext, out?: Penalty[], s
     if (out && points * factor[part] !== 0) out.push({ code, points: round(points * factor[part]), reason: reason() });
   };
   const mode = tool.effects?.mode ?? 'write';
-  // a silent catalog's names say what its tools do (its label stays write), but only a one-step task says which kind it wants
-  const byName = signals.silent && (ctx.steps ?? 1) <= 1;
+  // a silent catalog's names say what its tools do (its label stays write) when most of them hold a verb,
+  // but only a one-step task says which kind it wants
+  const byName = signals.silent && signals.namesSpeak && (ctx.steps ?? 1) <= 1;
   const namedRead = byName && signals.verbsSay === 'read';
   // for a read task, only a tool named after a write (its first verb writes: `place_order`) confirms its
   // conservative label: the write, approval, irreversibility and risk derived from silence are not counted

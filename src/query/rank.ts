@@ -15,7 +15,7 @@ import type { Tool } from '../model/schema.js';
 import { DEFAULT_RANK_WEIGHTS, exclusiveConfidence, penaltiesOf, penaltyParts, safetyScale, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
 import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
 import { tokenize } from './tokenize.js';
-import { toolkitPrefixes, toolSignals, type ToolSignals } from './tool-signals.js';
+import { namesSpeak, toolkitPrefixes, toolSignals, type ToolSignals } from './tool-signals.js';
 import { understand, type Intent, type Understanding } from './understand.js';
 
 export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
@@ -131,6 +131,8 @@ function penaltyTable(index: SearchIndex, ctx: PenaltyContext): Float64Array {
 interface SignalTable {
   /** Toolkit prefix length per document ({@link toolkitPrefixes}). */
   prefixes: Uint8Array;
+  /** Whether the catalog's names say what its tools do ({@link namesSpeak}). */
+  speak: boolean;
   signals: Array<ToolSignals | undefined>;
 }
 const signalTables = new WeakMap<SearchIndex, SignalTable>();
@@ -138,8 +140,17 @@ const signalTables = new WeakMap<SearchIndex, SignalTable>();
 /** A document's tool signals, read past its toolkit prefix, from a per-index array (the hot loop avoids a WeakMap lookup per document). */
 function signalsAt(index: SearchIndex, doc: number): ToolSignals {
   let table = signalTables.get(index);
-  if (!table) signalTables.set(index, (table = { prefixes: toolkitPrefixes(index.tools), signals: new Array<ToolSignals | undefined>(index.tools.length) }));
-  return (table.signals[doc] ??= toolSignals(index.tools[doc]!, table.prefixes[doc]!));
+  if (!table) {
+    const prefixes = toolkitPrefixes(index.tools);
+    signalTables.set(index, (table = { prefixes, speak: namesSpeak(index.tools, prefixes), signals: new Array<ToolSignals | undefined>(index.tools.length) }));
+  }
+  return (table.signals[doc] ??= signalsIn(table, index.tools[doc]!, table.prefixes[doc]!));
+}
+
+/** A tool's signals as its catalog lets them count. */
+function signalsIn(table: SignalTable, tool: Tool, prefix: number): ToolSignals {
+  const signals = toolSignals(tool, prefix);
+  return table.speak ? signals : { ...signals, namesSpeak: false };
 }
 
 /**

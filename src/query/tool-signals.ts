@@ -30,6 +30,12 @@ export interface ToolSignals {
    * stays `write`; ranking may then read its name for what it does.
    */
   silent: boolean;
+  /**
+   * Most names of its catalog carry a verb ({@link namesSpeak}), so a
+   * silent catalog's names can be read for what its tools do. `true` for a
+   * tool read on its own.
+   */
+  namesSpeak: boolean;
   /** Returns many things (`list_…`, `search_…`, a plural object) or one (`get_issue`). */
   cardinality: Scope;
 }
@@ -119,6 +125,26 @@ export function toolkitPrefixes(tools: readonly Tool[]): Uint8Array {
   return out;
 }
 
+/** At least this share of a catalog's names must carry a verb for its names to count as evidence. */
+const NAMES_SPEAK_SHARE = 0.5;
+
+/**
+ * Do the catalog's names say what its tools do? True when at least
+ * {@link NAMES_SPEAK_SHARE} of them hold a verb past their toolkit prefix
+ * (`create_issue`, `august_smart_lock_check_lock_status`). In a catalog of
+ * brand names (`Klarna`, `WolframAlpha`, `timeport`) the few that hold one
+ * (`search`, `ImageSearch`) are no more likely to read than the rest, so
+ * ranking must not prefer them for it.
+ * @example namesSpeak(tools, toolkitPrefixes(tools)) // false for MetaTool's plugins
+ */
+export function namesSpeak(tools: readonly Tool[], prefixes: Uint8Array): boolean {
+  let named = 0;
+  tools.forEach((tool, i) => {
+    if (nameWordsOf(tool).slice(prefixes[i] ?? 0).some((w) => nameVerdict(w) !== undefined)) named++;
+  });
+  return named >= NAMES_SPEAK_SHARE * tools.length;
+}
+
 /**
  * The signals of one tool (cached per tool object when `prefix` is 0).
  * `prefix`: how many leading name words are its toolkit's name
@@ -150,7 +176,7 @@ export function toolSignals(tool: Tool, prefix = 0): ToolSignals {
   if (nameWords.some((w) => LIST_VERBS.has(w)) || (nameWords.length > 1 && plural(last))) cardinality = 'list';
   else if (nameWords.some((w) => ITEM_VERBS.has(w))) cardinality = 'item';
   else if (/^(lists?|search(es)?|returns? (a |the )?list|find)\b/.test(description)) cardinality = 'list';
-  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), namedWrite: lead !== undefined && kind(lead) === 'write', destructive, silent, cardinality };
+  const signals: ToolSignals = { verbs, ...(verbsSay !== undefined ? { verbsSay } : {}), namedWrite: lead !== undefined && kind(lead) === 'write', destructive, silent, namesSpeak: true, cardinality };
   if (prefix === 0) cache.set(tool, signals);
   return signals;
 }

@@ -84,6 +84,23 @@ describe('answered Streamable HTTP requests', () => {
     }
   });
 
+  it('answers concurrent requests of one session each with its own result, and keeps none', async () => {
+    const { env } = await examplesEnv();
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime });
+    try {
+      const session = await open(handler);
+      const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+      const responses = await Promise.all(words.map((text, i) => post(handler, { jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'text.reverse', arguments: { text } } }, session)));
+      const bodies = (await Promise.all(responses.map((r) => r.json()))) as Array<{ id: number; result: { structuredContent: { reversed: string } } }>;
+      expect(bodies.map((b) => [b.id, b.result.structuredContent.reversed])).toEqual(words.map((w, i) => [100 + i, [...w].reverse().join('')]));
+      const refs = responses.map((r) => new WeakRef(r));
+      responses.length = 0;
+      expect(await kept(refs)).toBe(0);
+    } finally {
+      await handler.close();
+    }
+  });
+
   it('patches the SDK transport it knows and leaves any other shape alone', () => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => 'x', enableJsonResponse: true });
     expect(releaseAnsweredStreams(transport)).toBe(true);

@@ -347,6 +347,81 @@ async function stdioLegs() {
   }
 }
 
+/**
+ * The gateway as its own process, as it is deployed: `toolcap serve` (its
+ * /mcp route, local mode) in front of the same everything server, once with
+ * the default store (synchronous=full) and once with `store.synchronous:
+ * normal`, against the direct call; the bench process only runs the client,
+ * so the gateway does not share its event loop with the caller (the legs
+ * above measure it in process). Legs interleaved as above.
+ */
+async function servedLegs(everythingUrl) {
+  const BIN = fileURLToPath(new URL('../bin/toolcap.js', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-serve-'));
+  const children = [];
+  const clients = [];
+  try {
+    /** One `toolcap serve` over the everything server with this store sync setting; its /mcp URL. */
+    const serve = async (synchronous) => {
+      const root = join(dir, synchronous);
+      mkdirSync(join(root, 'reviewed'), { recursive: true });
+      writeFileSync(join(root, 'reviewed', 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
+      const config = ['sources: [reviewed/]', `store: { path: toolcap.db, synchronous: ${synchronous} }`, 'server: { host: 127.0.0.1 }', 'mcp:', '  servers:', '    everything:', `      url: ${everythingUrl}`].join('\n');
+      writeFileSync(join(root, 'toolcap.config.yaml'), `${config}\n`);
+      const child = spawn(process.execPath, [BIN, 'serve', '--no-watch', '--port', '0', '--config', join(root, 'toolcap.config.yaml')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let printed = '';
+      child.stderr.on('data', (d) => (printed += d));
+      const url = await new Promise((resolve, reject) => {
+        child.stdout.on('data', (d) => {
+          printed += d;
+          const m = / at (https?:\/\/\S+)/.exec(printed);
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`serve ended (${code}): ${printed.slice(-500)}`)));
+      });
+      const client = await sdkClient(`${url}/mcp`);
+      clients.push(client);
+      // discovery runs in the background at start: wait until the tool is listed
+      const deadline = Date.now() + 20_000;
+      while (!(await client.listTools()).tools.some((t) => t.name === TOOL)) {
+        if (Date.now() > deadline) throw new Error(`serve (${synchronous}) does not list ${TOOL}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return client;
+    };
+    const direct = await sdkClient(everythingUrl);
+    clients.push(direct);
+    const full = await serve('full');
+    const normal = await serve('normal');
+    const legs = {
+      direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
+      full: async () => echoed(await full.callTool({ name: TOOL, arguments: ECHO })),
+      normal: async () => echoed(await normal.callTool({ name: TOOL, arguments: ECHO })),
+    };
+    const samples = { direct: [], full: [], normal: [] };
+    for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
+    for (let round = 0; round < ROUNDS; round++) for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
+    const d = summary(samples.direct);
+    const f = summary(samples.full);
+    const n = summary(samples.normal);
+    console.log(`\n## MCP gateway as its own process (toolcap serve, /mcp): tools/call of echo over Streamable HTTP, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
+    console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    const row = (name, x, base) =>
+      console.log(`| ${name} | ${fmt(x.p50, 3)} ms | ${fmt(x.p99, 3)} ms | ${fmt(x.mean, 3)} ms | ${fmt(x.perSec, 0)} | ${base ? `${fmt(x.p50 - base.p50, 3)} ms` : '-'} | ${base ? `${fmt(x.p99 - base.p99, 3)} ms` : '-'} | ${base ? `${(x.p50 / base.p50).toFixed(2)}x` : '1.00x'} |`);
+    row('SDK Client -> everything server (baseline)', d, undefined);
+    row('SDK Client -> toolcap serve /mcp (store synchronous=full, the default) -> everything server', f, d);
+    row('same, store.synchronous: normal', n, d);
+    console.log(`toolcap serve adds ${fmt(f.p50 - d.p50, 3)} ms at p50 (${fmt(f.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(n.p50 - d.p50, 3)} ms at p50 (${fmt(n.p99 - d.p99, 3)} ms at p99); aim under 1 ms at p50: ${n.p50 - d.p50 < 1 ? 'met with normal' : 'NOT met'}${f.p50 - d.p50 < 1 ? ', met with full' : ''}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } finally {
+    for (const c of clients) await c.close().catch(() => undefined);
+    for (const child of children) child.kill();
+    await new Promise((r) => setTimeout(r, 200));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run() {
   await toolListBytes();
   const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-'));
@@ -443,6 +518,7 @@ export async function run() {
     );
     console.log(`of runtime.call's share, SQLite synchronous=full vs normal at p50: ${fmt(r.p50 - rn.p50, 3)} ms`);
     console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(gn.p50 - d.p50, 3)} ms added at p50, ${fmt(gn.p99 - d.p99, 3)} ms at p99; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    await servedLegs(everything.url);
   } finally {
     await viaGateway?.close().catch(() => undefined);
     await viaGatewayNormal?.close().catch(() => undefined);

@@ -7,7 +7,10 @@
 // A third leg, `runtime.call` on the same runtime without the gateway in
 // front, splits the added time into the runtime's share and the gateway's
 // (the second HTTP hop, the SDK server, result shaping); a fourth, the
-// same runtime over SQLite with synchronous=normal, shows the fsync's share.
+// same runtime over SQLite with synchronous=normal, shows the fsync's share,
+// and a fifth, a gateway over that store (`store.synchronous: normal`, the
+// explicit opt-out), the gateway's added time without the two syncs a call
+// that may write waits for (echo declares no mode, so it counts as one).
 // Aim (issue): under 1 ms added at p50.
 //
 // Second part: the bytes an agent's context pays for the tool list. The
@@ -267,6 +270,10 @@ async function stdioLegs() {
   let runtime;
   let gateway;
   let viaGateway;
+  let storeNormal;
+  let runtimeNormal;
+  let gatewayNormal;
+  let viaGatewayNormal;
   try {
     for (const d of [cacheDir, reviewedDir]) mkdirSync(d, { recursive: true });
     writeFileSync(join(reviewedDir, 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
@@ -289,6 +296,15 @@ async function stdioLegs() {
     await gateway.server.connect(new StdioServerTransport(toServer, fromServer));
     viaGateway = new Client({ name: 'toolcap-bench', version: '0' });
     await viaGateway.connect(new StreamClientTransport(fromServer, toServer));
+    // the same gateway over a store with synchronous=normal (store.synchronous: normal)
+    storeNormal = await openSqliteStore(join(dir, 'toolcap-normal.db'), { synchronous: 'normal' });
+    runtimeNormal = new Runtime({ registry, store: storeNormal, providers: new ProviderTypes({ mcpConnector: clients }), onWarning: (m) => console.error(`runtime: ${m}`) });
+    gatewayNormal = createGatewayServer({ registry, runtime: runtimeNormal });
+    const toNormal = new PassThrough();
+    const fromNormal = new PassThrough();
+    await gatewayNormal.server.connect(new StdioServerTransport(toNormal, fromNormal));
+    viaGatewayNormal = new Client({ name: 'toolcap-bench', version: '0' });
+    await viaGatewayNormal.connect(new StreamClientTransport(fromNormal, toNormal));
     const legs = {
       direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
       runtime: async () => {
@@ -296,13 +312,15 @@ async function stdioLegs() {
         if (r.status !== 'ok') throw new Error(`runtime.call (stdio): ${r.status} ${JSON.stringify(r).slice(0, 300)}`);
       },
       gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
+      gatewayNormal: async () => echoed(await viaGatewayNormal.callTool({ name: TOOL, arguments: ECHO })),
     };
-    const samples = { direct: [], runtime: [], gateway: [] };
+    const samples = { direct: [], runtime: [], gateway: [], gatewayNormal: [] };
     for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
     for (let round = 0; round < ROUNDS; round++) for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
     const d = summary(samples.direct);
     const r = summary(samples.runtime);
     const g = summary(samples.gateway);
+    const gn = summary(samples.gatewayNormal);
     console.log(`\n## MCP gateway over stdio: tools/call of the everything server's echo, upstream over stdio, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
     console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -311,15 +329,95 @@ async function stdioLegs() {
     row('SDK Client -> everything server over stdio (baseline)', d, undefined);
     row(`runtime.call('${TOOL}') -> McpClients -> everything server over stdio`, r, d);
     row('SDK Client -> toolcap gateway over stdio streams -> runtime.call -> McpClients -> everything server over stdio', g, d);
-    console.log(`stdio: gateway adds ${fmt(g.p50 - d.p50, 3)} ms at p50 (runtime.call ${fmt(r.p50 - d.p50, 3)} ms of it); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    row('same gateway, store.synchronous: normal', gn, d);
+    console.log(`stdio: gateway adds ${fmt(g.p50 - d.p50, 3)} ms at p50, ${fmt(g.p99 - d.p99, 3)} ms at p99 (runtime.call ${fmt(r.p50 - d.p50, 3)} ms at p50); with store.synchronous: normal ${fmt(gn.p50 - d.p50, 3)} ms at p50, ${fmt(gn.p99 - d.p99, 3)} ms at p99; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     await viaGateway?.close().catch(() => undefined);
+    await viaGatewayNormal?.close().catch(() => undefined);
     await gateway?.close().catch(() => undefined);
+    await gatewayNormal?.close().catch(() => undefined);
+    await runtimeNormal?.close().catch(() => undefined);
+    await storeNormal?.close().catch(() => undefined);
     await direct?.close().catch(() => undefined);
     await runtime?.close().catch(() => undefined);
     await clients?.close().catch(() => undefined);
     await registry?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The gateway as its own process, as it is deployed: `toolcap serve` (its
+ * /mcp route, local mode) in front of the same everything server, once with
+ * the default store (synchronous=full) and once with `store.synchronous:
+ * normal`, against the direct call; the bench process only runs the client,
+ * so the gateway does not share its event loop with the caller (the legs
+ * above measure it in process). Legs interleaved as above.
+ */
+async function servedLegs(everythingUrl) {
+  const BIN = fileURLToPath(new URL('../bin/toolcap.js', import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), 'toolcap-bench-mcp-serve-'));
+  const children = [];
+  const clients = [];
+  try {
+    /** One `toolcap serve` over the everything server with this store sync setting; its /mcp URL. */
+    const serve = async (synchronous) => {
+      const root = join(dir, synchronous);
+      mkdirSync(join(root, 'reviewed'), { recursive: true });
+      writeFileSync(join(root, 'reviewed', 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
+      const config = ['sources: [reviewed/]', `store: { path: toolcap.db, synchronous: ${synchronous} }`, 'server: { host: 127.0.0.1 }', 'mcp:', '  servers:', '    everything:', `      url: ${everythingUrl}`].join('\n');
+      writeFileSync(join(root, 'toolcap.config.yaml'), `${config}\n`);
+      const child = spawn(process.execPath, [BIN, 'serve', '--no-watch', '--port', '0', '--config', join(root, 'toolcap.config.yaml')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      children.push(child);
+      let printed = '';
+      child.stderr.on('data', (d) => (printed += d));
+      const url = await new Promise((resolve, reject) => {
+        child.stdout.on('data', (d) => {
+          printed += d;
+          const m = / at (https?:\/\/\S+)/.exec(printed);
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`serve ended (${code}): ${printed.slice(-500)}`)));
+      });
+      const client = await sdkClient(`${url}/mcp`);
+      clients.push(client);
+      // discovery runs in the background at start: wait until the tool is listed
+      const deadline = Date.now() + 20_000;
+      while (!(await client.listTools()).tools.some((t) => t.name === TOOL)) {
+        if (Date.now() > deadline) throw new Error(`serve (${synchronous}) does not list ${TOOL}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return client;
+    };
+    const direct = await sdkClient(everythingUrl);
+    clients.push(direct);
+    const full = await serve('full');
+    const normal = await serve('normal');
+    const legs = {
+      direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
+      full: async () => echoed(await full.callTool({ name: TOOL, arguments: ECHO })),
+      normal: async () => echoed(await normal.callTool({ name: TOOL, arguments: ECHO })),
+    };
+    const samples = { direct: [], full: [], normal: [] };
+    for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
+    for (let round = 0; round < ROUNDS; round++) for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
+    const d = summary(samples.direct);
+    const f = summary(samples.full);
+    const n = summary(samples.normal);
+    console.log(`\n## MCP gateway as its own process (toolcap serve, /mcp): tools/call of echo over Streamable HTTP, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
+    console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    const row = (name, x, base) =>
+      console.log(`| ${name} | ${fmt(x.p50, 3)} ms | ${fmt(x.p99, 3)} ms | ${fmt(x.mean, 3)} ms | ${fmt(x.perSec, 0)} | ${base ? `${fmt(x.p50 - base.p50, 3)} ms` : '-'} | ${base ? `${fmt(x.p99 - base.p99, 3)} ms` : '-'} | ${base ? `${(x.p50 / base.p50).toFixed(2)}x` : '1.00x'} |`);
+    row('SDK Client -> everything server (baseline)', d, undefined);
+    row('SDK Client -> toolcap serve /mcp (store synchronous=full, the default) -> everything server', f, d);
+    row('same, store.synchronous: normal', n, d);
+    console.log(`toolcap serve adds ${fmt(f.p50 - d.p50, 3)} ms at p50 (${fmt(f.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(n.p50 - d.p50, 3)} ms at p50 (${fmt(n.p99 - d.p99, 3)} ms at p99); aim under 1 ms at p50: ${n.p50 - d.p50 < 1 ? 'met with normal' : 'NOT met'}${f.p50 - d.p50 < 1 ? ', met with full' : ''}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  } finally {
+    for (const c of clients) await c.close().catch(() => undefined);
+    for (const child of children) child.kill();
+    await new Promise((r) => setTimeout(r, 200));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -340,6 +438,9 @@ export async function run() {
   let mcp;
   let http;
   let viaGateway;
+  let mcpNormal;
+  let httpNormal;
+  let viaGatewayNormal;
   try {
     everything = await startEverything();
     direct = await sdkClient(everything.url);
@@ -364,6 +465,10 @@ export async function run() {
     http = createServer(listener);
     await new Promise((r) => http.listen(0, '127.0.0.1', r));
     viaGateway = await sdkClient(`http://127.0.0.1:${http.address().port}/mcp`);
+    mcpNormal = mcpHttpHandler({ registry, runtime: runtimeNormal });
+    httpNormal = createServer(getRequestListener((request) => (new URL(request.url).pathname === '/mcp' ? mcpNormal(request) : new Response('not found', { status: 404 }))));
+    await new Promise((r) => httpNormal.listen(0, '127.0.0.1', r));
+    viaGatewayNormal = await sdkClient(`http://127.0.0.1:${httpNormal.address().port}/mcp`);
 
     const listed = (await viaGateway.listTools()).tools.map((t) => t.name);
     if (!listed.includes(TOOL)) throw new Error(`${TOOL} is not listed by the gateway: ${listed.join(', ')}`);
@@ -381,8 +486,9 @@ export async function run() {
         if (r.status !== 'ok') throw new Error(`runtime.call: ${r.status}`);
       },
       gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
+      gatewayNormal: async () => echoed(await viaGatewayNormal.callTool({ name: TOOL, arguments: ECHO })),
     };
-    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [] };
+    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [], gatewayNormal: [] };
     for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
     globalThis.gc?.();
     for (let round = 0; round < ROUNDS; round++) {
@@ -393,6 +499,7 @@ export async function run() {
     const r = summary(samples.runtime);
     const rn = summary(samples.runtimeNormal);
     const g = summary(samples.gateway);
+    const gn = summary(samples.gatewayNormal);
     console.log(`\n## MCP gateway: tools/call of the everything server's echo, Streamable HTTP both legs, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
     console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -404,17 +511,21 @@ export async function run() {
     row(`runtime.call('${TOOL}') -> McpClients -> everything server (no gateway)`, r, d);
     row(`same, SQLite synchronous=normal (no fsync per commit; not the gateway's store)`, rn, d);
     row(`SDK Client -> toolcap gateway /mcp -> runtime.call -> McpClients -> everything server`, g, d);
+    row(`same gateway, store.synchronous: normal`, gn, d);
     const added = g.p50 - d.p50;
     console.log(
       `split of the gateway's added p50 (${fmt(added, 3)} ms): runtime.call (pipeline + SQLite record) ${fmt(r.p50 - d.p50, 3)} ms, gateway (second HTTP hop, SDK server, result shaping) ${fmt(g.p50 - r.p50, 3)} ms`,
     );
     console.log(`of runtime.call's share, SQLite synchronous=full vs normal at p50: ${fmt(r.p50 - rn.p50, 3)} ms`);
-    console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99)`);
+    console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(gn.p50 - d.p50, 3)} ms added at p50, ${fmt(gn.p99 - d.p99, 3)} ms at p99; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    await servedLegs(everything.url);
   } finally {
     await viaGateway?.close().catch(() => undefined);
+    await viaGatewayNormal?.close().catch(() => undefined);
     await direct?.close().catch(() => undefined);
     await mcp?.close().catch(() => undefined);
-    if (http) await new Promise((r) => { http.closeAllConnections?.(); http.close(() => r()); });
+    await mcpNormal?.close().catch(() => undefined);
+    for (const server of [http, httpNormal]) if (server) await new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); });
     await runtime?.close().catch(() => undefined);
     await runtimeNormal?.close().catch(() => undefined);
     await clients?.close().catch(() => undefined);

@@ -15,8 +15,9 @@ import * as cluster from './cluster.mjs';
 import * as observability from './observability.mjs';
 import * as scale from './scale.mjs';
 import * as schemas from './schemas.mjs';
+import * as sessions from './sessions.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster, observability, schemas, scale };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster, observability, schemas, sessions, scale };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -16,6 +16,7 @@ import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.
 import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
 import { grantsKey, type Principal } from '../runtime/identity/principal.js';
+import { releaseAnsweredStreams } from './answered-streams.js';
 import { readBodyWithin } from './body.js';
 import { clientGone, clientGoneLine } from './client-abort.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
@@ -121,6 +122,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         ? { enableDnsRebindingProtection: true, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) }
         : {}),
     });
+    // the SDK keeps every answered JSON-mode POST until the session ends (answered-streams.ts)
+    releaseAnsweredStreams(transport);
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };

@@ -28,18 +28,27 @@ export function defaultStoreConfig(root: string): StoreConfig {
 const POSTGRES_PATTERN = '^postgres(ql)?://\\S+$';
 const POSTGRES_URL = new RegExp(POSTGRES_PATTERN);
 
+/** The values of `store.synchronous` (SQLite only). */
+export const SQLITE_SYNCHRONOUS = ['full', 'normal'] as const;
+const Synchronous = Type.Optional(
+  Type.Union(SQLITE_SYNCHRONOUS.map((v) => Type.Literal(v)), {
+    description:
+      'SQLite only. full (default): every commit is synced, so an acknowledged call record survives a power loss. normal: commits survive a killed process but the last ones may be lost to a power cut or OS crash; a write call no longer waits for two disk syncs.',
+  }),
+);
+
 /** An environment variable name. */
 const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 const SecretKeyEnv = Type.Optional(
   Type.String({ pattern: ENV_NAME_PATTERN, description: 'The environment variable holding the 32-byte key OAuth tokens are sealed with (base64 or hex). Default: TOOLCAP_SECRET_KEY.' }),
 );
 
-/** `store`: `{ path }` (SQLite) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
+/** `store`: `{ path }` (SQLite, with its `synchronous` setting) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
 export const StoreSchema = Type.Union(
   [
-    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), synchronous: Synchronous, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
     Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
-    Type.Object({ secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ synchronous: Synchronous, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
   ],
   { description: `Where health, approvals and audit are kept. Default: { path: ${DEFAULT_STORE_PATH} }.` },
 );
@@ -52,8 +61,10 @@ export function readStore(reading: ConfigReading): StoreConfig {
   const path = storeReader.has('path') ? reading.pathString(storeReader.raw('path'), storeReader.at('path'), 'store path') : undefined;
   const url = storeReader.string('url');
   const keyEnv = storeReader.string('secretKeyEnv');
+  const synchronous = storeReader.enumValue('synchronous', SQLITE_SYNCHRONOUS);
   storeReader.rest({ where: 'store' });
   const withKey = <T extends StoreConfig>(config: T): T => {
+    if (synchronous !== undefined && config.kind === 'sqlite') config = { ...config, synchronous };
     if (keyEnv === undefined) return config;
     if (new RegExp(ENV_NAME_PATTERN).test(keyEnv)) return { ...config, secretKeyEnv: keyEnv };
     report('INVALID_VALUE', 'store.secretKeyEnv is not an environment variable name (the value is not shown: it may be the key itself).', storeReader.at('secretKeyEnv'), { hint: 'Name the variable, e.g. secretKeyEnv: TOOLCAP_SECRET_KEY; never the key itself.' });
@@ -64,6 +75,9 @@ export function readStore(reading: ConfigReading): StoreConfig {
       hint: 'Keep path for an SQLite file, or url for a PostgreSQL server.',
     });
   } else if (url !== undefined) {
+    if (synchronous !== undefined) {
+      report('INVALID_VALUE', 'store.synchronous is an SQLite setting; a PostgreSQL store keeps the server\'s own durability settings.', storeReader.at('synchronous'), { hint: 'Drop synchronous, or set synchronous_commit on the PostgreSQL server.' });
+    }
     if (POSTGRES_URL.test(url)) return withKey({ kind: 'postgres', url });
     report('INVALID_VALUE', 'The store url must start with postgres:// or postgresql://.', storeReader.at('url'), { hint: 'Write url: postgres://user@host:5432/toolcap.' });
   } else if (path !== undefined) return withKey({ kind: 'sqlite', path });

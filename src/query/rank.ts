@@ -13,27 +13,19 @@
  */
 import type { Tool } from '../model/schema.js';
 import { DEFAULT_RANK_WEIGHTS, exclusiveConfidence, penaltiesOf, penaltyParts, safetyScale, taskPenalty, type Penalty, type PenaltyContext, type RankWeights } from './penalties.js';
-import { buildSearchIndex, matchedTerms, scoreQuery, type SearchIndex } from './search.js';
-import { tokenize } from './tokenize.js';
+import { releaseScores } from './score-buffers.js';
+import { buildSearchIndex, matchedTerms, type SearchIndex } from './search.js';
+import { inheritAlternatives, scoreTask } from './task-scores.js';
 import { namesSpeak, toolkitPrefixes, toolSignals, type ToolSignals } from './tool-signals.js';
 import { understand, type Intent, type Understanding } from './understand.js';
 
 export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
+export { ALTERNATIVE_FIT, STEP_FIT, WEAK_TERM_WEIGHT } from './task-scores.js';
 export type { Penalty, PenaltyCode, RankWeights } from './penalties.js';
-/** How much a generic verb ("show", "get") or an entity's kind counts, against a content term's 1. */
-export const WEAK_TERM_WEIGHT = 0.35;
-/**
- * The share of a tool's fit its manifest's `alternatives` inherit: the
- * author says they are safer ways to the same end, so they compete on
- * their own (lower) penalties even when the task's words name the riskier tool.
- */
-export const ALTERNATIVE_FIT = 0.9;
 /** Tools with at least this share of the best raw score are scored first, so the top fills with strong matches and the rest can be skipped on their bound. */
 const STRONG_FIRST = 0.5;
 /** When the best match does not pass the filter, the best that does is looked for among matches down to these shares of it, band by band. */
 const BEST_BANDS = [0.9, 0.7, 0.5, 0.25, 0];
-/** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
-export const STEP_FIT = 0.75;
 export type { Intent } from './understand.js';
 
 export interface RankOptions {
@@ -47,6 +39,13 @@ export interface RankOptions {
   where?: (tool: Tool) => boolean;
   /** Candidates returned. @default 10 */
   limit?: number;
+  /**
+   * Rank every match the long way: no bound skipping, no strong-first order,
+   * no band search for the best match that passes. The answer is the same
+   * (tests compare the two); only slower.
+   * @default false
+   */
+  exhaustive?: boolean;
 }
 
 export interface Candidate {
@@ -153,60 +152,6 @@ function signalsIn(table: SignalTable, tool: Tool, prefix: number): ToolSignals 
   return table.speak ? signals : { ...signals, namesSpeak: false };
 }
 
-/**
- * A task of several sentences asks for several tools, and a long sentence's
- * terms swamp a short one's in one sum: each sentence is scored on its own,
- * and a tool gets STEP_FIT of the task's best score times its share of its
- * sentence's best, when that is more than its own (each step's best tool
- * reaches the top 10).
- */
-function liftStepBests(index: SearchIndex, sentences: readonly string[], scores: Float64Array, touched: number[]): void {
-  let best = 0;
-  for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
-  if (best === 0) return;
-  for (const sentence of sentences) {
-    const step = scoreQuery(index, sentence);
-    let top = 0;
-    for (const doc of step.touched) if (step.scores[doc]! > top) top = step.scores[doc]!;
-    if (top === 0) continue;
-    for (const doc of step.touched) {
-      const share = (STEP_FIT * best * step.scores[doc]!) / top;
-      if (share <= scores[doc]!) continue;
-      if (scores[doc] === 0) touched.push(doc);
-      scores[doc] = share;
-    }
-  }
-}
-
-const byName = new WeakMap<SearchIndex, Map<string, number>>();
-
-/**
- * Give each matched tool's `alternatives` ALTERNATIVE_FIT of its score when
- * that is more than their own; returns which documents inherited, from whom.
- */
-function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[]): Map<number, number> {
-  const inherited = new Map<number, number>();
-  let names = byName.get(index);
-  if (names === undefined) {
-    names = new Map(index.tools.some((t) => t.alternatives?.length) ? index.tools.map((t, i) => [t.name, i]) : []);
-    byName.set(index, names);
-  }
-  if (names.size === 0) return inherited; // no tool names an alternative
-  for (const doc of [...touched]) {
-    const alternatives = index.tools[doc]!.alternatives;
-    if (!alternatives?.length) continue;
-    for (const name of alternatives) {
-      const alt = names.get(name);
-      const share = ALTERNATIVE_FIT * scores[doc]!;
-      if (alt === undefined || alt === doc || scores[alt]! >= share) continue;
-      if (scores[alt] === 0) touched.push(alt);
-      scores[alt] = share;
-      inherited.set(alt, doc);
-    }
-  }
-  return inherited;
-}
-
 /** The task as read, or with the caller's intent (confidence 1). */
 function reading(query: string, intent: Intent | undefined): Understanding {
   const u = understand(query);
@@ -252,36 +197,31 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   const index = indexFor(tools);
   const ctx: PenaltyContext = { intent: u.intent, confidence: u.confidence, mixed: u.mixed, steps: u.steps, destroys: u.destroys, scope: u.scope, avoid: u.avoid, weights, taskRisk: options.taskRisk ?? 1 };
   const limit = Math.max(0, options.limit ?? 10);
-  const content = scoreQuery(index, u.content);
-  const scores = content.scores;
-  const touched = content.touched;
-  let terms = content.terms;
-  const expansions = [...content.expansions];
-  if (u.weak !== '') {
-    // a weak term in more than a tenth of the tools ("get" in a big catalog) only orders what the content matched
-    const most = index.tools.length / 10;
-    // partition the weak words, not their stems: scoreQuery stems what it is given, and a stem is not always a fixed point
-    const isCommon = (word: string) => touched.length > 0 && tokenize(word).some((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
-    const weakWords = u.weak.split(/\s+/).filter((w) => w !== '');
-    const common = weakWords.filter(isCommon);
-    for (const [words, adds] of [[weakWords.filter((w) => !common.includes(w)), true], [common, false]] as const) {
-      if (words.length === 0) continue;
-      const weak = scoreQuery(index, words.join(' '), { vocabulary: false, fallback: false }); // generic words: no stand-ins
-      for (const doc of weak.touched) {
-        if (scores[doc] === 0) {
-          if (!adds) continue;
-          touched.push(doc);
-        }
-        scores[doc]! += WEAK_TERM_WEIGHT * weak.scores[doc]!;
-      }
-      terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
-      expansions.push(...weak.expansions);
-    }
-  }
-  if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
-  const inherited = inheritAlternatives(index, scores, touched);
   const where = options.where;
   const passes = (doc: number) => !where || where(index.tools[doc]!);
+  const table = penaltyTable(index, ctx);
+  const taskCosts = ctx.avoid.length > 0 || ctx.scope !== 'unknown';
+  const safety = safetyScale(ctx.intent, ctx.confidence);
+  const exclusive = exclusiveConfidence(ctx);
+  const costOf = (doc: number): number => {
+    const at = doc * 3;
+    const tool = index.tools[doc]!;
+    if (Number.isNaN(table[at]!)) {
+      const parts = penaltyParts(tool, ctx, undefined, signalsAt(index, doc));
+      table[at] = parts.safety;
+      table[at + 1] = parts.intent;
+      table[at + 2] = parts.flat;
+    }
+    const p = table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!;
+    return taskCosts ? p + taskPenalty(tool, ctx, undefined, signalsAt(index, doc)) : p;
+  };
+  const exhaustive = options.exhaustive === true;
+  // with no negative weight (the task's risk multiplies a penalty too) no penalty is negative: a tool's score is at
+  // most its fit × weights.fit, so a tool that cannot beat the current last of the top is skipped before its filter
+  // and penalties (the strong matches go first so the bound bites early); the exhaustive way skips nothing
+  const bounded = !exhaustive && Object.values(weights).every((w) => w >= 0) && ctx.taskRisk >= 0;
+  const { scores, touched, terms, expansions } = scoreTask(index, u);
+  const inherited = inheritAlternatives(index, scores, touched);
   // fit is relative to the best raw score among the documents that pass the filter: usually the best of all, which passes
   let best = 0;
   let bestDoc = -1;
@@ -294,7 +234,10 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   // when the best does not pass, look for the best that does in bands of falling score: the first band holding one
   // holds the best of all that pass, and the documents tested so far are remembered (1 passes, 2 does not)
   let checked: Uint8Array | undefined;
-  if (bestDoc >= 0 && !passes(bestDoc)) {
+  if (exhaustive && bestDoc >= 0 && !passes(bestDoc)) {
+    best = 0;
+    for (const doc of touched) if (scores[doc]! > best && passes(doc)) best = scores[doc]!;
+  } else if (bestDoc >= 0 && !passes(bestDoc)) {
     checked = new Uint8Array(index.tools.length);
     checked[bestDoc] = 2;
     const top = best;
@@ -313,32 +256,19 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       upper = lower;
     }
   }
-  const table = penaltyTable(index, ctx);
-  const taskCosts = ctx.avoid.length > 0 || ctx.scope !== 'unknown';
-  const safety = safetyScale(ctx.intent, ctx.confidence);
-  const exclusive = exclusiveConfidence(ctx);
-  const costOf = (doc: number): number => {
-    const at = doc * 3;
-    const tool = index.tools[doc]!;
-    if (Number.isNaN(table[at]!)) {
-      const parts = penaltyParts(tool, ctx, undefined, signalsAt(index, doc));
-      table[at] = parts.safety;
-      table[at + 1] = parts.intent;
-      table[at + 2] = parts.flat;
-    }
-    const p = table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!;
-    return taskCosts ? p + taskPenalty(tool, ctx, undefined, signalsAt(index, doc)) : p;
-  };
-  // with no negative weight a tool's score is at most its fit × weights.fit: a tool that cannot beat the current
-  // last of the top is skipped before its filter and penalties; the strong matches go first so the bound bites early
-  const bounded = Object.values(weights).every((w) => w >= 0);
   // fit × weights.fit, computed as the candidates' `fit` is, so `score` is exactly `fit × weights.fit − penalties`
   const upTo = (raw: number) => (best > 0 ? raw / best : 0) * weights.fit;
   // top `limit`: a small sorted array, insertion from the end; objects only for what enters it
   const top: Scored[] = [];
   const consider = (doc: number, raw: number) => {
     const worst = top.length === limit ? top[limit - 1]! : undefined;
-    if (worst && bounded && upTo(raw) < worst.score) return;
+    if (worst && bounded) {
+      const most = upTo(raw);
+      if (most < worst.score) return;
+      // a tool's base penalty once computed (the cached table) tightens the bound: what the task's words add is never negative
+      const at = doc * 3;
+      if (!Number.isNaN(table[at]!) && most - (table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!) < worst.score) return;
+    }
     if (checked && checked[doc] !== 0 ? checked[doc] !== 1 : !passes(doc)) return;
     const cost = costOf(doc);
     const score = upTo(raw) - cost;
@@ -352,11 +282,21 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       i--;
     }
     top[i] = s;
+    if (bounded && top.length === limit) floor = top[limit - 1]!.score;
   };
+  // the current last of a full top (bounded only): the loops test the bound inline, as `consider` does, and call it for what passes
+  let floor = -Infinity;
   if (limit > 0) {
-    const strong = best * STRONG_FIRST;
-    for (const doc of touched) if (scores[doc]! >= strong) consider(doc, scores[doc]!);
-    for (const doc of touched) if (scores[doc]! < strong) consider(doc, scores[doc]!);
+    const strong = exhaustive ? 0 : best * STRONG_FIRST;
+    const fit = weights.fit;
+    for (const doc of touched) {
+      const raw = scores[doc]!;
+      if (raw >= strong && !((best > 0 ? raw / best : 0) * fit < floor)) consider(doc, raw);
+    }
+    for (const doc of touched) {
+      const raw = scores[doc]!;
+      if (raw < strong && !((best > 0 ? raw / best : 0) * fit < floor)) consider(doc, raw);
+    }
   }
   const candidates = top.map(({ doc, score }): Candidate => {
     const tool = index.tools[doc]!;
@@ -370,6 +310,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       ...(inherited.has(doc) ? { alternativeTo: index.tools[inherited.get(doc)!]!.name } : {}),
     };
   });
+  releaseScores(index, scores, touched);
   return {
     intent: u.intent,
     confidence: u.confidence,

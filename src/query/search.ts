@@ -14,8 +14,9 @@
  * @module
  */
 import type { Tool } from '../model/schema.js';
-import { addExpansions, contribution, expandTerms, expansionLabel, idf, indexOfDoc, matchedExpansions, type Expansion, type QueryOptions } from './expand.js';
+import { addExpansions, expandTerms, expansionLabel, indexOfDoc, matchedExpansions, type Expansion, type QueryOptions } from './expand.js';
 import { lexiconOf, type Lexicon } from './fallback.js';
+import { impactsOf } from './score-buffers.js';
 import { tokenize } from './tokenize.js';
 
 export { BRIDGE_FACTOR, BRIDGE_LIMITS, BRIDGE_MAX_POSTINGS, expandTerms, expansionLabel, matchedExpansions } from './expand.js';
@@ -149,24 +150,32 @@ export interface QueryScores {
  * scoreQuery(index, 'resize a picture').expansions // [{ from: 'pictur', term: 'imag', kind: 'bridge', ... }]
  */
 export function scoreQuery(index: SearchIndex, query: string, options: QueryOptions = {}): QueryScores {
-  const terms = [...new Set(tokenize(query))];
-  const n = index.tools.length;
-  const k1 = index.k1;
-  const scores = new Float64Array(n);
+  const scores = new Float64Array(index.tools.length);
   const touched: number[] = [];
+  const { terms, expansions } = scoreInto(index, query, options, scores, touched);
+  return { terms, scores, touched, expansions };
+}
+
+/**
+ * {@link scoreQuery} into a zeroed `scores` array of the caller's (e.g. one
+ * from ./score-buffers.ts's pool), documents appended to `touched`: the same
+ * scores, added in the same order, without allocating per document.
+ */
+export function scoreInto(index: SearchIndex, query: string, options: QueryOptions, scores: Float64Array, touched: number[]): { terms: string[]; expansions: Expansion[] } {
+  const terms = [...new Set(tokenize(query))];
   for (const term of terms) {
-    const p = index.postings.get(term);
-    if (!p) continue;
-    const w = idf(n, p.docs.length);
-    for (let j = 0; j < p.docs.length; j++) {
-      const doc = p.docs[j]!;
+    const docs = index.postings.get(term)?.docs;
+    if (!docs) continue;
+    const impacts = impactsOf(index, term)!;
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j]!;
       if (scores[doc] === 0) touched.push(doc);
-      scores[doc]! += contribution(w, p.tf[j]!, k1);
+      scores[doc]! += impacts[j]!;
     }
   }
   const expansions = expandTerms(index, terms, options);
   if (expansions.length > 0) addExpansions(index, expansions, scores, touched);
-  return { terms, scores, touched, expansions };
+  return { terms, expansions };
 }
 
 /**

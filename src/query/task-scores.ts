@@ -1,0 +1,145 @@
+/**
+ * A task's raw scores, before the ranker selects from them: its content
+ * words (and their stand-ins, ./expand.ts), its weak words at
+ * WEAK_TERM_WEIGHT, each sentence's best lifted in a task of several, and a
+ * matched tool's alternatives inheriting a share of its score. Every score
+ * array comes from the index's pool (./score-buffers.ts): a query allocates
+ * nothing in proportion to the catalog.
+ * @module
+ */
+import { acquireScores, releaseScores } from './score-buffers.js';
+import { scoreInto, type Expansion, type SearchIndex } from './search.js';
+import { tokenize } from './tokenize.js';
+import type { Understanding } from './understand.js';
+
+/** How much a generic verb ("show", "get") or an entity's kind counts, against a content term's 1. */
+export const WEAK_TERM_WEIGHT = 0.35;
+/**
+ * The share of a tool's fit its manifest's `alternatives` inherit: the
+ * author says they are safer ways to the same end, so they compete on
+ * their own (lower) penalties even when the task's words name the riskier tool.
+ */
+export const ALTERNATIVE_FIT = 0.9;
+/** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
+export const STEP_FIT = 0.75;
+
+/**
+ * A task of several sentences asks for several tools, and a long sentence's
+ * terms swamp a short one's in one sum: each sentence is scored on its own,
+ * and a tool gets STEP_FIT of the task's best score times its share of its
+ * sentence's best, when that is more than its own (each step's best tool
+ * reaches the top 10).
+ */
+function liftStepBests(index: SearchIndex, sentences: readonly string[], scores: Float64Array, touched: number[]): void {
+  let best = 0;
+  for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
+  if (best === 0) return;
+  for (const sentence of sentences) {
+    const stepScores = acquireScores(index);
+    const stepTouched: number[] = [];
+    scoreInto(index, sentence, {}, stepScores, stepTouched);
+    let top = 0;
+    for (const doc of stepTouched) if (stepScores[doc]! > top) top = stepScores[doc]!;
+    if (top > 0) {
+      for (const doc of stepTouched) {
+        const share = (STEP_FIT * best * stepScores[doc]!) / top;
+        if (share <= scores[doc]!) continue;
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc] = share;
+      }
+    }
+    releaseScores(index, stepScores, stepTouched);
+  }
+}
+
+const byName = new WeakMap<SearchIndex, Map<string, number>>();
+
+/**
+ * Give each matched tool's `alternatives` ALTERNATIVE_FIT of its score when
+ * that is more than their own; returns which documents inherited, from whom.
+ */
+export function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[]): Map<number, number> {
+  const inherited = new Map<number, number>();
+  let names = byName.get(index);
+  if (names === undefined) {
+    names = new Map(index.tools.some((t) => t.alternatives?.length) ? index.tools.map((t, i) => [t.name, i]) : []);
+    byName.set(index, names);
+  }
+  if (names.size === 0) return inherited; // no tool names an alternative
+  for (const doc of [...touched]) {
+    const alternatives = index.tools[doc]!.alternatives;
+    if (!alternatives?.length) continue;
+    for (const name of alternatives) {
+      const alt = names.get(name);
+      const share = ALTERNATIVE_FIT * scores[doc]!;
+      if (alt === undefined || alt === doc || scores[alt]! >= share) continue;
+      if (scores[alt] === 0) touched.push(alt);
+      scores[alt] = share;
+      inherited.set(alt, doc);
+    }
+  }
+  return inherited;
+}
+
+/** A group of a task's weak words: scored together; `adds` when they may bring a tool no content word matched. */
+interface WeakGroup {
+  words: string[];
+  adds: boolean;
+}
+
+/**
+ * The task's weak words in two groups: those in at most a tenth of the
+ * tools, which may add tools, then the common ones ("get" in a big
+ * catalog), which only order what the content matched.
+ */
+function weakGroups(index: SearchIndex, weak: string, contentMatched: boolean): WeakGroup[] {
+  if (weak === '') return [];
+  const most = index.tools.length / 10;
+  // partition the words, not their stems: scoring stems what it is given, and a stem is not always a fixed point
+  const isCommon = (word: string) => contentMatched && tokenize(word).some((t) => (index.postings.get(t)?.docs.length ?? 0) > most);
+  const words = weak.split(/\s+/).filter((w) => w !== '');
+  const common = words.filter(isCommon);
+  return [
+    { words: words.filter((w) => !common.includes(w)), adds: true },
+    { words: common, adds: false },
+  ].filter((g) => g.words.length > 0);
+}
+
+/** A task's scores: every document in `touched` has one in `scores` (from the pool: give it back with releaseScores). */
+export interface TaskScores {
+  scores: Float64Array;
+  touched: number[];
+  terms: string[];
+  expansions: Expansion[];
+}
+
+/**
+ * Score a task the long way, every posting of every term: its content words,
+ * their stand-ins, its weak words (WEAK_TERM_WEIGHT), each sentence's best
+ * lifted, and alternatives inheriting their namer's score. Score arrays come
+ * from a per-index pool (give them back with releaseScores).
+ */
+export function scoreTask(index: SearchIndex, u: Understanding): TaskScores {
+  const scores = acquireScores(index);
+  const touched: number[] = [];
+  const content = scoreInto(index, u.content, {}, scores, touched);
+  let terms = content.terms;
+  const expansions = [...content.expansions];
+  for (const { words, adds } of weakGroups(index, u.weak, touched.length > 0)) {
+    const weakScores = acquireScores(index);
+    const weakTouched: number[] = [];
+    const weak = scoreInto(index, words.join(' '), { vocabulary: false, fallback: false }, weakScores, weakTouched); // generic words: no stand-ins
+    for (const doc of weakTouched) {
+      if (scores[doc] === 0) {
+        if (!adds) continue;
+        touched.push(doc);
+      }
+      scores[doc]! += WEAK_TERM_WEIGHT * weakScores[doc]!;
+    }
+    releaseScores(index, weakScores, weakTouched);
+    terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
+    expansions.push(...weak.expansions);
+  }
+  if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
+  return { scores, touched, terms, expansions };
+}

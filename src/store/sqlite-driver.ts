@@ -1,0 +1,159 @@
+/**
+ * The SQLite driver behind the store and the tools' own databases: one small
+ * interface ({@link SqliteDatabase}, the subset of better-sqlite3's API the
+ * store uses) and two implementations, `better-sqlite3` (the native addon)
+ * and `node-sqlite` (Node's built-in `node:sqlite`, see sqlite-node.ts).
+ *
+ * Which one: the `driver` option, else `TOOLCAP_SQLITE_DRIVER`, else
+ * `node-sqlite` on Node 24 and later (better-sqlite3 12, the last line that
+ * runs on Node 20, aborts the process there when V8 finalizes a statement:
+ * WiseLibs/better-sqlite3#1515) and `better-sqlite3` before. Neither is
+ * loaded until a database is opened with it, so on Node 24 the addon is
+ * never loaded, and on Node 20 `node:sqlite` is never asked for.
+ * See docs/store.md.
+ * @module
+ */
+import { createRequire } from 'node:module';
+import { nodeSqliteMissing, openNodeSqlite } from './sqlite-node.js';
+
+const require = createRequire(import.meta.url);
+
+/** The SQLite drivers toolcap can use. */
+export const SQLITE_DRIVERS = ['better-sqlite3', 'node-sqlite'] as const;
+/** One of {@link SQLITE_DRIVERS}. */
+export type SqliteDriverName = (typeof SQLITE_DRIVERS)[number];
+
+/** The environment variable that picks the driver when no option does. */
+export const SQLITE_DRIVER_ENV = 'TOOLCAP_SQLITE_DRIVER';
+
+/** What `run` reports: the rows changed and the last inserted rowid. */
+export interface SqliteRunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement. Rows are plain objects; integers are numbers, blobs Buffers, with either driver. */
+export interface SqliteStatement {
+  /** Whether the statement returns rows (a SELECT, or a write with RETURNING). */
+  readonly reader: boolean;
+  run(...params: unknown[]): SqliteRunResult;
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** An open SQLite connection: the part of better-sqlite3's `Database` the store uses. */
+export interface SqliteDatabase {
+  /** The driver this connection runs on. */
+  readonly driver: SqliteDriverName;
+  readonly open: boolean;
+  /** Whether a transaction is open (SQLite may have rolled one back on an error). */
+  readonly inTransaction: boolean;
+  prepare(sql: string): SqliteStatement;
+  /** Run one or more statements, no parameters, no rows. */
+  exec(sql: string): void;
+  /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  /**
+   * Wrap `fn` in a transaction, exactly as better-sqlite3 does: `BEGIN` (or a
+   * savepoint when one is already open), `COMMIT` (`RELEASE`) when `fn`
+   * returns, `ROLLBACK` (`ROLLBACK TO` and `RELEASE`) when it throws.
+   */
+  transaction<T>(fn: () => T): () => T;
+  close(): void;
+}
+
+export interface OpenSqliteOptions {
+  /** The driver; default {@link defaultSqliteDriver}. */
+  driver?: SqliteDriverName | undefined;
+  /** Open read-only (the file must exist). */
+  readonly?: boolean;
+  /** The busy timeout in ms. @default 5000 (better-sqlite3's own default) */
+  timeout?: number;
+}
+
+/**
+ * Why `driver` cannot run on this Node, or undefined when it can. better-sqlite3
+ * before 13 cannot run on Node 24 and later: it aborts the process there
+ * (WiseLibs/better-sqlite3#1515), so it is refused rather than loaded.
+ */
+export function sqliteDriverMissing(driver: SqliteDriverName, nodeVersion: string = process.versions.node): string | undefined {
+  if (driver === 'node-sqlite') return nodeSqliteMissing();
+  let version: string;
+  try {
+    version = (require('better-sqlite3/package.json') as { version: string }).version;
+  } catch (err) {
+    return `better-sqlite3 is not installed (${err instanceof Error ? err.message : String(err)})`;
+  }
+  if (major(nodeVersion) >= 24 && major(version) < 13) {
+    return `better-sqlite3 ${version} aborts the process on Node ${nodeVersion} (WiseLibs/better-sqlite3#1515); use node-sqlite there`;
+  }
+  return undefined;
+}
+
+const major = (version: string): number => Number(version.split('.')[0]);
+
+/** The drivers that can run on this Node, in {@link SQLITE_DRIVERS} order (on Node 20: better-sqlite3 only). */
+export function availableSqliteDrivers(): SqliteDriverName[] {
+  return SQLITE_DRIVERS.filter((d) => sqliteDriverMissing(d) === undefined);
+}
+
+/** The driver used when nothing names one: node-sqlite from Node 24 on, better-sqlite3 before. */
+export function defaultSqliteDriver(version: string = process.versions.node): SqliteDriverName {
+  return major(version) >= 24 ? 'node-sqlite' : 'better-sqlite3';
+}
+
+/**
+ * The driver to use: `explicit`, else `$TOOLCAP_SQLITE_DRIVER`, else the
+ * default. Throws a TypeError for an unknown name.
+ * @example resolveSqliteDriver(undefined, { TOOLCAP_SQLITE_DRIVER: 'node-sqlite' }) // 'node-sqlite'
+ */
+export function resolveSqliteDriver(explicit?: string, env: NodeJS.ProcessEnv = process.env): SqliteDriverName {
+  const named = explicit ?? (env[SQLITE_DRIVER_ENV] || undefined);
+  if (named === undefined) return defaultSqliteDriver();
+  if ((SQLITE_DRIVERS as readonly string[]).includes(named)) return named as SqliteDriverName;
+  throw new TypeError(`unknown SQLite driver "${named}"${explicit === undefined ? ` in ${SQLITE_DRIVER_ENV}` : ''}; use ${SQLITE_DRIVERS.join(' or ')}`);
+}
+
+/**
+ * Open (creating unless read-only) the SQLite file at `path` with the
+ * resolved driver. Throws the driver's error (with a `SQLITE_*` code) when
+ * the file cannot be opened, or an Error saying why the driver cannot run here.
+ */
+export function openSqlite(path: string, options: OpenSqliteOptions = {}): SqliteDatabase {
+  const driver = resolveSqliteDriver(options.driver);
+  const timeout = options.timeout ?? 5000;
+  if (driver === 'node-sqlite') return openNodeSqlite(path, { readonly: options.readonly === true, timeout });
+  const missing = sqliteDriverMissing(driver);
+  if (missing !== undefined) throw new Error(`the better-sqlite3 driver cannot run: ${missing}`);
+  return openBetterSqlite(path, options.readonly === true, timeout);
+}
+
+type BetterSqlite3 = typeof import('better-sqlite3');
+
+/** better-sqlite3, loaded on first use only. */
+function betterSqlite3(): BetterSqlite3 {
+  return require('better-sqlite3') as BetterSqlite3;
+}
+
+function openBetterSqlite(path: string, readonly: boolean, timeout: number): SqliteDatabase {
+  const Database = betterSqlite3();
+  const db = new Database(path, { readonly, fileMustExist: readonly, timeout });
+  return {
+    driver: 'better-sqlite3',
+    get open() {
+      return db.open;
+    },
+    get inTransaction() {
+      return db.inTransaction;
+    },
+    prepare: (sql) => db.prepare(sql),
+    exec: (sql) => {
+      db.exec(sql);
+    },
+    pragma: (source, options) => db.pragma(source, options),
+    transaction: <T>(fn: () => T) => db.transaction(fn) as unknown as () => T,
+    close: () => {
+      db.close();
+    },
+  };
+}

@@ -62,8 +62,15 @@ function load(): { module: NodeSqlite } | { missing: string } {
   }
   if (!module) return (loaded = { missing: `Node ${process.versions.node} has no node:sqlite (it needs Node 22.16 or later)` });
   const proto = module.StatementSync.prototype as Partial<NodeStatement>;
-  const dbProto = module.DatabaseSync.prototype as object;
-  if (typeof proto.columns !== 'function' || typeof proto.setAllowUnknownNamedParameters !== 'function' || !('isTransaction' in dbProto)) {
+  let probe: NodeDatabase | undefined;
+  try {
+    probe = new module.DatabaseSync(':memory:');
+  } catch {
+    // no in-memory database: reported below
+  }
+  const hasIsTransaction = typeof probe?.isTransaction === 'boolean';
+  probe?.close();
+  if (typeof proto.columns !== 'function' || typeof proto.setAllowUnknownNamedParameters !== 'function' || !hasIsTransaction) {
     return (loaded = { missing: `node:sqlite in Node ${process.versions.node} lacks StatementSync#columns or DatabaseSync#isTransaction (it needs Node 22.16 or later)` });
   }
   return (loaded = { module });

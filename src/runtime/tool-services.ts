@@ -37,8 +37,11 @@ export interface ToolServicesOptions {
  * names no folder, and a PostgreSQL URL is not kept with its password).
  * @example defaultToolDatabases(store) // { kind: 'sqlite', dir: '/srv/app/.toolcap/tools' }
  */
-export function defaultToolDatabases(store: Pick<Store, 'kind' | 'location'>): ToolDatabaseLocation | undefined {
-  return store.kind === 'sqlite' && isAbsolute(store.location) ? { kind: 'sqlite', dir: join(dirname(store.location), 'tools') } : undefined;
+export function defaultToolDatabases(store: Pick<Store, 'kind' | 'location' | 'sqliteDriver'>): ToolDatabaseLocation | undefined {
+  if (store.kind !== 'sqlite' || !isAbsolute(store.location)) return undefined;
+  const dir = join(dirname(store.location), 'tools');
+  // the store's driver, so one process never runs the two side by side
+  return store.sqliteDriver === undefined ? { kind: 'sqlite', dir } : { kind: 'sqlite', dir, driver: store.sqliteDriver };
 }
 
 /** What a provider gets for a call besides the arguments (fields of ProviderCallContext). */

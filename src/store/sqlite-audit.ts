@@ -3,7 +3,7 @@
  * the store's own error handling (`run`) and statement cache (`stmt`).
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import type { AuditMethods } from './methods.js';
 import { AUDIT_COLUMNS, auditValues, queryLimit, rowToAudit } from './rows.js';
 import { SQLITE_STATEMENTS } from './sqlite-statements.js';
@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
 /** The audit methods of a SQLite store. */
 export function sqliteAudit(
   run: <T>(what: string, fn: () => T) => Promise<T>,
-  stmt: (sql: string) => Database.Statement,
+  stmt: (sql: string) => SqliteStatement,
 ): AuditMethods {
   return {
     appendAudit: (record: NewAuditRecord) =>

@@ -5,7 +5,7 @@
  * transactions (`transaction`).
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import type { CallMethods } from './methods.js';
 import { auditValues, callValues, queryLimit, rowToCall } from './rows.js';
 import { SQLITE_IN_FLIGHT_STATEMENTS, insertStarts, interruptStarted } from './sqlite-in-flight.js';
@@ -14,10 +14,10 @@ import type { CallOutcomeRecord, CallQuery, CallRecord, NewAuditRecord } from '.
 
 type Row = Record<string, unknown>;
 
-/** The call methods of a SQLite store; `transaction` runs `fn` in one (better-sqlite3) transaction. */
+/** The call methods of a SQLite store; `transaction` runs `fn` in one SQLite transaction. */
 export function sqliteCalls(
   run: <T>(what: string, fn: () => T) => Promise<T>,
-  stmt: (sql: string) => Database.Statement,
+  stmt: (sql: string) => SqliteStatement,
   transaction: <T>(fn: () => T) => T,
 ): CallMethods {
   return {

@@ -6,7 +6,7 @@
  * `interruptCalls` marks `call.interrupted`.
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import { auditValues, toJsonText } from './rows.js';
 import type { InterruptedCall, NewAuditRecord } from './types.js';
 
@@ -16,7 +16,7 @@ export const SQLITE_IN_FLIGHT_STATEMENTS = {
   interrupt: 'DELETE FROM calls_in_flight WHERE started_at < ? RETURNING call_id, seq, tool, persona, started_at',
 } as const;
 
-type Stmt = (sql: string) => Database.Statement;
+type Stmt = (sql: string) => SqliteStatement;
 
 /** Append each start's audit line and note the call in flight; run inside the caller's transaction. */
 export function insertStarts(stmt: Stmt, insertAudit: string, records: readonly NewAuditRecord[]): void {

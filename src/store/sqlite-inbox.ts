@@ -4,7 +4,7 @@
  * transaction, so two deliveries never share a seq.
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import { INBOX_SQL, MAX_SIGNALS_PAGE, rowToSignal, rowToWorkflow, signalValues, type InboxDelivery, type InboxOutcome, type WorkflowInbox } from './workflow-inbox.js';
 
 type Row = Record<string, unknown>;
@@ -12,7 +12,7 @@ type Row = Record<string, unknown>;
 /** The inbox methods of a SQLite store. */
 export function sqliteInbox(
   run: <T>(what: string, fn: () => T) => Promise<T>,
-  stmt: (sql: string) => Database.Statement,
+  stmt: (sql: string) => SqliteStatement,
   transaction: <T>(fn: () => T) => T,
 ): WorkflowInbox {
   const deliver = (d: InboxDelivery): InboxOutcome =>

@@ -4,7 +4,7 @@
  * cache (`stmt`).
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import { KEY_COLUMNS, keyValues, queryLimit, rowToKey } from './rows.js';
 import type { KeyQuery, KeyRecord, KeyStore } from './types.js';
 
@@ -23,7 +23,7 @@ export const SQLITE_KEY_STATEMENTS = {
 /** The key methods of a SQLite store. */
 export function sqliteKeys(
   run: <T>(what: string, fn: () => T) => Promise<T>,
-  stmt: (sql: string) => Database.Statement,
+  stmt: (sql: string) => SqliteStatement,
 ): KeyStore {
   return {
     createKey: (record: KeyRecord) =>

@@ -4,13 +4,13 @@
  * own error handling (`run`) and statement cache (`stmt`).
  * @module
  */
-import type Database from 'better-sqlite3';
+import type { SqliteStatement } from './sqlite-driver.js';
 import { OAUTH_SQL, oauthValues, replaceValues, rowToOAuthToken, type NewOAuthToken, type OAuthTokenStore } from './oauth-tokens.js';
 
 type Row = Record<string, unknown>;
 
 /** The OAuth connection methods of a SQLite store. */
-export function sqliteOAuth(run: <T>(what: string, fn: () => T) => Promise<T>, stmt: (sql: string) => Database.Statement): OAuthTokenStore {
+export function sqliteOAuth(run: <T>(what: string, fn: () => T) => Promise<T>, stmt: (sql: string) => SqliteStatement): OAuthTokenStore {
   return {
     putOAuthToken: (record: NewOAuthToken) =>
       run(`storing the OAuth connection ${record.tool}/${record.service}`, () => rowToOAuthToken(stmt(OAUTH_SQL.upsert).get(...oauthValues(record)) as Row)),

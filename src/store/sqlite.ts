@@ -1,10 +1,10 @@
 /**
- * The SQLite store (`better-sqlite3`): the embedded default, one file
+ * The SQLite store (better-sqlite3 or `node:sqlite`, sqlite-driver.ts): the embedded default, one file
  * (`.toolcap/toolcap.db`) in WAL mode with `synchronous=FULL`, so a method
  * resolves only after its write is committed and synced. Several processes
  * may share the file: writers wait for each other up to the busy timeout.
  *
- * better-sqlite3 is synchronous; the methods are async to match the Store
+ * Both drivers are synchronous; the methods are async to match the Store
  * interface, and every database error becomes a rejected
  * {@link StoreUnavailableError} (with the driver's error as `cause`), never a
  * crash. See docs/store.md.
@@ -15,7 +15,6 @@
  * sqlite-statements.ts.
  * @module
  */
-import Database from 'better-sqlite3';
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { GroupedStore } from './methods.js';
@@ -23,6 +22,7 @@ import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
 import { sqliteApprovals } from './sqlite-approvals.js';
 import { sqliteAudit } from './sqlite-audit.js';
 import { sqliteCalls } from './sqlite-calls.js';
+import { openSqlite, type SqliteDatabase, type SqliteDriverName, type SqliteStatement } from './sqlite-driver.js';
 import { unavailable } from './sqlite-errors.js';
 import { sqliteKeys } from './sqlite-keys.js';
 import { sqliteOAuth } from './sqlite-oauth.js';
@@ -50,6 +50,8 @@ export interface SqliteStoreOptions {
    * are an order of magnitude cheaper.
    */
   synchronous?: SqliteSynchronous;
+  /** The SQLite driver; default `$TOOLCAP_SQLITE_DRIVER`, else node-sqlite on Node ≥ 24 and better-sqlite3 before (sqlite-driver.ts). */
+  driver?: SqliteDriverName;
 }
 
 export type SqliteSynchronous = 'full' | 'normal';
@@ -67,7 +69,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 /** Open (creating if needed) the SQLite store at `path`, applying pending migrations. */
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   const file = resolve(path);
-  let db: Database.Database | undefined;
+  let db: SqliteDatabase | undefined;
   try {
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -82,7 +84,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     }
     if (isDir) throw new StoreUnavailableError(`SQLite store ${file} is a directory, not a database file; opening it failed`);
     try {
-      db = new Database(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+      db = openSqlite(file, { driver: options.driver, timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
       for (const pragma of sqlitePragmas(options.busyTimeoutMs, options.synchronous)) db.pragma(pragma);
       const mode = db.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
@@ -102,7 +104,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
 }
 
 /** Apply pending migrations in one IMMEDIATE transaction (the write lock serialises concurrent openers). */
-function migrate(db: Database.Database, file: string): void {
+function migrate(db: SqliteDatabase, file: string): void {
   try {
     db.exec('BEGIN IMMEDIATE');
   } catch (err) {
@@ -132,16 +134,18 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
   readonly kind = 'sqlite' as const;
   readonly workflowInbox: WorkflowInbox;
   readonly location: string;
-  #db: Database.Database;
+  readonly sqliteDriver: SqliteDriverName;
+  #db: SqliteDatabase;
   #closed = false;
-  #statements = new Map<string, Database.Statement>();
+  #statements = new Map<string, SqliteStatement>();
 
-  constructor(db: Database.Database, file: string) {
+  constructor(db: SqliteDatabase, file: string) {
     super();
     this.#db = db;
     this.location = file;
+    this.sqliteDriver = db.driver;
     const run = <T>(what: string, fn: () => T): Promise<T> => this.#run(what, fn);
-    const stmt = (sql: string): Database.Statement => this.#stmt(sql);
+    const stmt = (sql: string): SqliteStatement => this.#stmt(sql);
     this.useGroups({
       approvals: sqliteApprovals(run, stmt),
       audit: sqliteAudit(run, stmt),
@@ -153,7 +157,7 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
     this.workflowInbox = sqliteInbox(run, stmt, (fn) => this.#db.transaction(fn)());
   }
 
-  #stmt(sql: string): Database.Statement {
+  #stmt(sql: string): SqliteStatement {
     let s = this.#statements.get(sql);
     if (!s) {
       s = this.#db.prepare(sql);

@@ -1,13 +1,14 @@
 /**
  * A tool's own SQLite database: one file per tool in the store's folder
  * (`tools/<name>-<hash>.db` beside `toolcap.db`). Statements are prepared one
- * at a time (better-sqlite3 refuses a text with two), parameters bound.
+ * at a time (both SQLite drivers refuse a text with two), parameters bound.
+ * The driver is the store's (sqlite-driver.ts).
  * @module
  */
-import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { sqlRefusal } from '../validate/sql-guard.js';
+import { openSqlite, type SqliteDatabase, type SqliteDriverName } from './sqlite-driver.js';
 import type { SqlParams, SqlResult, SqlTable, ToolDatabase } from './tool-db-types.js';
 
 /** SQLite binds numbers, strings, bigints, buffers and null; a boolean becomes 1 or 0. */
@@ -18,7 +19,7 @@ function bindable(value: unknown, where: string): unknown {
   throw new TypeError(`parameter ${where} is ${Array.isArray(value) ? 'an array' : typeof value}; bind numbers, strings, booleans or null (JSON.stringify objects)`);
 }
 
-/** Parameters as better-sqlite3 takes them: an array, or an object whose keys drop the `:`/`@`/`$` prefix. */
+/** Parameters as the drivers take them: an array, or an object whose keys drop the `:`/`@`/`$` prefix. */
 function bindParams(params: SqlParams | undefined): unknown[] {
   if (params === undefined) return [];
   if (Array.isArray(params)) return params.map((v, i) => bindable(v, String(i + 1)));
@@ -28,10 +29,13 @@ function bindParams(params: SqlParams | undefined): unknown[] {
 }
 
 class SqliteToolDatabase implements ToolDatabase {
-  readonly #db: Database.Database;
-  constructor(readonly location: string) {
+  readonly #db: SqliteDatabase;
+  constructor(
+    readonly location: string,
+    driver: SqliteDriverName | undefined,
+  ) {
     mkdirSync(dirname(location), { recursive: true });
-    this.#db = new Database(location);
+    this.#db = openSqlite(location, { driver });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('busy_timeout = 5000');
     // ATTACH is refused by the guard; a link that could still reach another file is not followed either
@@ -69,7 +73,7 @@ class SqliteToolDatabase implements ToolDatabase {
   }
 }
 
-/** Open (creating) the SQLite database of one tool at `file`. */
-export function openSqliteToolDatabase(file: string): ToolDatabase {
-  return new SqliteToolDatabase(file);
+/** Open (creating) the SQLite database of one tool at `file`, with `driver` (default: as the store resolves it). */
+export function openSqliteToolDatabase(file: string, driver?: SqliteDriverName): ToolDatabase {
+  return new SqliteToolDatabase(file, driver);
 }

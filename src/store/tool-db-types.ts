@@ -8,6 +8,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { SqlQuerySchema, SqlTableSchema } from '../model/schema.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 
 /** A declared table: its name and the statement that creates it. */
 export type SqlTable = Static<typeof SqlTableSchema>;
@@ -50,6 +51,7 @@ export interface ToolDatabase {
 
 /** Where tools' databases are kept: a folder of SQLite files, or a PostgreSQL server (one schema per tool). */
 export type ToolDatabaseLocation =
-  | { kind: 'sqlite'; dir: string }
+  /** `driver` picks the SQLite driver (default: as the store resolves it, sqlite-driver.ts). */
+  | { kind: 'sqlite'; dir: string; driver?: SqliteDriverName }
   /** `schemaPrefix` (default `toolcap_tool_`) lets tests keep their schemas apart. */
   | { kind: 'postgres'; url: string; schemaPrefix?: string };

@@ -27,6 +27,6 @@ export function toolDatabaseName(tool: string): string {
  */
 export async function openToolDatabase(location: ToolDatabaseLocation, tool: string): Promise<ToolDatabase> {
   const name = toolDatabaseName(tool);
-  if (location.kind === 'sqlite') return (await import('./tool-db-sqlite.js')).openSqliteToolDatabase(join(location.dir, `${name}.db`));
+  if (location.kind === 'sqlite') return (await import('./tool-db-sqlite.js')).openSqliteToolDatabase(join(location.dir, `${name}.db`), location.driver);
   return (await import('./tool-db-postgres.js')).openPostgresToolDatabase(location.url, `${location.schemaPrefix ?? 'toolcap_tool_'}${name}`);
 }

@@ -1,7 +1,7 @@
 /**
  * The store: where approvals, the audit log and call outcomes are kept, so
  * they survive a restart and can be shared by several toolcap instances.
- * One interface, two back ends: SQLite (`better-sqlite3`, WAL; the embedded
+ * One interface, two back ends: SQLite (better-sqlite3 or `node:sqlite`, WAL; the embedded
  * default, a file in `.toolcap/`) and PostgreSQL (`pg`, selected by a URL).
  * Both pass the same contract suite (`test/store/contract.ts`).
  *
@@ -19,6 +19,7 @@
  *   (`jsonEqual`); times are ISO 8601 strings in UTC.
  * @module
  */
+import type { SqliteDriverName } from './sqlite-driver-types.js';
 
 /**
  * Where an approval stands. `interrupted`: it was approved and its run had
@@ -238,6 +239,8 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Where it is: the SQLite file, or the PostgreSQL URL without its password. */
   readonly location: string;
+  /** The SQLite driver an SQLite store runs on (sqlite-driver.ts); tools' own databases beside it use the same. */
+  readonly sqliteDriver?: SqliteDriverName;
   createApproval(record: ApprovalRecord): Promise<void>;
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
   listApprovals(query?: ApprovalQuery): Promise<ApprovalRecord[]>;

@@ -22,7 +22,7 @@
  * 7. no token, client secret or signing key in clear in the audit log, the
  *    store's rows, the tool's database or the traces.
  */
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/store/sqlite-driver.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -109,7 +109,7 @@ const signature = (author: string, text: string) => createHmac('sha256', SIGNING
 
 /** Every row of every table of an SQLite file, as one string. */
 function dump(file: string): string {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>;
     return JSON.stringify(tables.map(({ name }) => ({ name, rows: db.prepare(`SELECT * FROM "${name}"`).all() })));
@@ -173,7 +173,7 @@ describe('examples/shinkai Team Notes: configurations, OAuth and SQL tables end 
     const toolDbs = readdirSync(join(root, '.toolcap', 'tools'));
     expect(toolDbs).toEqual([expect.stringMatching(/^team_notes_[0-9a-f]{8}\.db$/)]);
     const toolDb = join(root, '.toolcap', 'tools', toolDbs[0]!);
-    const db = new Database(toolDb, { readonly: true });
+    const db = openSqlite(toolDb, { readonly: true });
     expect(db.prepare('SELECT team, author, text FROM team_notes').all()).toEqual([{ team: 'research', author: 'alice@example.test', text: 'ship the release notes' }]);
     db.close();
 

@@ -36,9 +36,36 @@ function approvalRow(i, id) {
   return approvalColumns.map((c) => row[c]);
 }
 
+/**
+ * The node-sqlite driver's behaviour the loop needs (src/store/sqlite-node.ts
+ * in full): pragmas, statements, and a transaction that commits or rolls back.
+ * node:sqlite's load-time ExperimentalWarning (Node 22) is kept off stderr.
+ */
+function openNodeSqlite(path) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (w, ...rest) => (String(rest[0]) === 'ExperimentalWarning' && /SQLite/.test(String(w)) ? undefined : emitWarning.call(process, w, ...rest));
+  const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+  process.emitWarning = emitWarning;
+  const db = new DatabaseSync(path);
+  return {
+    pragma: (p) => db.exec(`PRAGMA ${p}`),
+    prepare: (sql) => db.prepare(sql),
+    transaction: (fn) => (...args) => {
+      db.exec('BEGIN');
+      try {
+        const result = fn(...args);
+        db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    },
+  };
+}
+
 if (kind === 'sqlite') {
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(config.path);
+  const db = config.driver === 'node-sqlite' ? openNodeSqlite(config.path) : new (await import('better-sqlite3')).default(config.path);
   for (const pragma of config.pragmas) db.pragma(pragma);
   const insertAudit = db.prepare(statements.insertAudit);
   const insertApproval = db.prepare(statements.insertApproval);

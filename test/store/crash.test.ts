@@ -6,7 +6,7 @@
  * acknowledged record is there and intact, that no transaction is half kept,
  * that the database is sound, and that writing goes on.
  */
-import Database from 'better-sqlite3';
+import { availableSqliteDrivers, openSqlite } from '../../src/store/sqlite-driver.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,24 +109,25 @@ describe('crash test: SIGKILL loses no acknowledged write', () => {
   const root = mkdtempSync(join(tmpdir(), 'toolcap-crash-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('sqlite: every acknowledged record survives 5 kills at random points', { timeout: 180_000 }, async () => {
-    const path = join(root, '.toolcap', 'toolcap.db');
-    await (await openSqliteStore(path)).close(); // migrations by the store itself
+  // each SQLite driver this Node can run (crash-child.mjs writes through the same one)
+  it.each(availableSqliteDrivers())('sqlite (%s): every acknowledged record survives 5 kills at random points', { timeout: 180_000 }, async (driver) => {
+    const path = join(root, driver, '.toolcap', 'toolcap.db');
+    await (await openSqliteStore(path, { driver })).close(); // migrations by the store itself
     let acknowledged = 0;
     let verified = 0;
     let lastSeq = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const target = killPoint();
-      const run = await runChild({ kind: 'sqlite', round, path, pragmas: sqlitePragmas(), statements: SQLITE_STATEMENTS, approvalColumns: APPROVAL_COLUMNS, auditColumns: AUDIT_COLUMNS }, target);
+      const run = await runChild({ kind: 'sqlite', driver, round, path, pragmas: sqlitePragmas(), statements: SQLITE_STATEMENTS, approvalColumns: APPROVAL_COLUMNS, auditColumns: AUDIT_COLUMNS }, target);
       expect(run.stderr).toBe('');
       expect(run.signal).toBe('SIGKILL');
       expect(run.acks.length).toBeGreaterThanOrEqual(target);
       acknowledged += run.acks.length;
 
-      const store = await openSqliteStore(path);
+      const store = await openSqliteStore(path, { driver });
       try {
         verified += await verify(store, round, run.acks, true);
-        const raw = new Database(path, { readonly: true });
+        const raw = openSqlite(path, { driver, readonly: true });
         try {
           expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
         } finally {
@@ -141,7 +142,7 @@ describe('crash test: SIGKILL loses no acknowledged write', () => {
         await store.close();
       }
     }
-    console.log(`[crash sqlite] ${ROUNDS} kills, ${acknowledged} records acknowledged, ${verified} verified`);
+    console.log(`[crash sqlite ${driver}] ${ROUNDS} kills, ${acknowledged} records acknowledged, ${verified} verified`);
     expect(verified).toBe(acknowledged);
     expect(acknowledged).toBeGreaterThanOrEqual(ROUNDS * 100);
   });

@@ -4,7 +4,7 @@
  * and what is at rest is sealed: the raw row holds no token, and it opens
  * only with the key and for its own tool and service.
  */
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/store/sqlite-driver.js';
 import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,7 +114,7 @@ runOAuthStoreContract('sqlite', async () => {
   return {
     open: () => openSqliteStore(file),
     async rawRows() {
-      const db = new Database(file, { readonly: true });
+      const db = openSqlite(file, { readonly: true });
       try {
         return JSON.stringify(db.prepare('SELECT * FROM oauth_tokens').all());
       } finally {

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openToolDatabase, toolDatabaseName } from '../../src/store/tool-db.js';
 import { toPostgres } from '../../src/store/tool-db-postgres.js';
 import type { ToolDatabase, ToolDatabaseLocation } from '../../src/store/tool-db-types.js';
+import { availableSqliteDrivers } from '../../src/store/sqlite-driver.js';
 import { PG_URL, dropSchema, probePostgres, schemaName } from './pg-helpers.js';
 
 const probe = await probePostgres();
@@ -130,16 +131,34 @@ describe('toPostgres: SQLite-style parameters as PostgreSQL numbers them', () =>
 });
 
 const folders: string[] = [];
-runToolDatabaseContract('sqlite', {
-  location() {
+// every SQLite driver this Node can run passes the same contract (sqlite-driver.ts)
+for (const driver of availableSqliteDrivers()) {
+  runToolDatabaseContract(`sqlite (${driver})`, {
+    location() {
+      const dir = mkdtempSync(join(tmpdir(), 'toolcap-tool-db-'));
+      folders.push(dir);
+      return { kind: 'sqlite', dir, driver };
+    },
+    async cleanup() {
+      for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+    },
+  });
+
+  it(`sqlite (${driver}): a blob comes back as a Buffer, a big integer as a number, a boolean as 1`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolcap-tool-db-'));
     folders.push(dir);
-    return { kind: 'sqlite', dir };
-  },
-  async cleanup() {
-    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-  },
-});
+    const db = await openToolDatabase({ kind: 'sqlite', dir, driver }, 'blobs');
+    try {
+      await db.ensureTables([{ name: 'b', definition: 'CREATE TABLE b (k TEXT, v BLOB, n INTEGER, f INTEGER)' }]);
+      expect((await db.run('INSERT INTO b VALUES (:k, :v, :n, :f)', { k: 'x', v: Buffer.from([0, 1, 255]), n: 2n ** 40n, f: true })).changes).toBe(1);
+      const [row] = (await db.run('SELECT v, n, f FROM b WHERE k = ?', ['x'])).rows;
+      expect(Buffer.isBuffer(row?.['v'])).toBe(true);
+      expect(row).toEqual({ v: Buffer.from([0, 1, 255]), n: 2 ** 40, f: 1 });
+    } finally {
+      await db.close();
+    }
+  });
+}
 
 describe('sqlite: the file', () => {
   it('is <dir>/<name>.db', async () => {

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { resolve } from 'node:path';
 import type { StoreConfig } from '../../store/open.js';
+import { SQLITE_DRIVERS, type SqliteDriverName } from '../../store/sqlite-driver-types.js';
 import { PathString, type ConfigReading } from '../reading.js';
 
 export type { StoreConfig };
@@ -43,12 +44,19 @@ const SecretKeyEnv = Type.Optional(
   Type.String({ pattern: ENV_NAME_PATTERN, description: 'The environment variable holding the 32-byte key OAuth tokens are sealed with (base64 or hex). Default: TOOLCAP_SECRET_KEY.' }),
 );
 
-/** `store`: `{ path }` (SQLite, with its `synchronous` setting) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
+const Driver = Type.Optional(
+  Type.Union(
+    SQLITE_DRIVERS.map((d) => Type.Literal(d)),
+    { description: 'The SQLite driver (docs/store.md). Default: $TOOLCAP_SQLITE_DRIVER, else node-sqlite on Node 24 and later, better-sqlite3 before.' },
+  ),
+);
+
+/** `store`: `{ path }` (SQLite, with its `synchronous` setting and driver) or `{ url }` (PostgreSQL), and where the OAuth token key comes from. */
 export const StoreSchema = Type.Union(
   [
-    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), synchronous: Synchronous, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ path: PathString('An SQLite file, relative to the config file.'), synchronous: Synchronous, driver: Driver, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
     Type.Object({ url: Type.String({ pattern: POSTGRES_PATTERN, description: 'A PostgreSQL URL.' }), secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
-    Type.Object({ synchronous: Synchronous, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
+    Type.Object({ synchronous: Synchronous, driver: Driver, secretKeyEnv: SecretKeyEnv }, { additionalProperties: false }),
   ],
   { description: `Where health, approvals and audit are kept. Default: { path: ${DEFAULT_STORE_PATH} }.` },
 );
@@ -62,8 +70,16 @@ export function readStore(reading: ConfigReading): StoreConfig {
   const url = storeReader.string('url');
   const keyEnv = storeReader.string('secretKeyEnv');
   const synchronous = storeReader.enumValue('synchronous', SQLITE_SYNCHRONOUS);
+  const driverName = storeReader.string('driver');
   storeReader.rest({ where: 'store' });
-  const withKey = <T extends StoreConfig>(config: T): T => {
+  let driver: SqliteDriverName | undefined;
+  if (driverName !== undefined) {
+    if ((SQLITE_DRIVERS as readonly string[]).includes(driverName) && url === undefined) driver = driverName as SqliteDriverName;
+    else if (url !== undefined) report('INVALID_VALUE', 'store.driver picks the SQLite driver; a PostgreSQL store has none.', storeReader.at('driver'), { hint: 'Remove driver, or use path for an SQLite file.' });
+    else report('INVALID_VALUE', `store.driver "${driverName}" is not an SQLite driver.`, storeReader.at('driver'), { hint: `Use ${SQLITE_DRIVERS.join(' or ')}.` });
+  }
+  const withKey = <T extends StoreConfig>(given: T): T => {
+    let config = driver !== undefined && given.kind === 'sqlite' ? { ...given, driver } : given;
     if (synchronous !== undefined && config.kind === 'sqlite') config = { ...config, synchronous };
     if (keyEnv === undefined) return config;
     if (new RegExp(ENV_NAME_PATTERN).test(keyEnv)) return { ...config, secretKeyEnv: keyEnv };

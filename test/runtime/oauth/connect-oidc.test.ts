@@ -6,7 +6,7 @@
  * refresh token is revoked, and keep the token out of errors, audit and
  * traces. The store is the project's SQLite file.
  */
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../../src/store/sqlite-driver.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -100,7 +100,7 @@ describe('oauth connect against oidc-provider', () => {
     // at rest: the row holds neither token
     const tokens = await storedTokens(toolcap);
     expect(tokens.refreshToken).toBeDefined();
-    const db = new Database(project.db, { readonly: true });
+    const db = openSqlite(project.db, { readonly: true });
     const raw = JSON.stringify(db.prepare('SELECT * FROM oauth_tokens').all());
     db.close();
     expect(raw).toContain('me.profile');

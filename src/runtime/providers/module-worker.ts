@@ -57,6 +57,8 @@ export class WorkerExecutor implements ModuleExecutor {
   readonly #worker: Worker;
   readonly #describe: string;
   readonly #pending = new Map<number, Pending>();
+  /** Calls and checks still waiting for the module to load: in flight too, so a retiring worker does not end under them. */
+  #waiting = 0;
   readonly #ackTimers = new Map<number, NodeJS.Timeout>();
   readonly #printed = new RedactedLines((text) => process.stderr.write(text));
   readonly #loaded: Promise<void>;
@@ -100,8 +102,7 @@ export class WorkerExecutor implements ModuleExecutor {
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
     const { signal, callId, attempt, tool, persona, idempotencyKey, configurations, sql, oauth } = context;
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
-    await raceAborted(this.#loaded, signal, this.#describe);
-    if (signal.aborted) throw abortedError(signal, this.#describe, true);
+    await this.#whenLoaded(signal, this.#describe);
     const plain: WorkerCallContext = { callId, attempt, tool };
     if (persona !== undefined) plain.persona = persona;
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
@@ -116,13 +117,37 @@ export class WorkerExecutor implements ModuleExecutor {
 
   async check(name: string, signal: AbortSignal): Promise<unknown> {
     const what = `health check "${name}"`;
-    await raceAborted(this.#loaded, signal, what);
+    await this.#whenLoaded(signal, what);
     return this.#send((id) => ({ t: 'check', id, name }), signal, what);
   }
 
   retire(): void {
     this.#retiring = true;
-    if (this.#pending.size === 0) this.#terminate('the code changed');
+    this.#endIfRetired();
+  }
+
+  /**
+   * Wait for the module to load, counted as in flight: a call admitted
+   * before a reload retired this worker runs on it (the version it started
+   * with) instead of failing with "the code changed". The caller posts its
+   * request in the same tick, so it is pending before anything else runs.
+   */
+  async #whenLoaded(signal: AbortSignal, what: string): Promise<void> {
+    this.#waiting++;
+    try {
+      await raceAborted(this.#loaded, signal, what);
+      if (signal.aborted) throw abortedError(signal, what, true);
+    } catch (error) {
+      this.#waiting--;
+      this.#endIfRetired();
+      throw error;
+    }
+    this.#waiting--;
+  }
+
+  /** A retired worker with nothing in flight ends. */
+  #endIfRetired(): void {
+    if (this.#retiring && this.#pending.size === 0 && this.#waiting === 0) this.#terminate('the code changed');
   }
 
   async close(): Promise<void> {
@@ -204,7 +229,7 @@ export class WorkerExecutor implements ModuleExecutor {
   /** Call `id` needs no answer any more; a retiring worker with nothing left to do ends. */
   #settled(id: number): void {
     this.#pending.delete(id);
-    if (this.#pending.size > 0) return;
+    if (this.#pending.size > 0 || this.#waiting > 0) return;
     if (this.#retiring) return this.#terminate('the code changed');
     this.#worker.unref();
     this.#idleFromNow();

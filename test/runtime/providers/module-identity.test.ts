@@ -128,4 +128,15 @@ describe('fresh code without a restart', () => {
     await expect(p.call({}, contextFor())).resolves.toBe('new');
     await expect(inFlight).resolves.toBe('old');
   });
+
+  it('a call still waiting for its worker to load also finishes on the version it started with', async () => {
+    // the module takes a second to load, so the edit (and the retirement of this worker) lands while the call waits
+    const dir = layer({ 'main.mjs': "await new Promise((r) => setTimeout(r, 1000));\nexport default () => 'old';\n" });
+    const p = make(dir);
+    const waiting = p.call({}, contextFor());
+    await new Promise((r) => setTimeout(r, 150));
+    writeFileSync(join(dir, 'main.mjs'), "export default () => 'new';\n");
+    await expect(p.call({}, contextFor())).resolves.toBe('new');
+    await expect(waiting).resolves.toBe('old');
+  });
 });

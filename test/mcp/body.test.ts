@@ -15,7 +15,7 @@ const chunked = (n: number) =>
       c.close();
     },
   });
-const request = (body: BodyInit, headers: Record<string, string> = {}) => new Request('http://h/mcp', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
+const request = (body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) => new Request('http://h/mcp', { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
 describe('readBodyWithin', () => {
   it.each([

@@ -43,12 +43,15 @@ const median = (xs) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Wall time of one call, after a full GC when it is exposed. */
+/** Wall and CPU time (ms) of one call, after a full GC when it is exposed. */
 function once(fn) {
   globalThis.gc?.();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   fn();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
 }
 
 /** Interleaved rounds of every step; per step its samples, in round order. */
@@ -57,11 +60,16 @@ function interleaved(steps, rounds) {
   for (const name of names) steps[name](); // warm-up (compiles, fills caches)
   for (const name of names) steps[name]();
   const samples = Object.fromEntries(names.map((n) => [n, []]));
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 ? [...names].reverse() : names;
-    for (const name of order) samples[name].push(once(steps[name]));
+    for (const name of order) {
+      const t = once(steps[name]);
+      samples[name].push(t.wall);
+      cpu[name].push(t.cpu);
+    }
   }
-  return samples;
+  return { samples, cpu };
 }
 
 async function baseBuild() {
@@ -80,12 +88,14 @@ export async function run() {
     let result;
     const steps = { parse: () => JSON.parse(readFileSync(path, 'utf8')), load: () => (result = buildCatalog([path])) };
     if (base) steps.base = () => base([path]);
-    const samples = interleaved(steps, ROUNDS);
+    const { samples, cpu } = interleaved(steps, ROUNDS);
     const tools = result.catalog.tools.length;
     // Real data has real findings (e.g. draft-04 `exclusiveMinimum: true` in a LiveMCPBench schema): counted, not fatal.
     const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
     if (tools !== COUNT) throw new Error(`${label}: expected ${COUNT} tools, got ${tools}`);
     const ratio = (name) => median(samples[name].map((t, i) => t / samples.parse[i]));
+    // CPU time (all threads, so GC helpers count) moves less with the machine's load than wall time
+    const cpuRatio = (name) => median(cpu[name].map((t, i) => t / cpu.parse[i]));
     const compiled = process.env.TOOLCAP_BENCH_COMPILE === '0' ? undefined : time(() => buildCatalog([path], { compileSchemas: true }), { runs: 1, warmup: 0 });
     const heapParse = median([0, 1, 2].map(() => retainedHeap(() => JSON.parse(readFileSync(path, 'utf8')))).filter((x) => x !== undefined));
     const heapLoad = median([0, 1, 2].map(() => retainedHeap(() => buildCatalog([path]))).filter((x) => x !== undefined));
@@ -97,7 +107,8 @@ export async function run() {
       load: median(samples.load),
       ratio: ratio('load'),
       ratioOfMedians: median(samples.load) / median(samples.parse),
-      base: base ? { load: median(samples.base), ratio: ratio('base'), heap: heapBase } : undefined,
+      cpuRatio: cpuRatio('load'),
+      base: base ? { load: median(samples.base), ratio: ratio('base'), cpuRatio: cpuRatio('base'), heap: heapBase } : undefined,
       compiled,
       heapParse,
       heapLoad,
@@ -108,18 +119,18 @@ export async function run() {
   const aim = { canonical: 3, atlas: 4 };
   const heapRatio = (h, r) => (Number.isFinite(h) ? `${fmt(h / r.bytes, 2)}x` : 'n/a (needs --expose-gc)');
   console.log(`\n## load + validate + merge, ${COUNT} tools from the corpus (interleaved rounds: ${ROUNDS}, medians; load average ${process.platform === 'linux' ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a'})`);
-  console.log('| format | file | JSON.parse | toolcap | ratio, median of rounds (aim) | ratio of medians | with --compile-schemas | retained heap | heap / source bytes (aim ≤ 5x) | JSON.parse heap | findings (errors) |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| format | file | JSON.parse | toolcap | ratio, median of rounds (aim) | ratio of medians | CPU-time ratio | with --compile-schemas | retained heap | heap / source bytes (aim ≤ 5x) | JSON.parse heap | findings (errors) |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     console.log(
-      `| ${r.label} | ${mib(r.bytes)} | ${fmt(r.parse)} ms | ${fmt(r.load)} ms | ${fmt(r.ratio, 2)}x (≤ ${aim[r.label]}x) | ${fmt(r.ratioOfMedians, 2)}x | ${r.compiled ? `${fmt(r.compiled.p50)} ms` : 'skipped'} | ${mib(r.heapLoad)} | ${heapRatio(r.heapLoad, r)} | ${mib(r.heapParse)} (${heapRatio(r.heapParse, r)}) | ${r.diagnostics} (${r.errors}) |`,
+      `| ${r.label} | ${mib(r.bytes)} | ${fmt(r.parse)} ms | ${fmt(r.load)} ms | ${fmt(r.ratio, 2)}x (≤ ${aim[r.label]}x) | ${fmt(r.ratioOfMedians, 2)}x | ${fmt(r.cpuRatio, 2)}x | ${r.compiled ? `${fmt(r.compiled.p50)} ms` : 'skipped'} | ${mib(r.heapLoad)} | ${heapRatio(r.heapLoad, r)} | ${mib(r.heapParse)} (${heapRatio(r.heapParse, r)}) | ${r.diagnostics} (${r.errors}) |`,
     );
   }
   if (base) {
     console.log(`\nthe same rounds with the build in ${process.env.TOOLCAP_BENCH_BASE} (TOOLCAP_BENCH_BASE):`);
-    console.log('| format | base toolcap | base ratio, median of rounds | base heap / source bytes | this build ratio |');
-    console.log('| --- | --- | --- | --- | --- |');
-    for (const r of rows) console.log(`| ${r.label} | ${fmt(r.base.load)} ms | ${fmt(r.base.ratio, 2)}x | ${heapRatio(r.base.heap, r)} | ${fmt(r.ratio, 2)}x |`);
+    console.log('| format | base toolcap | base ratio, median of rounds | base CPU-time ratio | base heap / source bytes | this build: ratio, CPU-time ratio |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    for (const r of rows) console.log(`| ${r.label} | ${fmt(r.base.load)} ms | ${fmt(r.base.ratio, 2)}x | ${fmt(r.base.cpuRatio, 2)}x | ${heapRatio(r.base.heap, r)} | ${fmt(r.ratio, 2)}x, ${fmt(r.cpuRatio, 2)}x |`);
   }
   console.log(`peak RSS of the benchmark process: ${mib(process.resourceUsage().maxRSS * 1024)}`);
 }

@@ -103,7 +103,9 @@ export function tighteningEvidence(name: string): Evidence | undefined {
 
 /** Word evidence from a description: its first verb-like word (the rest is often about other things). */
 function descriptionEvidence(description: string): Evidence[] {
-  const first = description.split(/(?<=[.!?])\s/)[0] ?? description;
+  // the text up to the first sentence end (as `split(/(?<=[.!?])\s/)[0]`, without splitting the rest)
+  const end = description.search(/[.!?]\s/);
+  const first = end < 0 ? description : description.slice(0, end + 1);
   for (const w of words(first)) {
     const says = verdictOf(w);
     if (says) return [{ source: 'description', says, detail: `"${w}"` }];

@@ -60,46 +60,71 @@ function skipValue(text: string, i: number): number {
 }
 
 /**
- * Children of the container at `start`. Arrays keep two plain lists of
- * offsets (packed small integers: 10,000 items cost 160 KB, not a map of
- * objects); objects keep a map from key to offsets.
+ * Children of the container at `start`. Arrays keep one plain list of
+ * item offsets (packed small integers: 10,000 items cost 80 KB, not a map of
+ * objects; an item's key offset is its value's), filled only as far as a lookup needs: the item at index 4,132
+ * of a 10,000-tool catalog costs a scan of 41% of the text, not all of it
+ * (an array has no duplicate keys, so stopping early is exact). Objects keep
+ * a map from key to offsets, filled in one scan (the last of duplicate keys
+ * wins, as in JSON.parse, so the whole object must be seen).
  */
-type Index = { kind: 'array'; keys: number[]; values: number[] } | { kind: 'object'; children: Map<string, Child> };
+type Index = { kind: 'array'; items: number[]; next: number; done: boolean } | { kind: 'object'; children: Map<string, Child>; span: number };
 
-function indexContainer(text: string, start: number): Index {
-  const isObject = text.charCodeAt(start) === 123;
+/**
+ * Objects whose text is shorter than this are indexed again on each lookup
+ * instead of kept: re-scanning a tool entry costs about a microsecond, and a
+ * catalog with thousands of findings would otherwise keep thousands of maps
+ * (about 2 MiB for 4,600 ATLAS warnings) for as long as the catalog lives.
+ */
+const KEEP_SPAN = 4096;
+
+function indexObject(text: string, start: number): Index {
   const children = new Map<string, Child>();
-  const keys: number[] = [];
-  const values: number[] = [];
   let i = skipWhitespace(text, start + 1);
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 125 || c === 93) break;
     const keyAt = i;
-    if (isObject) {
-      const end = skipString(text, i);
-      const name = JSON.parse(text.slice(i, end)) as string;
-      i = skipWhitespace(text, end);
-      i = skipWhitespace(text, i + 1); // past ':'
-      // Duplicate keys: JSON.parse keeps the last, so does this.
-      children.set(name, { key: keyAt, value: i });
-    } else {
-      keys.push(keyAt);
-      values.push(i);
-    }
+    const end = skipString(text, i);
+    const name = JSON.parse(text.slice(i, end)) as string;
+    i = skipWhitespace(text, end);
+    i = skipWhitespace(text, i + 1); // past ':'
+    // Duplicate keys: JSON.parse keeps the last, so does this.
+    children.set(name, { key: keyAt, value: i });
     i = skipWhitespace(text, skipValue(text, i));
     if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
   }
-  return isObject ? { kind: 'object', children } : { kind: 'array', keys, values };
+  return { kind: 'object', children, span: i - start };
 }
 
-function childOf(index: Index, token: string): Child | undefined {
+function indexContainer(text: string, start: number): Index {
+  if (text.charCodeAt(start) === 123) return indexObject(text, start);
+  return { kind: 'array', items: [], next: skipWhitespace(text, start + 1), done: false };
+}
+
+/** Extend an array's index until it holds item `n` (or the array ends). */
+function indexArrayTo(text: string, index: Extract<Index, { kind: 'array' }>, n: number): void {
+  let i = index.next;
+  while (!index.done && index.items.length <= n) {
+    const c = text.charCodeAt(i);
+    if (i >= text.length || c === 125 || c === 93) {
+      index.done = true;
+      break;
+    }
+    index.items.push(i);
+    i = skipWhitespace(text, skipValue(text, i));
+    if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
+  }
+  index.next = i;
+}
+
+function childOf(text: string, index: Index, token: string): Child | undefined {
   if (index.kind === 'object') return index.children.get(token);
   if (!/^(0|[1-9]\d*)$/.test(token)) return undefined;
   const n = Number(token);
-  const key = index.keys[n];
-  const value = index.values[n];
-  return key === undefined || value === undefined ? undefined : { key, value };
+  if (n >= index.items.length) indexArrayTo(text, index, n);
+  const at = index.items[n];
+  return at === undefined ? undefined : { key: at, value: at };
 }
 
 /**
@@ -131,9 +156,9 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
       let index = indexes.get(at);
       if (!index) {
         index = indexContainer(text, at);
-        indexes.set(at, index);
+        if (index.kind === 'array' || index.span >= KEEP_SPAN) indexes.set(at, index);
       }
-      const child = childOf(index, token);
+      const child = childOf(text, index, token);
       if (!child) return undefined;
       at = child.value;
       keyAt = child.key;

@@ -86,7 +86,9 @@ function indexObject(text: string, start: number): Index {
     if (c === 125 || c === 93) break;
     const keyAt = i;
     const end = skipString(text, i);
-    const name = JSON.parse(text.slice(i, end)) as string;
+    // a key without escapes is its text (most keys): no JSON.parse per key
+    const raw = text.slice(i + 1, end - 1);
+    const name = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw;
     i = skipWhitespace(text, end);
     i = skipWhitespace(text, i + 1); // past ':'
     // Duplicate keys: JSON.parse keeps the last, so does this.

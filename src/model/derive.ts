@@ -140,13 +140,28 @@ export function complete(tool: Tool): Tool {
     retryClass = idempotent ? 'safe' : x.idempotencyKey ? 'guarded' : 'never';
     mask |= BIT['execution.retryClass'];
   }
-  // Object.assign, not `{ ...tool, effects }`: V8 clones the former on a fast path (10x here).
-  return Object.assign({}, tool, {
-    effects: Object.assign({}, e, { mode, sideEffects, reversible, risk, deterministic }),
-    approval: Object.assign({}, a, { required }),
-    execution: Object.assign({}, x, { timeoutSec, allowParallel, idempotent, retryClass }),
-    derived: derivedList(tool.derived, mask),
-  });
+  // Object.assign({}, o), not `{ ...o }`: V8 clones the former on a fast path (10x here). Then plain
+  // assignments, not a second object to assign from (no temporary per group): the key order is the
+  // same, existing keys keep their place and new ones follow in this order.
+  const effects = Object.assign({}, e);
+  effects.mode = mode;
+  effects.sideEffects = sideEffects;
+  effects.reversible = reversible;
+  effects.risk = risk;
+  effects.deterministic = deterministic;
+  const approval = Object.assign({}, a);
+  approval.required = required;
+  const execution = Object.assign({}, x);
+  execution.timeoutSec = timeoutSec;
+  execution.allowParallel = allowParallel;
+  execution.idempotent = idempotent;
+  execution.retryClass = retryClass;
+  const out = Object.assign({}, tool);
+  out.effects = effects;
+  out.approval = approval;
+  out.execution = execution;
+  out.derived = derivedList(tool.derived, mask);
+  return out;
 }
 
 /**

@@ -26,6 +26,9 @@ export interface NumberRule {
   max?: number;
 }
 
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+
 export class ObjectReader {
   readonly #consumed = new Set<string>();
 
@@ -56,8 +59,10 @@ export class ObjectReader {
 
   /** The raw value, marked consumed. */
   raw(key: string): unknown {
+    if (!this.has(key)) return undefined;
+    // only keys the object has can be left over (rest): absent ones are not recorded
     this.#consumed.add(key);
-    return this.has(key) ? this.value[key] : undefined;
+    return this.value[key];
   }
 
   #typed<T>(key: string, expected: string, ok: (v: unknown) => v is T): T | undefined {
@@ -71,11 +76,11 @@ export class ObjectReader {
   }
 
   string(key: string): string | undefined {
-    return this.#typed(key, 'a string', (v): v is string => typeof v === 'string');
+    return this.#typed(key, 'a string', isString);
   }
 
   boolean(key: string): boolean | undefined {
-    return this.#typed(key, 'a boolean (true or false)', (v): v is boolean => typeof v === 'boolean');
+    return this.#typed(key, 'a boolean (true or false)', isBoolean);
   }
 
   number(key: string, rule: NumberRule = {}): number | undefined {

@@ -116,15 +116,19 @@ export function verdictOf(word: string): Verdict | undefined {
  * `gists.get_comment`: "comment" is the object of "get"), plus any
  * destructive verb later in it (`force_delete_user`).
  */
-function nameEvidence(name: string): Evidence[] {
+function nameEvidence(name: string, out: Evidence[]): void {
   const last = name.slice(name.lastIndexOf('.') + 1) || name;
-  const out: Evidence[] = [];
-  for (const w of words(last)) {
+  // appended to `out` (the tool's evidence); only this name's entries count for "first" and "destructive already"
+  const from = out.length;
+  let destructive = false;
+  eachWord(last, (w) => {
     const says = verdictOf(w);
-    if (says === undefined) continue;
-    if (out.length === 0 || (says === 'destructive' && !out.some((e) => e.says === 'destructive'))) out.push({ source: 'name', says, detail: `"${w}"` });
-  }
-  return out;
+    if (says !== undefined && (out.length === from || (says === 'destructive' && !destructive))) {
+      out.push({ source: 'name', says, detail: `"${w}"` });
+      if (says === 'destructive') destructive = true;
+    }
+    return false;
+  });
 }
 
 /**
@@ -146,14 +150,14 @@ export function tighteningEvidence(name: string): Evidence | undefined {
 }
 
 /** Word evidence from a description: its first verb-like word (the rest is often about other things). */
-function descriptionEvidence(description: string): Evidence[] {
+function descriptionEvidence(description: string): Evidence | undefined {
   // the text up to the first sentence end (as `split(/(?<=[.!?])\s/)[0]`, without splitting the rest)
   const end = description.search(/[.!?]\s/);
   const first = end < 0 ? description : description.slice(0, end + 1);
-  let found: Evidence[] = [];
+  let found: Evidence | undefined;
   eachWord(first, (w) => {
     const says = verdictOf(w);
-    if (says) found = [{ source: 'description', says, detail: `"${w}"` }];
+    if (says) found = { source: 'description', says, detail: `"${w}"` };
     return says !== undefined;
   });
   return found;
@@ -172,9 +176,12 @@ export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 
   else if (h?.destructive === true && h.readOnly !== true) out.push({ source: 'hints', says: 'destructive', detail: 'destructiveHint: true' });
   // An explicit empty permission list (Pylot's "needs no capability") is a declaration, not silence.
   if (tool.permissions?.length === 0) out.push({ source: 'permissions', says: 'read', detail: 'declared: permissions []' });
-  out.push(...nameEvidence(tool.id ?? tool.name));
-  if (tool.id !== undefined && tool.id !== tool.name) out.push(...nameEvidence(tool.name));
-  if (tool.description) out.push(...descriptionEvidence(tool.description));
+  nameEvidence(tool.id ?? tool.name, out);
+  if (tool.id !== undefined && tool.id !== tool.name) nameEvidence(tool.name, out);
+  if (tool.description) {
+    const said = descriptionEvidence(tool.description);
+    if (said) out.push(said);
+  }
   return out;
 }
 

@@ -30,7 +30,8 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 
 export class ObjectReader {
-  readonly #consumed = new Set<string>();
+  /** Keys read (a list: a reader sees a handful, and a set per object cost more than the object). */
+  readonly #consumed: string[] = [];
 
   constructor(
     readonly context: ImportContext,
@@ -61,7 +62,7 @@ export class ObjectReader {
   raw(key: string): unknown {
     if (!this.has(key)) return undefined;
     // only keys the object has can be left over (rest): absent ones are not recorded
-    this.#consumed.add(key);
+    this.#consumed.push(key);
     return this.value[key];
   }
 
@@ -150,7 +151,7 @@ export class ObjectReader {
 
   /** Mark keys as handled without reading them. */
   consume(...keys: string[]): void {
-    for (const k of keys) this.#consumed.add(k);
+    for (const k of keys) this.#consumed.push(k);
   }
 
   /**
@@ -159,8 +160,10 @@ export class ObjectReader {
    */
   rest(options: { quiet?: boolean; where?: string } = {}): Record<string, unknown> | undefined {
     let out: Record<string, unknown> | undefined;
+    const list = this.#consumed;
+    const consumed = list.length > 32 ? new Set(list) : undefined;
     for (const key of Object.keys(this.value)) {
-      if (this.#consumed.has(key)) continue;
+      if (consumed ? consumed.has(key) : list.includes(key)) continue;
       out ??= {};
       out[key] = this.value[key];
       if (!options.quiet)

@@ -65,23 +65,22 @@ let walked = 0;
 function check(schema: unknown): Problem | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (!isPlainObject(schema)) return here('must be object,boolean');
-  const keys = Object.keys(schema);
-  // Leaves ({ type, description }) are most nodes and cheap to check
-  const large = keys.length > 2;
-  if (large && verdicts.has(schema)) return verdicts.get(schema);
+  // (a lookup of an object never remembered is cheap: it has no identity hash yet)
+  if (verdicts.has(schema)) return verdicts.get(schema);
   const start = walked++;
   let problem: Problem | undefined;
-  for (const key of keys) {
+  // for-in over a parsed JSON object: its own keys, in order, without a key array per schema
+  for (const key in schema) {
     problem = up(key, checkKeyword(key, schema[key]));
     if (problem !== undefined) break;
   }
-  if (large && walked - start >= REMEMBER_NODES) verdicts.set(schema, problem);
+  if (walked - start >= REMEMBER_NODES) verdicts.set(schema, problem);
   return problem;
 }
 
 const schemaMap = (v: unknown): Problem | undefined => {
   if (!isPlainObject(v)) return here('must be object');
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const p = up(k, check(v[k]));
     if (p !== undefined) return p;
   }

@@ -68,13 +68,13 @@ function skipValue(text: string, i: number): number {
  * a map from key to offsets, filled in one scan (the last of duplicate keys
  * wins, as in JSON.parse, so the whole object must be seen).
  */
-type Index = { kind: 'array'; items: number[]; next: number; done: boolean } | { kind: 'object'; children: Map<string, Child>; span: number };
+type Index = { kind: 'array'; items: number[]; next: number; done: boolean } | { kind: 'object'; children: Map<string, Child> };
 
 /**
- * Objects whose text is shorter than this are indexed again on each lookup
- * instead of kept: re-scanning a tool entry costs about a microsecond, and a
- * catalog with thousands of findings would otherwise keep thousands of maps
- * (about 2 MiB for 4,600 ATLAS warnings) for as long as the catalog lives.
+ * Objects shorter than this are searched in place on each lookup instead of
+ * indexed and kept: re-scanning a tool entry costs about a microsecond, and
+ * a catalog with thousands of findings would otherwise keep thousands of
+ * maps (about 2 MiB for 4,600 ATLAS warnings) for as long as it lives.
  */
 const KEEP_SPAN = 4096;
 
@@ -96,7 +96,58 @@ function indexObject(text: string, start: number): Index {
     i = skipWhitespace(text, skipValue(text, i));
     if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
   }
-  return { kind: 'object', children, span: i - start };
+  return { kind: 'object', children };
+}
+
+/** What {@link findInObject} says of an object of {@link KEEP_SPAN} characters or more. */
+const LARGE: unique symbol = Symbol('large');
+
+/**
+ * The child `token` of a small object at `start`, found in one scan without
+ * building an index (nothing allocated: keys are compared in place). The
+ * last of duplicate keys wins, as in JSON.parse, so the scan goes to the end.
+ * {@link LARGE} as soon as the object proves to be longer than
+ * {@link KEEP_SPAN}: such an object is indexed, and its index kept.
+ */
+function findInObject(text: string, start: number, token: string): Child | undefined | typeof LARGE {
+  const limit = start + KEEP_SPAN;
+  // a token without a backslash equals a key written without escapes exactly when their texts are equal
+  const plain = !token.includes('\\');
+  let found: Child | undefined;
+  let i = skipWhitespace(text, start + 1);
+  while (i < text.length) {
+    if (i >= limit) return LARGE;
+    const c = text.charCodeAt(i);
+    if (c === 125 || c === 93) break;
+    const keyAt = i;
+    const end = skipString(text, i);
+    const length = end - i - 2;
+    // a key without escapes is its text; an escaped key is longer than its value and is decoded
+    const same = plain && length === token.length ? text.startsWith(token, i + 1) : length >= token.length && text.lastIndexOf('\\', end - 2) > i && JSON.parse(text.slice(i, end)) === token;
+    i = skipWhitespace(text, end);
+    i = skipWhitespace(text, i + 1); // past ':'
+    if (same) found = { key: keyAt, value: i };
+    const next = skipValueWithin(text, i, limit);
+    if (next < 0) return LARGE;
+    i = skipWhitespace(text, next);
+    if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
+  }
+  return found;
+}
+
+/** Like skipValue, but -1 as soon as a container reaches `limit` unclosed. */
+function skipValueWithin(text: string, i: number, limit: number): number {
+  const c = text.charCodeAt(i);
+  if (c !== 123 && c !== 91) return skipValue(text, i);
+  const stop = Math.min(limit, text.length);
+  let depth = 0;
+  for (; i < stop; i++) {
+    const d = text.charCodeAt(i);
+    if (d === QUOTE) i = skipString(text, i) - 1;
+    else if (d === 123 || d === 91) depth++;
+    else if ((d === 125 || d === 93) && --depth === 0) return i + 1;
+  }
+  return stop === text.length ? text.length : -1;
 }
 
 function indexContainer(text: string, start: number): Index {
@@ -156,11 +207,18 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
       const c = text.charCodeAt(at);
       if (c !== 123 && c !== 91) return undefined;
       let index = indexes.get(at);
-      if (!index) {
-        index = indexContainer(text, at);
-        if (index.kind === 'array' || index.span >= KEEP_SPAN) indexes.set(at, index);
+      let child: Child | undefined;
+      const small = index === undefined && c === 123 ? findInObject(text, at, token) : LARGE;
+      if (small !== LARGE) {
+        // a small object: looked up in place, nothing kept
+        child = small;
+      } else {
+        if (!index) {
+          index = indexContainer(text, at);
+          indexes.set(at, index);
+        }
+        child = childOf(text, index, token);
       }
-      const child = childOf(text, index, token);
       if (!child) return undefined;
       at = child.value;
       keyAt = child.key;

@@ -28,6 +28,7 @@ export interface NumberRule {
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 
 export class ObjectReader {
   /** Keys read (a list: a reader sees a handful, and a set per object cost more than the object). */
@@ -102,7 +103,7 @@ export class ObjectReader {
 
   /** An array of strings; non-string items are reported and skipped. */
   strings(key: string): string[] | undefined {
-    const v = this.#typed(key, 'an array of strings', (x): x is unknown[] => Array.isArray(x));
+    const v = this.#typed(key, 'an array of strings', isArray);
     if (v === undefined) return undefined;
     const out: string[] = [];
     v.forEach((item, i) => {
@@ -146,7 +147,7 @@ export class ObjectReader {
 
   /** An array, items unchecked. */
   array(key: string): unknown[] | undefined {
-    return this.#typed(key, 'an array', (v): v is unknown[] => Array.isArray(v));
+    return this.#typed(key, 'an array', isArray);
   }
 
   /** Mark keys as handled without reading them. */

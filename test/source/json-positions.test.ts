@@ -22,6 +22,23 @@ describe('jsonLocator', () => {
   it.each([[['zz']], [['a', '5']], [['a', '0', 'x']], [['e~f', 'x']]])('%j -> undefined', (tokens) => {
     expect(locate(tokens, false)).toBeUndefined();
   });
+  // small objects are searched in place, large ones (4 KiB and up) indexed: both must agree with JSON.parse
+  const big = 'x'.repeat(5000);
+  it.each([
+    ['escaped key', '{"a\\u0062": 1, "ab": 2}', ['ab'], 'last'],
+    ['escaped duplicate after a plain key', '{"ab": 1, "a\\u0062": 2}', ['ab'], 'last'],
+    ['key with a backslash', '{"a\\\\b": 1, "ab": 2}', ['a\\b'], 'first'],
+    ['raw text equal to a backslash token', '{"a\\\\b": 1}', ['a\\\\b'], undefined],
+    ['prefix of a longer key', '{"abc": 1, "ab": 2}', ['ab'], 'last'],
+    ['duplicate in a large object', `{"d": 1, "s": "${big}", "d": 2}`, ['d'], 'last'],
+    ['key after a large value', `{"s": ["${big}"], "k": 3}`, ['k'], 'last'],
+    ['large array item', `[{"s": "${big}", "k": 1}, {"k": 2}]`, ['1', 'k'], 'last'],
+  ])('%s', (_what, json, tokens, which) => {
+    const offset = jsonLocator(json)(tokens, false);
+    if (which === undefined) return expect(offset).toBeUndefined();
+    const value = tokens.reduce<unknown>((v, t) => (v as Record<string, unknown>)[t], JSON.parse(json));
+    expect(offset).toBe(which === 'last' ? json.lastIndexOf(String(value)) : json.indexOf(String(value)));
+  });
   it('agrees with JSON.parse on every key of a real-looking document', () => {
     const doc = { tools: Array.from({ length: 50 }, (_, i) => ({ name: `t${i}`, parameters: { type: 'object', properties: { [`p "${i}"`]: { type: 'string' } } } })) };
     const json = JSON.stringify(doc, null, 2);

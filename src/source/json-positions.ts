@@ -68,7 +68,14 @@ function skipValue(text: string, i: number): number {
  * a map from key to offsets, filled in one scan (the last of duplicate keys
  * wins, as in JSON.parse, so the whole object must be seen).
  */
-type Index = { kind: 'array'; items: number[]; next: number; done: boolean } | { kind: 'object'; children: Map<string, Child> };
+/**
+ * An array's index: `next` is where its scan resumes; when `pending`, that is
+ * the start of the last item listed, not yet skipped (the lookup that asked
+ * for it usually scans it anyway, and then moves `next` past it: an item is
+ * scanned once, not once to list it and again to look inside).
+ */
+type ArrayIndex = { kind: 'array'; items: number[]; next: number; done: boolean; pending: boolean };
+type Index = ArrayIndex | { kind: 'object'; children: Map<string, Child> };
 
 /**
  * Objects shorter than this are searched in place on each lookup instead of
@@ -110,6 +117,7 @@ const LARGE: unique symbol = Symbol('large');
  * {@link KEEP_SPAN}: such an object is indexed, and its index kept.
  */
 function findInObject(text: string, start: number, token: string): Child | undefined | typeof LARGE {
+  lastObjectEnd = -1;
   const limit = start + KEEP_SPAN;
   // a token without a backslash equals a key written without escapes exactly when their texts are equal
   const plain = !token.includes('\\');
@@ -132,8 +140,12 @@ function findInObject(text: string, start: number, token: string): Child | undef
     i = skipWhitespace(text, next);
     if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
   }
+  lastObjectEnd = text.charCodeAt(i) === 125 ? i + 1 : -1;
   return found;
 }
+
+/** Just past the closing brace of the object the last {@link findInObject} scanned to its end, else -1. */
+let lastObjectEnd = -1;
 
 /** Is there a backslash in text[from, to)? (A bounded loop: keys are short, and indexOf would run on past `to`.) */
 function hasBackslash(text: string, from: number, to: number): boolean {
@@ -158,12 +170,22 @@ function skipValueWithin(text: string, i: number, limit: number): number {
 
 function indexContainer(text: string, start: number): Index {
   if (text.charCodeAt(start) === 123) return indexObject(text, start);
-  return { kind: 'array', items: [], next: skipWhitespace(text, start + 1), done: false };
+  return { kind: 'array', items: [], next: skipWhitespace(text, start + 1), done: false, pending: false };
 }
 
-/** Extend an array's index until it holds item `n` (or the array ends). */
-function indexArrayTo(text: string, index: Extract<Index, { kind: 'array' }>, n: number): void {
+/** Past the item that ends at `end`: whitespace and the comma before the next one. */
+function afterItem(text: string, end: number): number {
+  const i = skipWhitespace(text, end);
+  return text.charCodeAt(i) === 44 ? skipWhitespace(text, i + 1) : i;
+}
+
+/** Extend an array's index until it holds item `n` (or the array ends); item `n` itself is left pending. */
+function indexArrayTo(text: string, index: ArrayIndex, n: number): void {
   let i = index.next;
+  if (index.pending) {
+    i = afterItem(text, skipValue(text, i));
+    index.pending = false;
+  }
   while (!index.done && index.items.length <= n) {
     const c = text.charCodeAt(i);
     if (i >= text.length || c === 125 || c === 93) {
@@ -171,8 +193,11 @@ function indexArrayTo(text: string, index: Extract<Index, { kind: 'array' }>, n:
       break;
     }
     index.items.push(i);
-    i = skipWhitespace(text, skipValue(text, i));
-    if (text.charCodeAt(i) === 44) i = skipWhitespace(text, i + 1);
+    if (index.items.length > n) {
+      index.pending = true;
+      break;
+    }
+    i = afterItem(text, skipValue(text, i));
   }
   index.next = i;
 }
@@ -227,6 +252,8 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
   return (tokens, key) => {
     let at = root;
     let keyAt = root;
+    /** The array whose pending item is `at`, if it is. */
+    let frontier: ArrayIndex | undefined;
     for (const token of tokens) {
       const c = text.charCodeAt(at);
       if (c !== 123 && c !== 91) return undefined;
@@ -236,6 +263,11 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
       if (small !== LARGE) {
         // a small object: looked up in place, nothing kept
         child = small;
+        // it was scanned to its end: the array it is the pending item of resumes after it
+        if (frontier !== undefined && frontier.pending && frontier.next === at && lastObjectEnd > at) {
+          frontier.next = afterItem(text, lastObjectEnd);
+          frontier.pending = false;
+        }
       } else {
         if (!index) {
           index = indexContainer(text, at);
@@ -244,6 +276,7 @@ export function jsonLocator(text: string): (tokens: readonly string[], key: bool
         child = childOf(text, index, token);
       }
       if (!child) return undefined;
+      frontier = index?.kind === 'array' && index.pending && index.next === child.value ? index : undefined;
       at = child.value;
       keyAt = child.key;
     }

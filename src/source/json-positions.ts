@@ -228,21 +228,36 @@ export function offsetAtDepth(text: string, depth: number): number {
 }
 
 /**
- * Is a parsed value nested deeper than `max` levels (the root container is
- * level 1)? Walks containers only, and never recurses deeper than `max + 1`.
- * About half the cost of {@link offsetAtDepth} on a 5 MB catalog (strings,
- * most of the text, are not scanned), so a parsed document is checked here
- * and the text is scanned only to place a finding.
+ * What one walk of a parsed value finds: whether it nests deeper than `max`
+ * levels (the root container is level 1; the walk never recurses deeper than
+ * `max + 1`, and stops there), and whether any object has a `__proto__` own
+ * key (JSON.parse makes one for `"__proto__"`, however the key was escaped).
+ * Containers only: about half the cost of {@link offsetAtDepth} on a 5 MB
+ * catalog, since strings, most of the text, are not scanned.
  */
-export function nestedDeeperThan(value: unknown, max: number, depth = 1): boolean {
+export function inspectParsed(value: unknown, max: number): { deeper: boolean; protoKey: boolean } {
+  const found = { deeper: false, protoKey: false };
+  found.deeper = walk(value, max, 1, found);
+  return found;
+}
+
+function walk(value: unknown, max: number, depth: number, found: { protoKey: boolean }): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (depth > max) return true;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (nestedDeeperThan(value[i], max, depth + 1)) return true;
+    for (let i = 0; i < value.length; i++) if (walk(value[i], max, depth + 1, found)) return true;
     return false;
   }
-  for (const key in value) if (nestedDeeperThan((value as Record<string, unknown>)[key], max, depth + 1)) return true;
+  for (const key in value) {
+    if (key === '__proto__') found.protoKey = true;
+    if (walk((value as Record<string, unknown>)[key], max, depth + 1, found)) return true;
+  }
   return false;
+}
+
+/** Is a parsed value nested deeper than `max` levels? (See {@link inspectParsed}.) */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  return inspectParsed(value, max).deeper;
 }
 
 /** A locator over one JSON text: pointer tokens -> offset of the value (or of its key). */

@@ -5,7 +5,7 @@
  * @module
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
-import { jsonLocator, nestedDeeperThan, offsetAtDepth } from './json-positions.js';
+import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
@@ -111,12 +111,15 @@ export function parseSource(
   }
   // JSON nesting is measured on the parsed value (what later stages walk; JSON.parse itself does not
   // recurse), and the text scanned only to place the finding. YAML was bounded before parsing.
-  if (format === 'json' && nestedDeeperThan(result.file.value, limits.maxDepth)) {
+  const parsed = format === 'json' ? inspectParsed(result.file.value, limits.maxDepth) : undefined;
+  if (parsed?.deeper) {
     const deepAt = offsetAtDepth(text, limits.maxDepth + 1);
     if (deepAt >= 0) return { diagnostics: [nestingTooDeep(path, lines.position(deepAt), limits)] };
   }
-  // Only a document whose text names __proto__ can hold such a key.
-  const diagnostics = text.includes('__proto__') ? [...result.diagnostics, ...removeProtoKeys(result.file)] : result.diagnostics;
+  // JSON: the walk above saw every key (an escaped "\u005f_proto__" too); YAML: only a text that names
+  // __proto__ can hold such a key.
+  const mayHaveProto = parsed ? parsed.protoKey : text.includes('__proto__');
+  const diagnostics = mayHaveProto ? [...result.diagnostics, ...removeProtoKeys(result.file)] : result.diagnostics;
   return { file: result.file, diagnostics };
 }
 

@@ -42,6 +42,7 @@ describe('parseSource: hostile and broken input becomes located diagnostics', ()
 
   it.each([
     ['JSON', 'a.json', '{"tools": [{"name": "x", "__proto__": {"polluted": true}}]}', '/tools/0/__proto__', 1],
+    ['JSON, key escaped', 'a.json', '{"tools": [{"name": "x", "\\u005f_proto__": {"polluted": true}}]}', '/tools/0/__proto__', 1],
     ['YAML', 'a.yaml', 'tools:\n  - name: x\n    __proto__:\n      polluted: true\n', '/tools/0/__proto__', 3],
   ])('%s __proto__ keys are removed and reported, and pollute nothing', (_f, path, text, pointer, line) => {
     const { file, diagnostics } = parseSource(path, text);

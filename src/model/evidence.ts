@@ -50,6 +50,50 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Split an identifier or sentence into lowercase words (camelCase, snake_case, dots, dashes, slashes). */
 export function words(text: string): string[] {
+  const out: string[] = [];
+  eachWord(text, (w) => {
+    out.push(w);
+    return false;
+  });
+  return out;
+}
+
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLowerOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+/** Characters outside 7-bit ASCII: their lower-casing is left to {@link wordsByRegex}. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Call `visit` with each word of {@link words}, in order, until it returns
+ * true. ASCII text is split in one pass without building the whole list (a
+ * description's first verb is usually its first word).
+ */
+function eachWord(text: string, visit: (word: string) => boolean): void {
+  if (NON_ASCII.test(text)) {
+    for (const w of wordsByRegex(text)) if (visit(w)) return;
+    return;
+  }
+  let start = -1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    const alnum = isUpper(c) || isLowerOrDigit(c);
+    if (start >= 0) {
+      // a word ends before a separator, at "aB" (camelCase) and at "ABc" (an acronym then a word: "HTMLParser")
+      const prev = text.charCodeAt(i - 1);
+      const camel = isUpper(c) && (isLowerOrDigit(prev) || (isUpper(prev) && isLowerOrDigit(text.charCodeAt(i + 1)) && !isDigit(text.charCodeAt(i + 1))));
+      if (!alnum || camel) {
+        if (visit(text.slice(start, i).toLowerCase())) return;
+        start = -1;
+      }
+    }
+    if (alnum && start < 0) start = i;
+  }
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/** The reference splitting (any text): camel boundaries by regex, lower-cased, split on everything but a-z and 0-9. */
+function wordsByRegex(text: string): string[] {
   return text
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -72,15 +116,19 @@ export function verdictOf(word: string): Verdict | undefined {
  * `gists.get_comment`: "comment" is the object of "get"), plus any
  * destructive verb later in it (`force_delete_user`).
  */
-function nameEvidence(name: string): Evidence[] {
+function nameEvidence(name: string, out: Evidence[]): void {
   const last = name.slice(name.lastIndexOf('.') + 1) || name;
-  const out: Evidence[] = [];
-  for (const w of words(last)) {
+  // appended to `out` (the tool's evidence); only this name's entries count for "first" and "destructive already"
+  const from = out.length;
+  let destructive = false;
+  eachWord(last, (w) => {
     const says = verdictOf(w);
-    if (says === undefined) continue;
-    if (out.length === 0 || (says === 'destructive' && !out.some((e) => e.says === 'destructive'))) out.push({ source: 'name', says, detail: `"${w}"` });
-  }
-  return out;
+    if (says !== undefined && (out.length === from || (says === 'destructive' && !destructive))) {
+      out.push({ source: 'name', says, detail: `"${w}"` });
+      if (says === 'destructive') destructive = true;
+    }
+    return false;
+  });
 }
 
 /**
@@ -102,13 +150,17 @@ export function tighteningEvidence(name: string): Evidence | undefined {
 }
 
 /** Word evidence from a description: its first verb-like word (the rest is often about other things). */
-function descriptionEvidence(description: string): Evidence[] {
-  const first = description.split(/(?<=[.!?])\s/)[0] ?? description;
-  for (const w of words(first)) {
+function descriptionEvidence(description: string): Evidence | undefined {
+  // the text up to the first sentence end (as `split(/(?<=[.!?])\s/)[0]`, without splitting the rest)
+  const end = description.search(/[.!?]\s/);
+  const first = end < 0 ? description : description.slice(0, end + 1);
+  let found: Evidence | undefined;
+  eachWord(first, (w) => {
     const says = verdictOf(w);
-    if (says) return [{ source: 'description', says, detail: `"${w}"` }];
-  }
-  return [];
+    if (says) found = { source: 'description', says, detail: `"${w}"` };
+    return says !== undefined;
+  });
+  return found;
 }
 
 /** All evidence about a tool's effects, strongest sources first. */
@@ -124,9 +176,12 @@ export function effectEvidence(tool: Pick<Tool, 'name' | 'id' | 'description' | 
   else if (h?.destructive === true && h.readOnly !== true) out.push({ source: 'hints', says: 'destructive', detail: 'destructiveHint: true' });
   // An explicit empty permission list (Pylot's "needs no capability") is a declaration, not silence.
   if (tool.permissions?.length === 0) out.push({ source: 'permissions', says: 'read', detail: 'declared: permissions []' });
-  out.push(...nameEvidence(tool.id ?? tool.name));
-  if (tool.id !== undefined && tool.id !== tool.name) out.push(...nameEvidence(tool.name));
-  if (tool.description) out.push(...descriptionEvidence(tool.description));
+  nameEvidence(tool.id ?? tool.name, out);
+  if (tool.id !== undefined && tool.id !== tool.name) nameEvidence(tool.name, out);
+  if (tool.description) {
+    const said = descriptionEvidence(tool.description);
+    if (said) out.push(said);
+  }
   return out;
 }
 

@@ -103,7 +103,10 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
         const translated = new Set(e.value.derived);
         assumed = assumed.filter((p) => !translated.has(p));
       }
-      const entry = { ...e, value, assumed };
+      // the merged entry is this build's own: completing it in place saves a copy per tool
+      const entry = e as Entry<Tool>;
+      entry.value = value;
+      entry.assumed = assumed;
       if (findings) perTool.set(entry, findings);
       return entry;
     }),
@@ -128,7 +131,10 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
 
 /** The findings about one tool on its own (what a memo may keep: no file system, no other tool). */
 function toolFindings(tool: Tool, locate: ReturnType<typeof entryLocator>, checkSchema: ReturnType<typeof createSchemaChecker>): Diagnostic[] {
-  return [...lintTool(tool, locate, checkSchema), ...lintHonesty(tool, locate)];
+  const found = lintTool(tool, locate, checkSchema);
+  const honesty = lintHonesty(tool, locate);
+  // most tools have no findings: no new array for them
+  return honesty.length === 0 ? found : found.length === 0 ? honesty : found.concat(honesty);
 }
 
 function lint(
@@ -145,11 +151,8 @@ function lint(
     const locate = entryLocator('tool', entry, merged.documents);
     const manifest = entry.origins[0]?.file;
     if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate });
-    const found = [
-      ...(perTool.get(entry) ?? toolFindings(entry.value, locate, checkSchema)),
-      ...(manifest === undefined ? [] : lintModulePaths(entry.value, manifest, options.trustedModuleDirs ?? [], locate)),
-    ];
-    if (found.length > 0) out.push(...found);
+    for (const d of perTool.get(entry) ?? toolFindings(entry.value, locate, checkSchema)) out.push(d);
+    if (manifest !== undefined) for (const d of lintModulePaths(entry.value, manifest, options.trustedModuleDirs ?? [], locate)) out.push(d);
     if (entry.value.alternatives?.length)
       references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
   }
@@ -167,7 +170,14 @@ function lint(
   refs(catalog.agents, 'Agent');
   refs(catalog.jobs, 'Job');
   // An entry may be named by its canonical name or by the id its own format uses (ATLAS "ResearchBrief").
-  const names = (entries: ReadonlyArray<Entry<{ name: string; id?: string }>>) => new Set(entries.flatMap((e) => (e.value.id === undefined ? [e.value.name] : [e.value.name, e.value.id])));
+  const names = (entries: ReadonlyArray<Entry<{ name: string; id?: string }>>) => {
+    const set = new Set<string>();
+    for (const { value } of entries) {
+      set.add(value.name);
+      if (value.id !== undefined) set.add(value.id);
+    }
+    return set;
+  };
   const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
   if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));

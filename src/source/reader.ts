@@ -26,8 +26,13 @@ export interface NumberRule {
   max?: number;
 }
 
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
+
 export class ObjectReader {
-  readonly #consumed = new Set<string>();
+  /** Keys read (a list: a reader sees a handful, and a set per object cost more than the object). */
+  readonly #consumed: string[] = [];
 
   constructor(
     readonly context: ImportContext,
@@ -56,8 +61,10 @@ export class ObjectReader {
 
   /** The raw value, marked consumed. */
   raw(key: string): unknown {
-    this.#consumed.add(key);
-    return this.has(key) ? this.value[key] : undefined;
+    if (!this.has(key)) return undefined;
+    // only keys the object has can be left over (rest): absent ones are not recorded
+    this.#consumed.push(key);
+    return this.value[key];
   }
 
   #typed<T>(key: string, expected: string, ok: (v: unknown) => v is T): T | undefined {
@@ -71,11 +78,11 @@ export class ObjectReader {
   }
 
   string(key: string): string | undefined {
-    return this.#typed(key, 'a string', (v): v is string => typeof v === 'string');
+    return this.#typed(key, 'a string', isString);
   }
 
   boolean(key: string): boolean | undefined {
-    return this.#typed(key, 'a boolean (true or false)', (v): v is boolean => typeof v === 'boolean');
+    return this.#typed(key, 'a boolean (true or false)', isBoolean);
   }
 
   number(key: string, rule: NumberRule = {}): number | undefined {
@@ -96,7 +103,7 @@ export class ObjectReader {
 
   /** An array of strings; non-string items are reported and skipped. */
   strings(key: string): string[] | undefined {
-    const v = this.#typed(key, 'an array of strings', (x): x is unknown[] => Array.isArray(x));
+    const v = this.#typed(key, 'an array of strings', isArray);
     if (v === undefined) return undefined;
     const out: string[] = [];
     v.forEach((item, i) => {
@@ -140,12 +147,12 @@ export class ObjectReader {
 
   /** An array, items unchecked. */
   array(key: string): unknown[] | undefined {
-    return this.#typed(key, 'an array', (v): v is unknown[] => Array.isArray(v));
+    return this.#typed(key, 'an array', isArray);
   }
 
   /** Mark keys as handled without reading them. */
   consume(...keys: string[]): void {
-    for (const k of keys) this.#consumed.add(k);
+    for (const k of keys) this.#consumed.push(k);
   }
 
   /**
@@ -154,8 +161,10 @@ export class ObjectReader {
    */
   rest(options: { quiet?: boolean; where?: string } = {}): Record<string, unknown> | undefined {
     let out: Record<string, unknown> | undefined;
+    const list = this.#consumed;
+    const consumed = list.length > 32 ? new Set(list) : undefined;
     for (const key of Object.keys(this.value)) {
-      if (this.#consumed.has(key)) continue;
+      if (consumed ? consumed.has(key) : list.includes(key)) continue;
       out ??= {};
       out[key] = this.value[key];
       if (!options.quiet)

@@ -5,7 +5,7 @@
  * @module
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
-import { jsonLocator, offsetAtDepth } from './json-positions.js';
+import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
 import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
 
@@ -89,27 +89,37 @@ export function parseSource(
       ],
     };
   }
-  const nul = text.indexOf('\u0000');
-  if (nul >= 0) {
-    return {
-      diagnostics: [
-        diagnostic('PARSE_ERROR', 'This is a binary file (it contains NUL bytes), not a manifest.', {
-          file: path,
-          ...lines.position(nul),
-          hint: 'Point toolcap at JSON or YAML text files.',
-        }),
-      ],
-    };
+  const binary = (nul: number) => ({
+    diagnostics: [
+      diagnostic('PARSE_ERROR', 'This is a binary file (it contains NUL bytes), not a manifest.', {
+        file: path,
+        ...lines.position(nul),
+        hint: 'Point toolcap at JSON or YAML text files.',
+      }),
+    ],
+  });
+  // JSON.parse refuses a raw NUL anywhere, so JSON text that parses has none: it is looked for
+  // only when parsing fails (a scan of the whole text saved on every good file)
+  if (format === 'yaml') {
+    const nul = text.indexOf('\u0000');
+    if (nul >= 0) return binary(nul);
   }
   const result = format === 'json' ? parseJson(path, text, lines) : parseYaml(path, text, lines, limits);
-  if (!result.file) return result;
-  // JSON nesting is measured on the text (cheap); YAML was bounded before parsing.
-  if (format === 'json') {
+  if (!result.file) {
+    const nul = format === 'json' ? text.indexOf('\u0000') : -1;
+    return nul >= 0 ? binary(nul) : result;
+  }
+  // JSON nesting is measured on the parsed value (what later stages walk; JSON.parse itself does not
+  // recurse), and the text scanned only to place the finding. YAML was bounded before parsing.
+  const parsed = format === 'json' ? inspectParsed(result.file.value, limits.maxDepth) : undefined;
+  if (parsed?.deeper) {
     const deepAt = offsetAtDepth(text, limits.maxDepth + 1);
     if (deepAt >= 0) return { diagnostics: [nestingTooDeep(path, lines.position(deepAt), limits)] };
   }
-  // Only a document whose text names __proto__ can hold such a key.
-  const diagnostics = text.includes('__proto__') ? [...result.diagnostics, ...removeProtoKeys(result.file)] : result.diagnostics;
+  // JSON: the walk above saw every key (an escaped "\u005f_proto__" too); YAML: only a text that names
+  // __proto__ can hold such a key.
+  const mayHaveProto = parsed ? parsed.protoKey : text.includes('__proto__');
+  const diagnostics = mayHaveProto ? [...result.diagnostics, ...removeProtoKeys(result.file)] : result.diagnostics;
   return { file: result.file, diagnostics };
 }
 

@@ -19,6 +19,7 @@ export type Locate = (path: string, below?: string) => Location;
 
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 const CAPABILITY = new RegExp(CAPABILITY_PATTERN);
+const SCHEMA_FIELDS = ['inputSchema', 'outputSchema', 'configSchema'] as const;
 const WRITE_EFFECTS: ReadonlySet<SideEffect> = new Set(['write', 'system']);
 const MUTATING_EFFECTS: ReadonlySet<SideEffect> = new Set(['write', 'database', 'filesystem', 'system']);
 
@@ -68,13 +69,13 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
   if (writes && !tool.effects?.rollbackHint && !irreversible) {
     report('WRITE_WITHOUT_ROLLBACK', writingEffect ? 'effects.sideEffects' : 'effects.mode', 'A tool that writes has no rollback hint.', 'Add effects.rollbackHint, or declare reversible: none.');
   }
-  for (const field of ['inputSchema', 'outputSchema', 'configSchema'] as const) {
+  for (const field of SCHEMA_FIELDS) {
     const schema = declaredValue(tool, field, tool[field]);
     if (schema === undefined) continue;
     const problem = typeof schema === 'object' && schema !== null ? checkSchema(schema) : undefined;
     if (problem !== undefined) report('INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
   }
-  out.push(...lintSqlStorage(tool, locate));
+  if (tool.storage !== undefined) out.push(...lintSqlStorage(tool, locate));
   return out;
 }
 

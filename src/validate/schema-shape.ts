@@ -52,29 +52,35 @@ export function schemaShapeProblem(schema: unknown): string | undefined {
  * Verdicts per schema object. OpenAPI imports share one subschema among
  * hundreds of tools (GitHub: a 3 s re-walk, 30 ms with this); a verdict is a
  * pure function of the object, which toolcap never mutates after import.
+ * Only objects whose walk visited at least {@link REMEMBER_NODES} schemas are
+ * remembered: smaller ones cost less to walk again than to remember (a weak
+ * map entry per tool schema made every garbage collection slower, for
+ * schemas that are rarely shared).
  */
 const verdicts = new WeakMap<object, Problem | undefined>();
+const REMEMBER_NODES = 16;
+/** Schemas walked so far (a counter: the difference over one walk is its size). */
+let walked = 0;
 
 function check(schema: unknown): Problem | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (!isPlainObject(schema)) return here('must be object,boolean');
-  const keys = Object.keys(schema);
-  // Leaves ({ type, description }) are most nodes and cheap to check: remember only bigger objects,
-  // which is where shared component schemas are.
-  const remember = keys.length > 2;
-  if (remember && verdicts.has(schema)) return verdicts.get(schema);
+  // (a lookup of an object never remembered is cheap: it has no identity hash yet)
+  if (verdicts.has(schema)) return verdicts.get(schema);
+  const start = walked++;
   let problem: Problem | undefined;
-  for (const key of keys) {
+  // for-in over a parsed JSON object: its own keys, in order, without a key array per schema
+  for (const key in schema) {
     problem = up(key, checkKeyword(key, schema[key]));
     if (problem !== undefined) break;
   }
-  if (remember) verdicts.set(schema, problem);
+  if (walked - start >= REMEMBER_NODES) verdicts.set(schema, problem);
   return problem;
 }
 
 const schemaMap = (v: unknown): Problem | undefined => {
   if (!isPlainObject(v)) return here('must be object');
-  for (const k of Object.keys(v)) {
+  for (const k in v) {
     const p = up(k, check(v[k]));
     if (p !== undefined) return p;
   }
@@ -145,20 +151,28 @@ const SIMPLE = new Map<string, Check>(Object.entries({
   dependentRequired: (v) => (isPlainObject(v) && Object.values(v).every((r) => uniqueStrings(r) === undefined) ? undefined : 'must be an object of string arrays'),
 } satisfies Record<string, Check>));
 
-function checkKeyword(key: string, value: unknown): Problem | undefined {
-  if (SUBSCHEMA.has(key)) return check(value);
-  if (SCHEMA_MAPS.has(key)) return schemaMap(value);
-  if (SCHEMA_LISTS.has(key)) return schemaList(value);
-  if (key === 'dependencies') {
-    if (!isPlainObject(value)) return here('must be object');
-    for (const [k, dep] of Object.entries(value)) {
-      const p = Array.isArray(dep) ? (uniqueStrings(dep) === undefined ? undefined : here('must be an array of unique strings')) : check(dep);
-      if (p !== undefined) return up(k, p);
-    }
-    return undefined;
+function checkDependencies(value: unknown): Problem | undefined {
+  if (!isPlainObject(value)) return here('must be object');
+  for (const [k, dep] of Object.entries(value)) {
+    const p = Array.isArray(dep) ? (uniqueStrings(dep) === undefined ? undefined : here('must be an array of unique strings')) : check(dep);
+    if (p !== undefined) return up(k, p);
   }
-  const simple = SIMPLE.get(key);
-  if (simple === undefined) return undefined; // unknown keywords (nullable, x-*) are allowed and not checked
-  const problem = simple(value);
-  return problem === undefined ? undefined : here(problem);
+  return undefined;
+}
+
+/** Every checked keyword's check, so that a key costs one lookup (most keys are `type`, `description`, `properties`). */
+const KEYWORDS = new Map<string, (value: unknown) => Problem | undefined>([
+  ...[...SUBSCHEMA].map((k) => [k, check] as const),
+  ...[...SCHEMA_MAPS].map((k) => [k, schemaMap] as const),
+  ...[...SCHEMA_LISTS].map((k) => [k, schemaList] as const),
+  ['dependencies', checkDependencies] as const,
+  ...[...SIMPLE].map(([k, simple]) => [k, (value: unknown) => {
+    const problem = simple(value);
+    return problem === undefined ? undefined : here(problem);
+  }] as const),
+]);
+
+function checkKeyword(key: string, value: unknown): Problem | undefined {
+  // unknown keywords (nullable, x-*) are allowed and not checked
+  return KEYWORDS.get(key)?.(value);
 }

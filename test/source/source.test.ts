@@ -24,11 +24,14 @@ describe('parseSource: hostile and broken input becomes located diagnostics', ()
     ['deep YAML flow nesting', 'a.yaml', '['.repeat(10_000) + ']'.repeat(10_000), 'NESTING_TOO_DEEP', 1],
     ['deep YAML block nesting', 'a.yaml', Array.from({ length: 200 }, (_, i) => `${' '.repeat(i * 2)}k${i}:`).join('\n') + ' 1', 'NESTING_TOO_DEEP', undefined],
     ['binary garbage as JSON', 'a.json', '\u0000\u0001\u0002{', 'PARSE_ERROR', 1],
+    ['NUL inside a JSON string', 'a.json', '{"a":\n "x\u0000y"}', 'PARSE_ERROR', 2],
+    ['binary garbage as YAML', 'a.yaml', 'a: 1\n\u0000', 'PARSE_ERROR', 2],
   ])('%s -> %s', (_name, path, text, code, line) => {
     const { file, diagnostics } = parseSource(path, text);
     expect(file).toBeUndefined();
     expect(diagnostics[0]).toMatchObject({ code, severity: 'error', file: path });
     if (line !== undefined) expect(diagnostics[0]?.line).toBe(line);
+    if (text.includes('\u0000')) expect(diagnostics[0]?.message).toContain('binary file');
   });
 
   it('refuses nesting one level past the documented limit and accepts the limit itself', () => {
@@ -39,6 +42,7 @@ describe('parseSource: hostile and broken input becomes located diagnostics', ()
 
   it.each([
     ['JSON', 'a.json', '{"tools": [{"name": "x", "__proto__": {"polluted": true}}]}', '/tools/0/__proto__', 1],
+    ['JSON, key escaped', 'a.json', '{"tools": [{"name": "x", "\\u005f_proto__": {"polluted": true}}]}', '/tools/0/__proto__', 1],
     ['YAML', 'a.yaml', 'tools:\n  - name: x\n    __proto__:\n      polluted: true\n', '/tools/0/__proto__', 3],
   ])('%s __proto__ keys are removed and reported, and pollute nothing', (_f, path, text, pointer, line) => {
     const { file, diagnostics } = parseSource(path, text);

@@ -79,8 +79,13 @@ function kindOf(entry: unknown): EntryKind {
  */
 export function detectOpenai(value: unknown, hints: DetectHints): number {
   const entries = Array.isArray(value) ? value : [value];
-  const kinds = entries.map(kindOf);
-  if (kinds.includes('foreign')) return 0;
+  // one foreign entry rules the document out: stop there (an ATLAS file's first entry does)
+  const kinds: EntryKind[] = [];
+  for (const entry of entries) {
+    const kind = kindOf(entry);
+    if (kind === 'foreign') return 0;
+    kinds.push(kind);
+  }
   const unknown = kinds.filter((k) => k === 'unknown').length;
   if (unknown * 2 > kinds.length) return 0;
   if (kinds.includes('typed')) return TYPED_SCORE;

@@ -101,7 +101,14 @@ export function detectXena(value: unknown, hints: DetectHints): number {
   const lists = listsOf(value);
   // A misshapen object at our path is still best explained by our import's diagnostics.
   if (lists === undefined) return atPath && isPlainObject(value) ? 0.4 : 0;
-  const entries = lists.flat().filter(isPlainObject).slice(0, 50);
+  // the first 50 objects, without copying a 10,000-entry list to find them
+  const entries: JsonObject[] = [];
+  for (const list of lists) {
+    for (const item of list) {
+      if (entries.length === 50) break;
+      if (isPlainObject(item)) entries.push(item);
+    }
+  }
   const ours = entries.filter(looksXena).length;
   if (ours === 0 && entries.some(looksForeign)) return 0;
   if (atPath) return 0.95;

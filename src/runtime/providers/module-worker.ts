@@ -102,23 +102,23 @@ export class WorkerExecutor implements ModuleExecutor {
   async call(args: Record<string, unknown>, context: ProviderCallContext): Promise<unknown> {
     const { signal, callId, attempt, tool, persona, idempotencyKey, configurations, sql, oauth } = context;
     if (signal.aborted) throw abortedError(signal, this.#describe, true);
-    await this.#whenLoaded(signal, this.#describe);
     const plain: WorkerCallContext = { callId, attempt, tool };
     if (persona !== undefined) plain.persona = persona;
     if (idempotencyKey !== undefined) plain.idempotencyKey = idempotencyKey;
     if (configurations !== undefined) plain.configurations = configurations;
     if (sql !== undefined) plain.sql = true;
-    if (oauth !== undefined) {
-      plain.oauth = oauth;
-      this.#printed.remember(Object.values(oauth).map((t) => t.accessToken));
-    }
-    return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe, sql);
+    return this.#whenLoaded(signal, this.#describe, () => {
+      if (oauth !== undefined) {
+        plain.oauth = oauth;
+        this.#printed.remember(Object.values(oauth).map((t) => t.accessToken));
+      }
+      return this.#send((id) => ({ t: 'call', id, args, context: plain }), signal, this.#describe, sql);
+    });
   }
 
   async check(name: string, signal: AbortSignal): Promise<unknown> {
     const what = `health check "${name}"`;
-    await this.#whenLoaded(signal, what);
-    return this.#send((id) => ({ t: 'check', id, name }), signal, what);
+    return this.#whenLoaded(signal, what, () => this.#send((id) => ({ t: 'check', id, name }), signal, what));
   }
 
   retire(): void {
@@ -127,27 +127,37 @@ export class WorkerExecutor implements ModuleExecutor {
   }
 
   /**
-   * Wait for the module to load, counted as in flight: a call admitted
-   * before a reload retired this worker runs on it (the version it started
-   * with) instead of failing with "the code changed". The caller posts its
-   * request in the same tick, so it is pending before anything else runs.
+   * Wait for the module to load, then `send`, counted as in flight all the
+   * while: a call admitted before a reload retired this worker runs on it
+   * (the version it started with) instead of failing with "the code
+   * changed". `send` posts in the same turn as the wait ends, so the call is
+   * pending before anything else can run; a wait that fails leaves the
+   * worker as a settled call does.
    */
-  async #whenLoaded(signal: AbortSignal, what: string): Promise<void> {
+  async #whenLoaded(signal: AbortSignal, what: string, send: () => Promise<unknown>): Promise<unknown> {
     this.#waiting++;
+    let sent: Promise<unknown>;
     try {
       await raceAborted(this.#loaded, signal, what);
       if (signal.aborted) throw abortedError(signal, what, true);
-    } catch (error) {
+      sent = send();
+    } finally {
       this.#waiting--;
-      this.#endIfRetired();
-      throw error;
+      if (this.#pending.size === 0 && this.#waiting === 0) this.#quiet();
     }
-    this.#waiting--;
+    return sent;
   }
 
   /** A retired worker with nothing in flight ends. */
   #endIfRetired(): void {
     if (this.#retiring && this.#pending.size === 0 && this.#waiting === 0) this.#terminate('the code changed');
+  }
+
+  /** Nothing is in flight: a retiring worker ends, any other idles out. */
+  #quiet(): void {
+    if (this.#retiring) return this.#terminate('the code changed');
+    this.#worker.unref();
+    this.#idleFromNow();
   }
 
   async close(): Promise<void> {
@@ -230,9 +240,7 @@ export class WorkerExecutor implements ModuleExecutor {
   #settled(id: number): void {
     this.#pending.delete(id);
     if (this.#pending.size > 0 || this.#waiting > 0) return;
-    if (this.#retiring) return this.#terminate('the code changed');
-    this.#worker.unref();
-    this.#idleFromNow();
+    this.#quiet();
   }
 
   #idleFromNow(): void {

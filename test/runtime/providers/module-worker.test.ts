@@ -1,12 +1,13 @@
 // Module tools run in worker threads by default: a timeout ends even synchronous code, and the server keeps answering.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src/model/schema.js';
 import { moduleProviderType } from '../../../src/runtime/providers/module.js';
-import { WORKER_IDLE_MS } from '../../../src/runtime/providers/module-worker.js';
+import { WorkerExecutor, WORKER_IDLE_MS } from '../../../src/runtime/providers/module-worker.js';
 import { ProviderTypes } from '../../../src/runtime/providers/provider-types.js';
 import type { ProviderEnvironment, ProviderInstance } from '../../../src/runtime/providers/types.js';
 import { closeAll, expectCode, fakeTool, harness } from '../helpers.js';
@@ -119,6 +120,31 @@ describe('worker isolation (the default)', () => {
     await new Promise((resolve) => setTimeout(resolve, WORKER_IDLE_MS + 300));
     expect(ports()).toBe(before);
     await expect(p.call({}, contextFor())).resolves.toEqual({ mainThread: false });
+  }, 10_000);
+
+  it('calls aborted while one runs and one waits for its turn leave the worker to idle out (red-team: it stayed up, ref\'d)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolcap-worker-abort-'));
+    writeFileSync(join(dir, 'tool.mjs'), 'export default async (args) => { if (args.slow) await new Promise((r) => setTimeout(r, 60_000)); return "ok"; };\n');
+    const executor = new WorkerExecutor({ url: pathToFileURL(join(dir, 'tool.mjs')).href, spec: './tool.mjs', exportName: 'default' });
+    try {
+      const running = new AbortController();
+      const first = executor.call({ slow: true }, { ...contextFor(), signal: running.signal }).catch((e: Error) => e.message);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // loaded; the first call runs in the worker
+      const waiting = new AbortController();
+      const second = executor.call({}, { ...contextFor(), signal: waiting.signal }).catch((e: Error) => e.message);
+      // both callers give up while the second still waits on the load promise
+      queueMicrotask(() => {
+        running.abort(new Error('client gone'));
+        waiting.abort(new Error('client gone'));
+      });
+      expect(await first).toMatch(/abort|client gone/i);
+      expect(await second).toMatch(/abort|client gone/i);
+      await new Promise((resolve) => setTimeout(resolve, WORKER_IDLE_MS + 500));
+      expect(executor.alive).toBe(false);
+    } finally {
+      await executor.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 10_000);
 
   it('close() ends the worker; calls after it start a new one', async () => {

@@ -12,10 +12,16 @@
  */
 import { BodyTooLargeError, readTextLimited } from '../runtime/containment/body-limit.js';
 
-/** The body as UTF-8 text, or undefined when it is larger than `maxBytes` (the rest is not read). */
-export async function readBodyWithin(request: Request, maxBytes: number): Promise<string | undefined> {
+/**
+ * The body as UTF-8 text, or undefined when it is larger than `maxBytes`
+ * (the rest is not read). `lengthHeld`: the request came off a socket whose
+ * HTTP parser holds the body to its declared length, so a declared length
+ * within the limit is read whole; a Request made in process may carry a
+ * Content-Length its body does not keep to, and is always counted.
+ */
+export async function readBodyWithin(request: Request, maxBytes: number, lengthHeld = false): Promise<string | undefined> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (Number.isInteger(declared) && declared >= 0 && declared <= maxBytes && !request.headers.has('transfer-encoding')) {
+  if (lengthHeld && Number.isInteger(declared) && declared >= 0 && declared <= maxBytes && !request.headers.has('transfer-encoding')) {
     const text = await request.text();
     // a Request made in process may carry a Content-Length its body does not keep to
     if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;

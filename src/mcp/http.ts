@@ -49,6 +49,13 @@ export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'agent'
 export interface McpRequestContext {
   /** The authenticated principal; absent: a trusted caller (no authentication configured). */
   principal?: Principal | undefined;
+  /**
+   * The request came off a socket whose HTTP parser holds its body to the
+   * declared `Content-Length` (`toolcap serve`, @hono/node-server): such a
+   * body within the limit is read whole. Otherwise (a Request made in
+   * process, whose header may lie) the bounded reader counts every byte.
+   */
+  lengthHeld?: boolean;
 }
 
 /** A Streamable HTTP endpoint: a `(Request, context) => Promise<Response>` with session control. */
@@ -135,8 +142,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   };
 
   /** The body of a POST as JSON, or the error answer. */
-  const readJson = async (request: Request): Promise<{ body: unknown } | Response> => {
-    const raw = await readBodyWithin(request, maxBody);
+  const readJson = async (request: Request, lengthHeld: boolean): Promise<{ body: unknown } | Response> => {
+    const raw = await readBodyWithin(request, maxBody, lengthHeld);
     if (raw === undefined) return jsonRpcError(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
     try {
       return { body: JSON.parse(raw) as unknown };
@@ -155,7 +162,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         const session = sessions.get(sessionId, principal?.id, principal ? grantsKey(principal) : undefined);
         if (!session) return jsonRpcError(404, -32001, 'Session not found: it was closed, expired or never existed. Initialize a new one.');
         if (request.method !== 'POST') return await sessions.use(sessionId, () => session.transport.handleRequest(request));
-        const read = await readJson(request);
+        const read = await readJson(request, context.lengthHeld === true);
         if (read instanceof Response) return read;
         return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
       }
@@ -163,7 +170,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         if (request.method === 'GET' || request.method === 'DELETE') return jsonRpcError(400, TRANSPORT_ERROR, 'Bad Request: no mcp-session-id header; initialize a session with a POST first.');
         return jsonRpcError(405, TRANSPORT_ERROR, `Method ${request.method} not allowed.`, { headers: { allow: 'GET, POST, DELETE' } });
       }
-      const read = await readJson(request);
+      const read = await readJson(request, context.lengthHeld === true);
       if (read instanceof Response) return read;
       const messages = Array.isArray(read.body) ? (read.body as unknown[]) : [read.body];
       if (!messages.some((m) => isInitializeRequest(m))) return jsonRpcError(400, TRANSPORT_ERROR, 'Bad Request: no mcp-session-id header and not an initialize request.');

@@ -28,7 +28,7 @@ export interface ApiOptions {
   /** Largest request body, bytes. @default 1048576 */
   maxBodyBytes?: number;
   /** The MCP gateway's Streamable HTTP handler, served at `/mcp`; it is told the authenticated principal. */
-  mcp?: (request: Request, context: { principal?: Principal }) => Promise<Response>;
+  mcp?: (request: Request, context: { principal?: Principal; lengthHeld?: boolean }) => Promise<Response>;
   /**
    * Who is asking. Every route but `/health`, `/openapi.json` and
    * `/.well-known/oauth-protected-resource` needs a principal whose roles

@@ -13,6 +13,15 @@ import { errorMessage } from '../model/errors.js';
 import { ApiProblem, problem } from './problem.js';
 
 /**
+ * Did the request come off a socket (@hono/node-server, as `toolcap serve`
+ * runs)? Node's HTTP parser then holds the body to its declared
+ * `Content-Length` (it refuses a message with both that and chunked, or two
+ * lengths). A Request made in process (an embedder's `app.request`) may
+ * declare a length its body does not keep to.
+ */
+export const bodyOffSocket = (c: Context): boolean => (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined;
+
+/**
  * At most `maxBytes` of body, else 413 PAYLOAD_TOO_LARGE. A declared length
  * is refused before reading; a streamed body is counted as it arrives.
  */
@@ -28,7 +37,7 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
     // would wrap the socket in a Web stream, and the route could no longer read it straight off
     // the socket (about a fifth of the /mcp route's own time per tools/call in a profile)
     const declared = c.req.raw.headers.get('content-length');
-    if (declared !== null && !c.req.raw.headers.has('transfer-encoding')) {
+    if (declared !== null && bodyOffSocket(c) && !c.req.raw.headers.has('transfer-encoding')) {
       if (Number.parseInt(declared || '0', 10) > maxBytes) refuse(c);
       await next();
       return;

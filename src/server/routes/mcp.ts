@@ -11,7 +11,7 @@
  */
 import { authorize, principalOf } from '../auth.js';
 import { routeModule, type ApiContext, type RouteModule } from '../context.js';
-import { limitBody } from '../json-body.js';
+import { bodyOffSocket, limitBody } from '../json-body.js';
 
 /** The MCP mount point at `/mcp`, or nothing when the API was made without a handler (then `/mcp` is 404). */
 export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
@@ -21,7 +21,7 @@ export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
   // 401 with its WWW-Authenticate before the body is read, as the MCP authorization specification expects
   module.app.all('/', authorize(ctx.options.auth, 'list'), limitBody(ctx.maxBodyBytes), async (c) => {
     const principal = principalOf(c);
-    return handler(c.req.raw, principal ? { principal } : {});
+    return handler(c.req.raw, { ...(principal ? { principal } : {}), lengthHeld: bodyOffSocket(c) });
   });
   return module;
 }

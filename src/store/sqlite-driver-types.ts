@@ -29,6 +29,13 @@ export interface SqliteStatement {
 export interface SqliteDatabase {
   /** The driver this connection runs on. */
   readonly driver: SqliteDriverName;
+  /**
+   * SQLite's defensive mode is on (SQLITE_DBCONFIG_DEFENSIVE): ordinary SQL
+   * cannot write the schema or a virtual table's shadow tables, the route
+   * of memory-corruption bugs in FTS and R-Tree. better-sqlite3 turns it on;
+   * node:sqlite can only from Node 24.12 (`enableDefensive`).
+   */
+  readonly defensive: boolean;
   readonly open: boolean;
   /** Whether a transaction is open (SQLite may have rolled one back on an error). */
   readonly inTransaction: boolean;

@@ -107,6 +107,7 @@ function openBetterSqlite(path: string, readonly: boolean, timeout: number): Sql
   const db = new Database(path, { readonly, fileMustExist: readonly, timeout });
   return {
     driver: 'better-sqlite3',
+    defensive: true, // better-sqlite3 opens every connection in defensive mode
     get open() {
       return db.open;
     },

@@ -33,10 +33,12 @@ interface NodeDatabase {
   prepare(sql: string): NodeStatement;
   exec(sql: string): void;
   close(): void;
+  /** Node ≥ 24.12: SQLITE_DBCONFIG_DEFENSIVE on or off. */
+  enableDefensive?(on: boolean): void;
 }
 
 interface NodeSqlite {
-  DatabaseSync: new (path: string, options?: { readOnly?: boolean; timeout?: number }) => NodeDatabase;
+  DatabaseSync: new (path: string, options?: { readOnly?: boolean; timeout?: number; defensive?: boolean }) => NodeDatabase;
   StatementSync: { prototype: object };
 }
 
@@ -145,7 +147,10 @@ function statement(s: NodeStatement): SqliteStatement {
 export function openNodeSqlite(path: string, options: { readonly: boolean; timeout: number }): SqliteDatabase {
   const l = load();
   if ('missing' in l) throw new Error(`the node-sqlite driver cannot run: ${l.missing}`);
-  const db = mapped(() => new l.module.DatabaseSync(path, options.readonly ? { readOnly: true } : {}));
+  const db = mapped(() => new l.module.DatabaseSync(path, { defensive: true, ...(options.readonly ? { readOnly: true } : {}) }));
+  // defensive mode as better-sqlite3 has it, where this Node can turn it on (24.12+); else the connection says it is off
+  const defensive = typeof db.enableDefensive === 'function';
+  if (defensive) mapped(() => db.enableDefensive!(true));
   // better-sqlite3's `timeout` option is this pragma (node:sqlite's own option is newer than 22.16)
   mapped(() => db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.timeout))}`));
   // prepared once: better-sqlite3's transaction statements (its savepoint name too)
@@ -158,6 +163,7 @@ export function openNodeSqlite(path: string, options: { readonly: boolean; timeo
   const SAVEPOINT = '`\t_bs3.\t`';
   return {
     driver: 'node-sqlite',
+    defensive,
     get open() {
       return db.isOpen;
     },

@@ -1,13 +1,16 @@
 /**
  * A tool's own SQLite database: one file per tool in the store's folder
  * (`tools/<name>-<hash>.db` beside `toolcap.db`). Statements are prepared one
- * at a time (both SQLite drivers refuse a text with two), parameters bound.
- * The driver is the store's (sqlite-driver.ts).
+ * at a time (the guard refuses a text with two), parameters bound.
+ * The driver is the store's (sqlite-driver.ts). On a connection without
+ * SQLite's defensive mode (node:sqlite before Node 24.12) virtual tables are
+ * refused, and a database that already holds one is not opened: their shadow
+ * tables could be written by a tool's SQL.
  * @module
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { sqlRefusal } from '../validate/sql-guard.js';
+import { createsVirtualTable, sqlRefusal } from '../validate/sql-guard.js';
 import { openSqlite, type SqliteDatabase, type SqliteDriverName } from './sqlite-driver.js';
 import type { SqlParams, SqlResult, SqlTable, ToolDatabase } from './tool-db-types.js';
 
@@ -40,13 +43,24 @@ class SqliteToolDatabase implements ToolDatabase {
     this.#db.pragma('busy_timeout = 5000');
     // ATTACH is refused by the guard; a link that could still reach another file is not followed either
     this.#db.pragma('trusted_schema = OFF');
+    if (!this.#db.defensive && this.#db.prepare("SELECT 1 FROM sqlite_master WHERE sql LIKE 'create virtual table%' LIMIT 1").get() !== undefined) {
+      this.#db.close();
+      throw new Error(`${location} holds a virtual table, and this ${this.#db.driver} connection has no defensive mode to keep its shadow tables from a tool's SQL (Node 24.12+ or better-sqlite3 has it)`);
+    }
+  }
+
+  /** Why `sql` may not run here: the guard's reasons, and virtual tables on a connection that cannot protect them. */
+  #refused(sql: string): string | undefined {
+    const why = sqlRefusal(sql, 'main');
+    if (why !== undefined || this.#db.defensive || !createsVirtualTable(sql)) return why;
+    return `virtual tables are refused: this ${this.#db.driver} connection has no SQLite defensive mode (Node 24.12+ or better-sqlite3 has it), so their shadow tables would be writable`;
   }
 
   async ensureTables(tables: readonly SqlTable[]): Promise<void> {
     const exists = this.#db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE");
     for (const table of tables) {
       if (exists.get(table.name) !== undefined) continue;
-      const why = sqlRefusal(table.definition, 'main');
+      const why = this.#refused(table.definition);
       if (why !== undefined) throw new Error(`the definition of table "${table.name}" is refused: ${why}`);
       try {
         this.#db.prepare(table.definition).run();
@@ -57,7 +71,7 @@ class SqliteToolDatabase implements ToolDatabase {
   }
 
   async refusal(sql: string): Promise<string | undefined> {
-    return sqlRefusal(sql, 'main');
+    return this.#refused(sql);
   }
 
   async run(sql: string, params: SqlParams | undefined): Promise<SqlResult> {

@@ -35,6 +35,22 @@ const MODIFIERS = new Set(['or', 'replace', 'trusted', 'procedural', 'temporary'
 const WORDS_REFUSED = new Set(['search_path', 'load_extension', 'set_config', 'dblink', 'dblink_exec', 'query_to_xml', 'query_to_xml_and_xmlschema', 'query_to_xmlschema', 'cursor_to_xml', 'table_to_xml', 'database_to_xml', 'schema_to_xml', 'lo_import', 'lo_export', 'information_schema', 'readfile', 'writefile', 'fts3_tokenizer']);
 
 /**
+ * Does `sql` create a virtual table (`CREATE VIRTUAL TABLE … USING fts5`)?
+ * A virtual table's shadow tables are written by ordinary SQL unless the
+ * connection is in SQLite's defensive mode, so a database without it must
+ * not get one (tool-db-sqlite.ts). Lexical, as the rest of this guard.
+ * @example createsVirtualTable('create virtual table docs using fts5(body)') // true
+ */
+export function createsVirtualTable(sql: string): boolean {
+  const lexed = lex(sql);
+  if (typeof lexed === 'string') return false;
+  const words = lexed.filter((t): t is Word => 'text' in t);
+  if (words[0]?.quoted !== false || words[0].text !== 'create') return false;
+  const object = words.slice(1).find((w) => w.quoted || !MODIFIERS.has(w.text));
+  return object !== undefined && !object.quoted && object.text === 'virtual';
+}
+
+/**
  * Why `sql` may not run in a tool's own database, or undefined when it may.
  * `own` is the name of the tool's own schema (`main` in SQLite; qualifiers
  * naming it are allowed).

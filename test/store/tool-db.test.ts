@@ -158,6 +158,31 @@ for (const driver of availableSqliteDrivers()) {
       await db.close();
     }
   });
+
+  it(`sqlite (${driver}): no SQL of a tool writes a virtual table's shadow tables (defensive mode, else no virtual tables)`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolcap-tool-db-'));
+    folders.push(dir);
+    const db = await openToolDatabase({ kind: 'sqlite', dir, driver }, 'shadow');
+    try {
+      const made = await db.ensureTables([{ name: 'notes', definition: 'CREATE VIRTUAL TABLE notes USING fts5(body)' }]).then(
+        () => true,
+        (err: Error) => {
+          expect(err.message).toMatch(/virtual tables are refused/);
+          return false;
+        },
+      );
+      if (made) {
+        // a defensive connection: the guard lets the statement through, SQLite refuses it
+        const write = "INSERT INTO notes_data VALUES (1, x'00')";
+        expect(await db.refusal(write)).toBeUndefined();
+        await expect(db.run(write, undefined)).rejects.toThrow(/may not be modified/);
+      } else {
+        expect(await db.refusal('CREATE VIRTUAL TABLE t USING rtree(id, a, b)')).toMatch(/virtual tables are refused/);
+      }
+    } finally {
+      await db.close();
+    }
+  });
 }
 
 describe('sqlite: the file', () => {

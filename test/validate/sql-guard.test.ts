@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sqlRefusal, sqlRefusalIn } from '../../src/validate/sql-guard.js';
+import { createsVirtualTable, sqlRefusal, sqlRefusalIn } from '../../src/validate/sql-guard.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,5 +97,19 @@ describe('SQL_REFUSED at load', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('createsVirtualTable', () => {
+  it.each([
+    ['CREATE VIRTUAL TABLE docs USING fts5(body)', true],
+    ['create virtual table if not exists docs using rtree(id, a, b)', true],
+    ['/* x */ CREATE  VIRTUAL\n TABLE t USING fts3(a)', true],
+    ['CREATE TABLE virtual_things (a TEXT)', false],
+    ['CREATE TABLE "virtual" (a TEXT)', false],
+    ["INSERT INTO t VALUES ('create virtual table')", false],
+    ['SELECT 1', false],
+  ])('%s: %s', (sql, expected) => {
+    expect(createsVirtualTable(sql)).toBe(expected);
   });
 });

@@ -177,6 +177,8 @@ export class CatalogDecoder {
    * values come back frozen (the snapshot would freeze them anyway).
    */
   async decode(message: BuiltMessage, yieldNow: () => Promise<void>): Promise<DecodedBuild> {
+    // the message itself was just deserialised, in the turn that delivered it: start a fresh one
+    await yieldNow();
     const head = JSON.parse(message.head) as Head;
     const documents = new Map<string, SourceRef>();
     head.documents.forEach(([path, dialectId], i) => {

@@ -7,6 +7,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
+import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Tool } from '../model/schema.js';
 import type { Entry } from './merge.js';
 import { toolViews, toolViewSteps, type ToolViews } from './views.js';
@@ -20,6 +21,10 @@ export interface SnapshotIndex {
   entries: Map<string, Entry<Tool>>;
   personas: readonly string[];
   views: ToolViews;
+  /** The tools' values in merge order: the snapshot document's `tools` (as `catalogDocument(catalog).tools`). */
+  values: Tool[];
+  /** Some tool carries schema definitions (model/schema-defs.ts `hasSchemaDefs`): the etag hashes the shared form. */
+  sharesDefs: boolean;
 }
 
 const isScoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
@@ -29,10 +34,14 @@ interface Collected {
   byKey: Map<string, Tool>;
   entries: Map<string, Entry<Tool>>;
   personas: Set<string>;
+  values: Tool[];
+  sharesDefs: boolean;
 }
 
 function collect(into: Collected, entry: Entry<Tool>): void {
   const value = entry.value;
+  into.values.push(value);
+  if (!into.sharesDefs && hasSchemaDefs(value)) into.sharesDefs = true;
   into.byKey.set(entry.key, value);
   into.entries.set(entry.key, entry);
   const list = into.byName.get(value.name);
@@ -50,10 +59,10 @@ function freezeNames(c: Collected): readonly string[] {
 
 function finish(tools: ReadonlyArray<Entry<Tool>>, c: Collected, order?: ArrayLike<number>): SnapshotIndex {
   const personas = freezeNames(c);
-  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: toolViews(tools, personas, order) };
+  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: toolViews(tools, personas, order), values: c.values, sharesDefs: c.sharesDefs };
 }
 
-const empty = (): Collected => ({ byName: new Map(), byKey: new Map(), entries: new Map(), personas: new Set() });
+const empty = (): Collected => ({ byName: new Map(), byKey: new Map(), entries: new Map(), personas: new Set(), values: [], sharesDefs: false });
 
 /**
  * Index `tools` in slices of at most about `sliceMs`, awaiting `yieldNow`
@@ -84,7 +93,7 @@ export async function indexTools(tools: ReadonlyArray<Entry<Tool>>, yieldNow: ()
     step = steps.next();
   }
   await yieldNow();
-  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: step.value };
+  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: step.value, values: c.values, sharesDefs: c.sharesDefs };
 }
 
 /** {@link indexTools} in one go (no yielding): what a snapshot made without an index uses. */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/registry/catalog.js';
 import { indexTools, indexToolsNow } from '../../src/registry/snapshot-index.js';
+import { createSnapshot, documentHash } from '../../src/registry/snapshot.js';
 import { nameOrder, toolViews, toolViewSteps } from '../../src/registry/views.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'toolcap-snapshot-index-'));
@@ -69,7 +70,33 @@ describe('sliced indexing', () => {
     expect(index.views).toEqual(now.views);
     expect(index.byName).toEqual(now.byName);
     expect(index.byKey).toEqual(now.byKey);
+    // the document's tools (merge order) and the schema-definitions flag the snapshot takes from the index
+    expect(index.values).toEqual(catalog.tools.map((e) => e.value));
+    expect(index.values.every((v, i) => v === catalog.tools[i]!.value)).toBe(true);
+    expect(index.sharesDefs).toBe(false);
     expect([...index.byName.values()].every(Object.isFrozen)).toBe(true);
-    expect(index.views.personas.get('atlas')?.filter((t) => t.description.startsWith('atlas version')).length).toBe(shadows.length);
+    expect(index.views.personas.get('atlas')?.filter((t) => t.description?.startsWith('atlas version')).length).toBe(shadows.length);
+  });
+});
+
+describe('schema definitions', () => {
+  it('an index that saw a tool with $defs makes the snapshot hash the shared form, not the given etag', async () => {
+    const defs = mkdtempSync(join(tmpdir(), 'toolcap-snapshot-index-defs-'));
+    try {
+      const inputSchema = { type: 'object', properties: { a: { $ref: '#/$defs/A' } }, $defs: { A: { type: 'string' } } };
+      writeFileSync(join(defs, 'tools.json'), JSON.stringify({ toolcap: 1, tools: [{ name: 'd.one', description: 'one', inputSchema }, { name: 'd.two', description: 'two' }] }));
+      const result = buildCatalog([defs]);
+      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      const index = await indexTools(result.catalog.tools, async () => undefined);
+      expect(index.sharesDefs).toBe(true);
+      const given = createSnapshot(result, { version: 1, builtAt: 'x', etag: 'sha256:given', index });
+      expect(given.etag).toBe(documentHash(given.document));
+      expect(given.etag).toBe(createSnapshot(result, { version: 1, builtAt: 'x' }).etag);
+      // without definitions the given etag is taken as it is
+      const plain = buildCatalog([dir]);
+      expect(createSnapshot(plain, { version: 1, builtAt: 'x', etag: 'sha256:given', index: await indexTools(plain.catalog.tools, async () => undefined) }).etag).toBe('sha256:given');
+    } finally {
+      rmSync(defs, { recursive: true, force: true });
+    }
   });
 });

@@ -94,23 +94,33 @@ function headOf(result: CatalogResult, etag: string): { head: string; texts: str
   return { head: JSON.stringify(head), texts: documents.map(([, d]) => d.file.text) };
 }
 
+/**
+ * What was sent for one entry: its value's JSON (the memo's string, the same
+ * string object while the value is the same object) and the rest of the entry
+ * as JSON. The entry's text is `{"v":value,"e":rest}`, so two entries' texts
+ * are equal exactly when both parts are; comparing the parts saves building
+ * and comparing every entry's whole text on each build.
+ */
+type Sent = readonly [value: string, rest: string];
+
 /** The worker's side: remembers what it sent last, so unchanged entries go as keys. */
 export class CatalogEncoder {
-  #sent = new Map<string, string>();
+  #sent = new Map<string, Sent>();
   constructor(private readonly memo: BuildMemo) {}
 
   /** Encode one build. `etag` is `catalogEtag(result.catalog, memo)`. */
   encode(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
     const { catalog } = result;
     if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag, started);
-    const sent = new Map<string, string>();
+    const sent = new Map<string, Sent>();
     const chunks: string[] = [];
     let items: string[] = [];
     for (const entry of catalog.tools) {
       const { value, fieldOrigins, ...rest } = entry;
-      const text = `{"v":${this.memo.json(value)},"e":${JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest)}}`;
-      sent.set(entry.key, text);
-      items.push(this.#sent.get(entry.key) === text ? `{"r":${JSON.stringify(entry.key)}}` : text);
+      const parts: Sent = [this.memo.json(value), JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest)];
+      sent.set(entry.key, parts);
+      const before = this.#sent.get(entry.key);
+      items.push(before !== undefined && before[0] === parts[0] && before[1] === parts[1] ? `{"r":${JSON.stringify(entry.key)}}` : `{"v":${parts[0]},"e":${parts[1]}}`);
       if (items.length === CHUNK) {
         chunks.push(`[${items.join(',')}]`);
         items = [];
@@ -177,6 +187,8 @@ export class CatalogDecoder {
    * values come back frozen (the snapshot would freeze them anyway).
    */
   async decode(message: BuiltMessage, yieldNow: () => Promise<void>): Promise<DecodedBuild> {
+    // the message itself was just deserialised, in the turn that delivered it: start a fresh one
+    await yieldNow();
     const head = JSON.parse(message.head) as Head;
     const documents = new Map<string, SourceRef>();
     head.documents.forEach(([path, dialectId], i) => {

@@ -7,9 +7,10 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
+import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Tool } from '../model/schema.js';
 import type { Entry } from './merge.js';
-import { toolViews, type ToolViews } from './views.js';
+import { toolViews, toolViewSteps, type ToolViews } from './views.js';
 
 /** The indexes of one snapshot, for `SnapshotInit.index`. */
 export interface SnapshotIndex {
@@ -20,6 +21,10 @@ export interface SnapshotIndex {
   entries: Map<string, Entry<Tool>>;
   personas: readonly string[];
   views: ToolViews;
+  /** The tools' values in merge order: the snapshot document's `tools` (as `catalogDocument(catalog).tools`). */
+  values: Tool[];
+  /** Some tool carries schema definitions (model/schema-defs.ts `hasSchemaDefs`): the etag hashes the shared form. */
+  sharesDefs: boolean;
 }
 
 const isScoped = (t: Tool) => (t.scope?.personas?.length ?? 0) > 0;
@@ -29,10 +34,14 @@ interface Collected {
   byKey: Map<string, Tool>;
   entries: Map<string, Entry<Tool>>;
   personas: Set<string>;
+  values: Tool[];
+  sharesDefs: boolean;
 }
 
 function collect(into: Collected, entry: Entry<Tool>): void {
   const value = entry.value;
+  into.values.push(value);
+  if (!into.sharesDefs && hasSchemaDefs(value)) into.sharesDefs = true;
   into.byKey.set(entry.key, value);
   into.entries.set(entry.key, entry);
   const list = into.byName.get(value.name);
@@ -43,31 +52,48 @@ function collect(into: Collected, entry: Entry<Tool>): void {
   if (scope) for (const p of scope) into.personas.add(p);
 }
 
-function finish(tools: ReadonlyArray<Entry<Tool>>, c: Collected, order?: ArrayLike<number>): SnapshotIndex {
+function freezeNames(c: Collected): readonly string[] {
   for (const list of c.byName.values()) Object.freeze(list);
-  const personas = Object.freeze([...c.personas].sort());
-  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: toolViews(tools, personas, order) };
+  return Object.freeze([...c.personas].sort());
 }
 
-const empty = (): Collected => ({ byName: new Map(), byKey: new Map(), entries: new Map(), personas: new Set() });
+function finish(tools: ReadonlyArray<Entry<Tool>>, c: Collected, order?: ArrayLike<number>): SnapshotIndex {
+  const personas = freezeNames(c);
+  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: toolViews(tools, personas, order), values: c.values, sharesDefs: c.sharesDefs };
+}
+
+const empty = (): Collected => ({ byName: new Map(), byKey: new Map(), entries: new Map(), personas: new Set(), values: [], sharesDefs: false });
 
 /**
  * Index `tools` in slices of at most about `sliceMs`, awaiting `yieldNow`
- * between them; `order` (registry/views.ts `nameOrder`, from the worker)
- * saves the sort by name.
+ * between them (the sorted views too, registry/views.ts `toolViewSteps`),
+ * and once more before returning, so what the caller does next starts a
+ * fresh turn of the event loop; `order` (registry/views.ts `nameOrder`, from
+ * the worker) saves the sort by name.
  */
 export async function indexTools(tools: ReadonlyArray<Entry<Tool>>, yieldNow: () => Promise<void>, order?: ArrayLike<number>, sliceMs = 6): Promise<SnapshotIndex> {
   const c = empty();
   let sliceStart = performance.now();
-  for (let i = 0; i < tools.length; i++) {
-    if ((i & 255) === 0 && performance.now() - sliceStart > sliceMs) {
+  const pause = async () => {
+    if (performance.now() - sliceStart > sliceMs) {
       await yieldNow();
       sliceStart = performance.now();
     }
+  };
+  for (let i = 0; i < tools.length; i++) {
+    if ((i & 255) === 0) await pause();
     collect(c, tools[i]!);
   }
+  await pause();
+  const personas = freezeNames(c);
+  const steps = toolViewSteps(tools, personas, order);
+  let step = steps.next();
+  while (!step.done) {
+    await pause();
+    step = steps.next();
+  }
   await yieldNow();
-  return finish(tools, c, order);
+  return { tools, byName: c.byName, byKey: c.byKey, entries: c.entries, personas, views: step.value, values: c.values, sharesDefs: c.sharesDefs };
 }
 
 /** {@link indexTools} in one go (no yielding): what a snapshot made without an index uses. */

@@ -13,7 +13,7 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { contentHash } from '../model/hash.js';
-import { hasSchemaDefs, shareDefs } from '../model/schema-defs.js';
+import { shareDefs } from '../model/schema-defs.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
@@ -163,16 +163,16 @@ export class Snapshot {
     this.#catalog = catalog;
     this.version = init.version;
     this.builtAt = init.builtAt;
-    const doc = catalogDocument(catalog);
-    this.document = deepFreeze({ bundles: catalog.bundles, tools: doc.tools, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
+    // the indexes: given by a registry that built them in slices (registry/snapshot-index.ts), else built here;
+    // they hold the document's tools (catalogDocument(catalog).tools) and whether any shares schema definitions
+    const index = init.index?.tools === catalog.tools ? init.index : indexToolsNow(catalog.tools);
+    const doc = catalogDocument({ ...catalog, tools: [] });
+    this.document = deepFreeze({ bundles: catalog.bundles, tools: index.values, skills: doc.skills, agents: doc.agents, jobs: doc.jobs });
     // a build's etag (catalogEtag) hashes each tool as it is; once tools share
     // schema definitions the etag hashes the shared form instead (documentHash)
-    this.etag = init.etag !== undefined && !this.document.tools.some(hasSchemaDefs) ? init.etag : documentHash(this.document);
+    this.etag = init.etag !== undefined && !index.sharesDefs ? init.etag : documentHash(this.document);
     ({ bundles: this.bundles, tools: this.tools, skills: this.skills, agents: this.agents, jobs: this.jobs } = this.document);
     this.diagnostics = deepFreeze([...result.diagnostics]);
-
-    // the indexes: given by a registry that built them in slices (registry/snapshot-index.ts), else built here
-    const index = init.index?.tools === catalog.tools ? init.index : indexToolsNow(catalog.tools);
     this.byName = new ReadonlyIndex(index.byName);
     this.byKey = new ReadonlyIndex(index.byKey);
     this.#entries = new ReadonlyIndex(index.entries);

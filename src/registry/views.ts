@@ -34,11 +34,15 @@ export function nameOrder(entries: ReadonlyArray<Entry<Tool>>): Int32Array {
   return order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
 }
 
-/** Is `order` a permutation of the entries that sorts them by name (a cheap check of what a worker sent)? */
-function validOrder(order: ArrayLike<number>, names: readonly string[]): boolean {
+/** Iterations between two pause points of {@link toolViewSteps}. */
+const STEP = 1024;
+
+/** Is `order` a permutation of the entries that sorts them by name (a cheap check of what a worker sent)? Pauses every {@link STEP}. */
+function* validOrder(order: ArrayLike<number>, names: readonly string[]): Generator<void, boolean> {
   if (order.length !== names.length) return false;
   const seen = new Uint8Array(names.length);
   for (let k = 0; k < order.length; k++) {
+    if ((k & (STEP - 1)) === STEP - 1) yield;
     const i = order[k]!;
     if (i < 0 || i >= names.length || seen[i] === 1) return false;
     seen[i] = 1;
@@ -52,6 +56,20 @@ function validOrder(order: ArrayLike<number>, names: readonly string[]): boolean
  * tool is scoped to; `order` (from {@link nameOrder}) saves the sort.
  */
 export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonly string[], given?: ArrayLike<number>): ToolViews {
+  const steps = toolViewSteps(entries, personas, given);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * {@link toolViews} as a generator that pauses (yields) every
+ * {@link STEP} iterations of its loops, so a caller can spread the work over
+ * several turns of the event loop (registry/snapshot-index.ts `indexTools`).
+ * Its return value is the views.
+ */
+export function* toolViewSteps(entries: ReadonlyArray<Entry<Tool>>, personas: readonly string[], given?: ArrayLike<number>): Generator<void, ToolViews> {
   // Tools differ in shape, so reading `value.name` inside a sort comparator is a slow (megamorphic) lookup
   // each time: read every name once, then sort indexes (ties by index: merge order among equal names).
   const n = entries.length;
@@ -60,6 +78,7 @@ export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonl
   const scopes: Array<readonly string[] | undefined> = new Array<readonly string[] | undefined>(n);
   const enabled = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
+    if ((i & (STEP - 1)) === STEP - 1) yield;
     const value = entries[i]!.value;
     values[i] = value;
     names[i] = value.name;
@@ -67,20 +86,30 @@ export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonl
     scopes[i] = personasOf !== undefined && personasOf.length > 0 ? personasOf : undefined;
     enabled[i] = value.enabled === false ? 0 : 1;
   }
-  const order = given !== undefined && validOrder(given, names) ? given : Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+  yield;
+  const order = given !== undefined && (yield* validOrder(given, names)) ? given : Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+  yield;
   const groups: number[][] = [];
   for (let k = 0; k < order.length; k++) {
+    if ((k & (STEP - 1)) === STEP - 1) yield;
     const i = order[k]!;
     const last = groups[groups.length - 1];
     if (last && names[last[0]!] === names[i]) last.push(i);
     else groups.push([i]);
   }
+  yield;
   const keyOrder = (a: number, b: number) => (entries[a]!.key < entries[b]!.key ? -1 : entries[a]!.key > entries[b]!.key ? 1 : 0);
   const ordered: Array<{ readonly key: string; readonly value: Tool }> = [];
-  for (const group of groups) for (const i of group.length === 1 ? group : [...group].sort(keyOrder)) ordered.push(Object.freeze({ key: entries[i]!.key, value: values[i]! }));
+  for (let g = 0; g < groups.length; g++) {
+    if ((g & (STEP - 1)) === STEP - 1) yield;
+    const group = groups[g]!;
+    for (const i of group.length === 1 ? group : [...group].sort(keyOrder)) ordered.push(Object.freeze({ key: entries[i]!.key, value: values[i]! }));
+  }
+  yield;
   const all: Tool[] = [];
   const shared: Tool[] = [];
   for (let k = 0; k < order.length; k++) {
+    if ((k & (STEP - 1)) === STEP - 1) yield;
     const i = order[k]!;
     if (enabled[i] === 0) continue;
     all.push(values[i]!);
@@ -88,12 +117,14 @@ export function toolViews(entries: ReadonlyArray<Entry<Tool>>, personas: readonl
   }
   const views = new Map<string, readonly Tool[]>();
   for (const persona of personas) {
+    yield;
     const view: Tool[] = [];
-    for (const group of groups) {
+    for (let g = 0; g < groups.length; g++) {
+      if ((g & (STEP - 1)) === STEP - 1) yield;
       // the persona's own version (the last one) wins; else the last shared one
       let own = -1;
       let common = -1;
-      for (const i of group) {
+      for (const i of groups[g]!) {
         const scope = scopes[i];
         if (scope === undefined) common = i;
         else if (scope.includes(persona)) own = i;

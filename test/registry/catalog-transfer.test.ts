@@ -1,0 +1,46 @@
+// The worker's encoding of a build (registry/catalog-transfer.ts): an entry
+// whose value and rest serialise as last time goes as its key only; any
+// difference in either sends the whole entry, and the decoded catalog equals
+// the built one either way.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BuildMemo, catalogEtag } from '../../src/registry/build-memo.js';
+import { buildCatalog } from '../../src/registry/catalog.js';
+import { CatalogDecoder, CatalogEncoder, type BuiltMessage } from '../../src/registry/catalog-transfer.js';
+import { DEFAULT_LIMITS } from '../../src/source/source.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolcap-catalog-transfer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (file: string, tools: Array<Record<string, unknown>>) => writeFileSync(join(dir, file), JSON.stringify({ toolcap: 1, tools }));
+const items = (m: BuiltMessage) => m.ends.flatMap((end, i) => JSON.parse(Buffer.from(m.buffer).toString('utf8', m.ends[i - 1] ?? 0, end)) as Array<{ r?: string; v?: { name: string } }>);
+
+describe('CatalogEncoder', () => {
+  it('sends unchanged entries as keys, changed values and changed places in full', async () => {
+    const tools = (gen: number) => Array.from({ length: 5 }, (_, i) => ({ name: `a.t${i}`, description: i === 2 ? `changed in generation ${gen}` : `tool ${i}` }));
+    write('a.json', tools(1));
+    write('b.json', [{ name: 'b.one', description: 'one' }]);
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+    const send = async (id: number) => {
+      const result = buildCatalog([dir], { memo });
+      const message = encoder.encode(id, result, catalogEtag(result.catalog, memo), 0);
+      const decoded = await decoder.decode(message, async () => undefined);
+      expect(decoded.result.catalog.tools.map((e) => e.value)).toEqual(result.catalog.tools.map((e) => e.value));
+      expect(decoded.result.catalog.tools.map((e) => e.origins)).toEqual(result.catalog.tools.map((e) => e.origins));
+      return items(message);
+    };
+    expect((await send(1)).every((i) => i.v !== undefined)).toBe(true);
+    // nothing changed: every entry a key
+    expect((await send(2)).every((i) => i.r !== undefined)).toBe(true);
+    // one value changed (its file imported again: the other values of that file are new objects with the same JSON)
+    write('a.json', tools(2));
+    expect((await send(3)).filter((i) => i.v !== undefined).map((i) => i.v!.name)).toEqual(['a.t2']);
+    // the same value at another place (its origin pointer moved): the entry's rest changed, so it is sent in full
+    write('b.json', [{ name: 'b.zero', description: 'zero' }, { name: 'b.one', description: 'one' }]);
+    expect((await send(4)).filter((i) => i.v !== undefined).map((i) => i.v!.name).sort()).toEqual(['b.one', 'b.zero']);
+  });
+});

@@ -9,7 +9,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -18,10 +17,10 @@ import { run as runCli } from '../dist/cli/program.js';
 import { jsonSize } from '../dist/model/json-size.js';
 import { shareDefs } from '../dist/model/schema-defs.js';
 import { mcpToolOf } from '../dist/mcp/projection.js';
+import { rss, serveChild } from './serve-child.mjs';
 import { fmt, mib } from './stats.mjs';
 
 const CORPUS = new URL('../../shared/corpus/openapi/', import.meta.url).pathname;
-const BIN = fileURLToPath(new URL('../bin/toolcap.js', import.meta.url));
 const SPECS = ['stripe.spec3.json', 'github.api.github.com.json'];
 
 /** One CLI command in-process: exit code, bytes written (stdout, or the --out file/folder), wall ms. */
@@ -40,12 +39,6 @@ function spread(sizes) {
   return { median: sorted[sorted.length >> 1], max: sorted.at(-1) };
 }
 
-/** Resident memory (bytes) of a process, from /proc. */
-function rss(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) * 1024;
-}
-
 /** A process that only parses the spec and keeps it: the baseline for serve's memory. */
 async function parseOnlyRss(spec) {
   const child = spawn(process.execPath, ['-e', `globalThis.kept = JSON.parse(require('fs').readFileSync(${JSON.stringify(spec)}, 'utf8')); console.log('ready'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -57,17 +50,7 @@ async function parseOnlyRss(spec) {
 
 /** `toolcap serve` on the spec: RSS after load and after GET /tools?limit=500, /tools bytes, MCP tools/list pages. */
 async function serve(spec) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-watch', '--port', '0', spec], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let printed = '';
-  child.stderr.on('data', () => {});
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      printed += d;
-      const m = / at (https?:\/\/\S+)/.exec(printed);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve ended (${code})`)));
-  });
+  const { child, url } = await serveChild([spec]);
   try {
     const afterLoad = rss(child.pid);
     const t0 = performance.now();

@@ -8,35 +8,22 @@
 // closed (src/mcp/answered-streams.ts): 1 session ~630 MiB, 3 ~1.4 GiB.
 // The serving process is not told to collect garbage: RSS is what it holds
 // in normal running, one second after each listing.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { rss, serveChild } from './serve-child.mjs';
 import { fmt, mib } from './stats.mjs';
 
 const SPEC = fileURLToPath(new URL('../../shared/corpus/openapi/stripe.spec3.json', import.meta.url));
-const BIN = fileURLToPath(new URL('../bin/toolcap.js', import.meta.url));
 const SESSIONS = 3;
 const SETTLE_MS = 1000;
 
 /** Resident memory (bytes) of a process, from /proc. */
-const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 /** `toolcap serve` on the spec; its MCP URL and process. */
 async function serve() {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-watch', '--port', '0', SPEC], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', () => {});
-  let printed = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      printed += d;
-      const m = / at (https?:\/\/\S+)/.exec(printed);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve ended (${code})`)));
-  });
+  const { child, url } = await serveChild([SPEC]);
   return { child, mcp: new URL(`${url}/mcp`) };
 }
 

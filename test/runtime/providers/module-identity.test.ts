@@ -1,5 +1,5 @@
 // Code identity and fresh code: an edited module (or a module it imports) is what the next call runs, and its identity says so.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,13 @@ afterEach(async () => {
 });
 
 let n = 0;
+/** Resolves once `ready()` holds, polling every 10 ms; fails after 10 s. */
+async function until(ready: () => boolean): Promise<void> {
+  for (const end = Date.now() + 10_000; !ready(); ) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 /** A fresh layer folder holding `files`. */
 function layer(files: Record<string, string>): string {
   const dir = join(root, `layer-${++n}`);
@@ -120,21 +127,22 @@ describe('fresh code without a restart', () => {
   });
 
   it('calls in flight finish on the version they started with', async () => {
-    const dir = layer({ 'main.mjs': "export default async () => { await new Promise((r) => setTimeout(r, 200)); return 'old'; };\n" });
+    // the module says when the call runs (a marker file), so the edit lands while it is in flight, however loaded the machine
+    const dir = layer({ 'main.mjs': `import { writeFileSync } from 'node:fs';\nexport default async () => { writeFileSync(${JSON.stringify(join(root, `running-${n + 1}`))}, ''); await new Promise((r) => setTimeout(r, 300)); return 'old'; };\n` });
     const p = make(dir);
     const inFlight = p.call({}, contextFor());
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => existsSync(join(root, `running-${n}`)));
     writeFileSync(join(dir, 'main.mjs'), "export default () => 'new';\n");
     await expect(p.call({}, contextFor())).resolves.toBe('new');
     await expect(inFlight).resolves.toBe('old');
   });
 
   it('a call still waiting for its worker to load also finishes on the version it started with', async () => {
-    // the module takes a second to load, so the edit (and the retirement of this worker) lands while the call waits
-    const dir = layer({ 'main.mjs': "await new Promise((r) => setTimeout(r, 1000));\nexport default () => 'old';\n" });
+    // the module marks that it is loading, then takes a second: the edit (and the retirement of this worker) lands while the call waits
+    const dir = layer({ 'main.mjs': `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(root, `loading-${n + 1}`))}, '');\nawait new Promise((r) => setTimeout(r, 1000));\nexport default () => 'old';\n` });
     const p = make(dir);
     const waiting = p.call({}, contextFor());
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => existsSync(join(root, `loading-${n}`)));
     writeFileSync(join(dir, 'main.mjs'), "export default () => 'new';\n");
     await expect(p.call({}, contextFor())).resolves.toBe('new');
     await expect(waiting).resolves.toBe('old');

@@ -21,6 +21,7 @@ describe('store.driver', () => {
     ['beside path', 'store: { path: a.db, driver: node-sqlite }\n', { kind: 'sqlite', driver: 'node-sqlite' }],
     ['alone (the default store)', 'store: { driver: better-sqlite3 }\n', { kind: 'sqlite', driver: 'better-sqlite3' }],
     ['with secretKeyEnv', 'store: { driver: node-sqlite, secretKeyEnv: MY_KEY }\n', { kind: 'sqlite', driver: 'node-sqlite', secretKeyEnv: 'MY_KEY' }],
+    ['with synchronous (both reach the store)', 'store: { path: a.db, driver: node-sqlite, synchronous: normal }\n', { kind: 'sqlite', driver: 'node-sqlite', synchronous: 'normal' }],
   ])('is read %s', (_label, yaml, expected) => {
     const { config, diagnostics } = load(yaml);
     expect(diagnostics).toEqual([]);

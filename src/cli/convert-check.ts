@@ -17,6 +17,7 @@ import { isPlainObject } from '../model/objects.js';
 import { buildCatalog } from '../registry/catalog.js';
 import type { ParseLimits } from '../source/source.js';
 import { serialize, writeOut } from './io.js';
+import { jsonFileChunks } from './json-chunks.js';
 
 /**
  * YAML output larger than this (as JSON) is staged as JSON: the same value,
@@ -51,7 +52,8 @@ export function checkExport(files: readonly ExportedFile[], target: DialectId, l
       const asJson = json !== undefined && json.length > STAGE_YAML_AS_JSON_BYTES;
       const staged = asJson ? `${file.path}.json` : file.path;
       if (asJson) renamed.set(staged, file.path);
-      const problem = writeOut(join(dir, ...staged.split('/')), asJson ? json : serialize(file.value, file.format));
+      const text = asJson ? json : file.format === 'json' ? jsonFileChunks(file.value) : serialize(file.value, file.format);
+      const problem = writeOut(join(dir, ...staged.split('/')), text);
       if (problem !== undefined) return [{ diagnostic: { code: 'FILE_UNREADABLE', severity: 'error', message: `Could not stage ${file.path} for checking: ${problem}` } }];
     }
     const { diagnostics } = buildCatalog([dir], { dialect: target, ...(limits ? { limits } : {}) });

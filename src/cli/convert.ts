@@ -12,9 +12,11 @@ import { dialectIds, getDialect } from '../dialects/lookup.js';
 import { hasFailures } from '../model/diagnostics.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { pathKind, serialize, writeOut, type CliIO } from './io.js';
+import { jsonFileChunks } from './json-chunks.js';
 import { personaTools, toolsForExport, type Catalog } from '../registry/catalog.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 import type { DialectId, ExportedFile } from '../dialects/types.js';
+import { DEFAULT_LIMITS, type ParseLimits } from '../source/source.js';
 import { checkExport, exportPathEscapes, reportLines, undetected } from './convert-check.js';
 import { applyFills, hasFills, parseSets, readFillFile, type Fills } from './convert-fill.js';
 import { nameFiles, namesPathOf, reportNameChanges } from './convert-names.js';
@@ -48,13 +50,17 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     return EXIT.USAGE;
   }
   const catalog = flags.persona === undefined ? result.catalog : personaCatalog(result.catalog, flags.persona);
-  const exported = dialect.export({
-    ...(catalog.bundles[0] ? { bundle: catalog.bundles[0] } : {}),
-    tools: toolsForExport(catalog, dialect.id),
-    skills: catalog.skills.map((e) => e.value),
-    agents: catalog.agents.map((e) => e.value),
-    jobs: catalog.jobs.map((e) => e.value),
-  });
+  const exported = dialect.export(
+    {
+      ...(catalog.bundles[0] ? { bundle: catalog.bundles[0] } : {}),
+      tools: toolsForExport(catalog, dialect.id),
+      skills: catalog.skills.map((e) => e.value),
+      agents: catalog.agents.map((e) => e.value),
+      jobs: catalog.jobs.map((e) => e.value),
+    },
+    // standard output is one stream: a format that pages large exports writes them whole there
+    { oneFile: flags.out === undefined },
+  );
   if (exported.length === 0) {
     const empty = catalog.tools.length + catalog.skills.length + catalog.agents.length + catalog.jobs.length === 0;
     io.stderr(`toolcap: nothing to write: ${empty ? 'the catalog is empty' : `the ${dialect.id} format has no place for these entries`}.\n`);
@@ -66,7 +72,8 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
     io.stderr(`toolcap: refused to write ${JSON.stringify(escaping.path)}: it points outside ${flags.out ?? 'the output folder'}\n`);
     return EXIT.FINDINGS;
   }
-  const checked = verified(exported, dialect.id, fills, io);
+  // standard output is checked whole: past the size toolcap reads by default (limits.maxBytes) it is still the output asked for
+  const checked = verified(exported, dialect.id, fills, io, flags.out === undefined ? { maxBytes: Number.MAX_SAFE_INTEGER } : undefined);
   if (checked === undefined) return EXIT.FINDINGS;
   reportNameChanges(checked, dialect.id, io);
   const [only] = checked;
@@ -75,7 +82,18 @@ export function convertCommand(paths: string[], flags: ConvertFlags, io: CliIO):
       io.stderr(`toolcap: the ${dialect.id} format writes ${checked.length} files (${checked.map((f) => f.path).join(', ')}); give --out <folder>.\n`);
       return EXIT.USAGE;
     }
-    io.stdout(serialize(only.value, only.format));
+    let bytes = 0;
+    if (only.format === 'yaml') io.stdout(serialize(only.value, 'yaml'));
+    else {
+      // in pieces: one listing of a large spec (Stripe's, about 370 MB indented) is past what one string can hold
+      for (const piece of jsonFileChunks(only.value)) {
+        bytes += Buffer.byteLength(piece);
+        io.stdout(piece);
+      }
+    }
+    if (bytes > DEFAULT_LIMITS.maxBytes) {
+      io.stderr(`toolcap: note: wrote ${bytes} bytes, past what toolcap reads by default (limits.maxBytes, ${DEFAULT_LIMITS.maxBytes}); raise that limit to read it back, or write files of at most that size with --out <folder>.\n`);
+    }
     return EXIT.OK;
   }
   const refuse = (problem: string) => {
@@ -131,14 +149,14 @@ function userFills(flags: ConvertFlags): Fills | string {
  * user's values are filled in); undefined, with the report printed, when
  * they do not.
  */
-function verified(exported: readonly ExportedFile[], target: DialectId, fills: Fills, io: CliIO): ExportedFile[] | undefined {
+function verified(exported: readonly ExportedFile[], target: DialectId, fills: Fills, io: CliIO, limits?: Partial<ParseLimits>): ExportedFile[] | undefined {
   let files = [...exported];
-  let findings = checkExport(files, target);
+  let findings = checkExport(files, target, limits);
   if (hasFills(fills) && hasFailures(findings.map((f) => f.diagnostic))) {
     files = files.map((f) => ({ ...f, value: structuredClone(f.value) }));
     const filled = applyFills(files, findings, fills);
     for (const line of filled) io.stderr(`Filled ${line}\n`);
-    if (filled.length > 0) findings = checkExport(files, target);
+    if (filled.length > 0) findings = checkExport(files, target, limits);
   }
   const diagnostics = findings.map((f) => f.diagnostic);
   if (hasFailures(diagnostics)) {

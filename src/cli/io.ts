@@ -3,7 +3,7 @@
  * Injected, so the CLI runs in-process in tests.
  * @module
  */
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 
@@ -27,11 +27,23 @@ export function serialize(value: unknown, format: 'json' | 'yaml'): string {
   return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** Write a file, creating its folder. Returns the problem instead of throwing (EISDIR, ENOTDIR, ENAMETOOLONG, ...). */
-export function writeOut(path: string, text: string): string | undefined {
+/**
+ * Write a file, creating its folder: one text, or a text in pieces (a JSON
+ * text too large to be one string, json-chunks.ts). Returns the problem
+ * instead of throwing (EISDIR, ENOTDIR, ENAMETOOLONG, ...).
+ */
+export function writeOut(path: string, text: string | Iterable<string>): string | undefined {
   try {
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    if (typeof text === 'string') writeFileSync(path, text);
+    else {
+      const fd = openSync(path, 'w');
+      try {
+        for (const piece of text) writeSync(fd, piece);
+      } finally {
+        closeSync(fd);
+      }
+    }
     return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -7,7 +7,7 @@
  */
 import { jsonSize } from '../model/json-size.js';
 import { compact } from '../model/objects.js';
-import type { CanonicalFragment, ExportedFile, FieldMap, ImportContext, ImportedDocument } from './types.js';
+import type { CanonicalFragment, ExportedFile, ExportOptions, FieldMap, ImportContext, ImportedDocument } from './types.js';
 import { defineDialect } from './types.js';
 import { isPlainObject, ObjectReader } from '../source/reader.js';
 import { overlay, type JsonObject } from './mcp/base.js';
@@ -86,9 +86,9 @@ export const MCP_FILE_BYTES = 12 * 1024 * 1024;
  * `tools.json`, in the shape the tools were read in (a `tools/list` result by
  * default); when the tools pass {@link MCP_FILE_BYTES}, pages
  * `tools-001.json`, `tools-002.json`, … each in that shape, like the pages of
- * `tools/list`.
+ * `tools/list`; with `oneFile` (standard output), always the one file.
  */
-function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
+function exportMcp(fragment: CanonicalFragment, options: ExportOptions = {}): ExportedFile[] {
   const layout = layoutOf(fragment.bundle);
   const source = fragment.tools ?? [];
   // MCP's name guidance: 1 to 128 of A-Z a-z 0-9 _ - . (safe-names.ts); a name an MCP server wrote itself (its id) goes back as it was
@@ -107,7 +107,7 @@ function exportMcp(fragment: CanonicalFragment): ExportedFile[] {
     mapping.notes.length === 0
       ? {}
       : { names: Object.fromEntries(source.map((tool) => [nameOf(tool), tool.name])), nameNotes: mapping.notes.map((note) => describeNameNote(note, MCP_NAME_RULE)) };
-  const pages = pagesOf(tools, MCP_FILE_BYTES);
+  const pages = options.oneFile ? [tools] : pagesOf(tools, MCP_FILE_BYTES);
   if (pages.length <= 1) return [{ path: 'tools.json', format: 'json', value: wrap(tools), ...names }];
   const width = Math.max(3, String(pages.length).length);
   return pages.map((page, i) => ({ path: `tools-${String(i + 1).padStart(width, '0')}.json`, format: 'json', value: wrap(page), ...(i === 0 ? names : {}) }));

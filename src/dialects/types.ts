@@ -74,6 +74,16 @@ export interface ExportedFile {
   nameNotes?: readonly string[];
 }
 
+/** How an exporter writes its files. */
+export interface ExportOptions {
+  /**
+   * The whole export as one file where the format would otherwise cut it
+   * into pages (the MCP format's {@link ExportedFile} pages): for standard
+   * output, which is one stream however large.
+   */
+  readonly oneFile?: boolean;
+}
+
 /** Hints for detection besides the value itself. */
 export interface DetectHints {
   /** The file path, with `/` separators. */
@@ -92,7 +102,7 @@ export interface Dialect {
   /** Translate a parsed document. Never throws on bad input: reports diagnostics. */
   import(context: ImportContext): ImportedDocument;
   /** Write canonical entries back in this format. */
-  export(fragment: CanonicalFragment): ExportedFile[];
+  export(fragment: CanonicalFragment, options?: ExportOptions): ExportedFile[];
   /**
    * Where each canonical field lives in this format, per kind of entry. Used
    * to put findings about the canonical model back on the source line (see

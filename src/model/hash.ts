@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { complete, declared } from './derive.js';
-import { canonicalJson } from './objects.js';
+import { writeCanonicalJson } from './objects.js';
 import type { Tool } from './schema.js';
 
 /** The algorithm prefix every content hash carries, so another algorithm can follow without ambiguity. */
@@ -23,7 +23,9 @@ export const HASH_PREFIX = 'sha256:';
  * @example contentHash({ b: 1, a: 2 }) === contentHash({ a: 2, b: 1 }) // true
  */
 export function contentHash(value: unknown): string {
-  return HASH_PREFIX + createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+  const hash = createHash('sha256');
+  writeCanonicalJson(value, (piece) => hash.update(piece, 'utf8'));
+  return HASH_PREFIX + hash.digest('hex');
 }
 
 /**

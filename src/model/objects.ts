@@ -48,13 +48,63 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
+/** `"key":` texts of keys seen lately: schemas repeat a few keys (`type`, `properties`) millions of times. */
+const KEY_TEXTS = new Map<string, string>();
+const KEY_TEXTS_MAX = 4096;
+
+function keyText(key: string): string {
+  let text = KEY_TEXTS.get(key);
+  if (text === undefined) {
+    if (KEY_TEXTS.size >= KEY_TEXTS_MAX) KEY_TEXTS.clear();
+    text = `${JSON.stringify(key)}:`;
+    if (key.length <= 64) KEY_TEXTS.set(key, text);
+  }
+  return text;
+}
+
 /** JSON with keys sorted at every level: the canonical text behind content hashes. */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
+  let text = '';
+  writeCanonicalJson(value, (piece) => (text += piece), Number.POSITIVE_INFINITY);
+  return text;
+}
+
+/**
+ * {@link canonicalJson} handed to `write` in pieces of about `chunk`
+ * characters, for a hash to take as it goes: the text of a tool whose
+ * schemas reach shared definitions many times over (an OpenAPI spec's
+ * components, Stripe's tools average 0.2 MB and reach 10 MB) is then never
+ * built whole, nor copied once per level of nesting.
+ */
+export function writeCanonicalJson(value: unknown, write: (text: string) => void, chunk = 65_536): void {
+  let buffer = '';
+  const walk = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') buffer += JSON.stringify(node) ?? 'null';
+    else if (Array.isArray(node)) {
+      buffer += '[';
+      for (let i = 0; i < node.length; i++) {
+        if (i > 0) buffer += ',';
+        walk(node[i]);
+      }
+      buffer += ']';
+    } else {
+      const record = node as Record<string, unknown>;
+      buffer += '{';
+      let first = true;
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined) continue;
+        buffer += first ? keyText(key) : `,${keyText(key)}`;
+        first = false;
+        walk(item);
+      }
+      buffer += '}';
+    }
+    if (buffer.length >= chunk) {
+      write(buffer);
+      buffer = '';
+    }
+  };
+  walk(value);
+  if (buffer !== '') write(buffer);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
 import type { Tool } from '../../src/model/schema.js';
 import { contentHash, toolHash } from '../../src/model/hash.js';
+import { canonicalJson, writeCanonicalJson } from '../../src/model/objects.js';
 
 const TOOL: Tool = {
   name: 'files.delete',
@@ -49,5 +50,36 @@ describe('toolHash', () => {
 
   it('contentHash ignores undefined properties like JSON does', () => {
     expect(contentHash({ a: 1, b: undefined })).toBe(contentHash({ a: 1 }));
+  });
+});
+
+describe('canonical JSON written in pieces', () => {
+  /** The canonical text as the hash has always defined it (keys sorted, undefined left out of objects, null in arrays). */
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+  };
+  const shared = { type: 'object', properties: { id: { type: 'string', description: 'é ☃ \u2028 "quoted"' } } };
+  it.each([
+    ['a scalar', 'x'],
+    ['null', null],
+    ['undefined in objects and arrays', { a: undefined, b: [undefined, 1, () => 2], c: () => 3 }],
+    ['empty containers', { a: {}, b: [], c: [{}, []] }],
+    ['one definition reached from many places', { a: shared, b: [shared, { c: shared }], d: { e: { f: shared } } }],
+    ['keys needing escapes and sorting', { z: 1, 'a"b': 2, '\n': 3, Ä: 4, a: { y: 1, b: 2 } }],
+    ['deep nesting', JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) as unknown],
+  ])('%s: the pieces join to the canonical text, whatever their size, and hash the same', (_what, value) => {
+    const text = reference(value);
+    expect(canonicalJson(value)).toBe(text);
+    for (const chunk of [1, 7, 64, 65_536]) {
+      const pieces: string[] = [];
+      writeCanonicalJson(value, (piece) => pieces.push(piece), chunk);
+      expect(pieces.join('')).toBe(text);
+      if (chunk === 1 && text.length > 40) expect(pieces.length).toBeGreaterThan(1);
+    }
+    expect(contentHash(value)).toBe(`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`);
   });
 });

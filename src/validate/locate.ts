@@ -41,8 +41,9 @@ export interface LocatableEntry {
  */
 export function entryLocator(kind: EntryKind, entry: LocatableEntry, documents: ReadonlyMap<string, LocatableDocument>): Locate {
   return (path, below): Location => {
-    const group = path.split('.')[0] ?? path;
-    const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
+    const fieldOrigins = entry.fieldOrigins;
+    // the group only matters when layers set fields (most entries have one version): no split otherwise
+    const index = fieldOrigins === undefined ? 0 : (fieldOrigins.get(path) ?? fieldOrigins.get(path.split('.')[0] ?? path) ?? 0);
     const origin = entry.origins[index] ?? entry.origins[0];
     if (!origin) return {};
     const doc = documents.get(origin.file);

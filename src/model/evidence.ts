@@ -110,6 +110,9 @@ export function verdictOf(word: string): Verdict | undefined {
   return undefined;
 }
 
+/** The longest verb {@link verdictOf} knows: a longer word is no evidence, and is not copied to find that out. */
+const LONGEST_VERB = Math.max(...[...DESTRUCTIVE, ...WRITES, ...READS].map((w) => w.length));
+
 /** Where the word {@link nextWord} found ends. */
 let wordEnd = 0;
 
@@ -162,7 +165,7 @@ function nameEvidence(name: string, out: Evidence[]): void {
     return;
   }
   for (let at = nextWord(name, from, name.length); at >= 0; at = nextWord(name, wordEnd, name.length)) {
-    destructive = nameWord(name.slice(at, wordEnd).toLowerCase(), out, first, destructive);
+    if (wordEnd - at <= LONGEST_VERB) destructive = nameWord(name.slice(at, wordEnd).toLowerCase(), out, first, destructive);
   }
 }
 
@@ -212,6 +215,7 @@ function descriptionEvidence(description: string): Evidence | undefined {
     return undefined;
   }
   for (let at = nextWord(description, 0, end); at >= 0; at = nextWord(description, wordEnd, end)) {
+    if (wordEnd - at > LONGEST_VERB) continue;
     const w = description.slice(at, wordEnd).toLowerCase();
     const says = verdictOf(w);
     if (says) return { source: 'description', says, detail: `"${w}"` };

@@ -121,9 +121,11 @@ export interface Dialect {
 export function fieldSuffix(dialect: Pick<Dialect, 'fieldMaps'>, kind: EntryKind, path: string): string | undefined {
   const map = dialect.fieldMaps[kind];
   if (map === undefined) return undefined;
-  const group = path.split('.')[0] ?? path;
   // own keys only: a path named like an Object.prototype member is not in the map
   if (Object.hasOwn(map, path)) return map[path];
+  const dot = path.indexOf('.');
+  if (dot < 0) return undefined; // the path is its own group, not in the map
+  const group = path.slice(0, dot);
   return Object.hasOwn(map, group) ? map[group] : undefined;
 }
 

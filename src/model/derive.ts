@@ -183,12 +183,7 @@ function completeGroups(tool: Tool): Tool {
   // Object.assign({}, o), not `{ ...o }`: V8 clones the former on a fast path (10x here). Then plain
   // assignments, not a second object to assign from (no temporary per group): the key order is the
   // same, existing keys keep their place and new ones follow in this order.
-  const effects = Object.assign({}, e);
-  effects.mode = mode;
-  effects.sideEffects = sideEffects;
-  effects.reversible = reversible;
-  effects.risk = risk;
-  effects.deterministic = deterministic;
+  const effects = completedEffects(e, mode, sideEffects, reversible, risk, deterministic);
   const approval = Object.assign({}, a);
   approval.required = required;
   const execution = Object.assign({}, x);
@@ -202,6 +197,38 @@ function completeGroups(tool: Tool): Tool {
   out.execution = execution;
   out.derived = derivedList(tool.derived, mask);
   return out;
+}
+
+type Effects = NonNullable<Tool['effects']>;
+
+/**
+ * The completed effects group. Declared effects that are nothing or only a
+ * side-effect category (most catalogs; every ATLAS tool) get one object
+ * literal of the final shape, in the key order the general case gives
+ * (declared keys first, then the derived ones in a fixed order): not a copy
+ * that grows a property store for the keys it gains.
+ */
+function completedEffects(e: Effects, mode: NonNullable<Effects['mode']>, sideEffects: SideEffect, reversible: Reversibility, risk: RiskLevel, deterministic: boolean): Effects {
+  const keys = ownKeyShape(e);
+  if (keys === 0) return { mode, sideEffects, reversible, risk, deterministic };
+  if (keys === 1) return { sideEffects, mode, reversible, risk, deterministic };
+  const effects = Object.assign({}, e);
+  effects.mode = mode;
+  effects.sideEffects = sideEffects;
+  effects.reversible = reversible;
+  effects.risk = risk;
+  effects.deterministic = deterministic;
+  return effects;
+}
+
+/** 0: no keys; 1: `sideEffects` alone (own); 2: anything else. */
+function ownKeyShape(e: Effects): 0 | 1 | 2 {
+  let shape: 0 | 1 | 2 = 0;
+  for (const key in e) {
+    if (shape !== 0 || key !== 'sideEffects' || !Object.prototype.hasOwnProperty.call(e, key)) return 2;
+    shape = 1;
+  }
+  return shape;
 }
 
 /**

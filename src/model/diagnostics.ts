@@ -129,6 +129,8 @@ export function joinPointer(base: string, ...tokens: Array<string | number>): st
 /** Split a JSON pointer into its unescaped tokens. */
 export function splitPointer(pointer: string): string[] {
   if (pointer === '' || pointer === '/') return pointer === '/' ? [''] : [];
+  // nothing escaped (almost every pointer): the tokens as split, no unescaping pass
+  if (!pointer.includes('~')) return pointer.slice(1).split('/');
   return pointer
     .slice(1)
     .split('/')

@@ -10,8 +10,8 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { DialectId } from '../dialects/types.js';
 import { createSchemaChecker } from '../validate/json-schema.js';
 import { lintHonesty } from '../validate/honesty.js';
-import { lintEntryName, lintReferences, lintTool, type Reference } from '../validate/rules.js';
-import { entryLocator } from '../validate/locate.js';
+import { lintEntryName, lintReferences, lintTool, type Locate, type Reference } from '../validate/rules.js';
+import { entryLocator, locateField } from '../validate/locate.js';
 import { gateByAuditStatus, type AuditGate } from './audit-gate.js';
 import { lintSkillCoverage, type CoverageLocators } from '../validate/skill-coverage.js';
 import { lintModulePaths } from '../validate/module-paths.js';
@@ -147,15 +147,24 @@ function lint(
   const out: Diagnostic[] = [];
   const references: Reference[] = [];
   const python: PythonToolUse[] = [];
+  // One locator for the loop, over the entry at hand (the rules use it only while they run): not a
+  // closure per tool. A tool whose findings are looked up later (python, references) gets its own.
+  let current: Entry<Tool> | undefined;
+  const locateCurrent: Locate = (path, below) => locateField('tool', current!, merged.documents, path, below);
+  const trusted = options.trustedModuleDirs ?? [];
   for (const entry of catalog.tools) {
-    const locate = entryLocator('tool', entry, merged.documents);
+    current = entry;
     const manifest = entry.origins[0]?.file;
-    if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate });
-    for (const d of perTool.get(entry) ?? toolFindings(entry.value, locate, checkSchema)) out.push(d);
-    if (manifest !== undefined) for (const d of lintModulePaths(entry.value, manifest, options.trustedModuleDirs ?? [], locate)) out.push(d);
-    if (entry.value.alternatives?.length)
+    if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate: entryLocator('tool', entry, merged.documents) });
+    const findings = perTool.get(entry) ?? toolFindings(entry.value, locateCurrent, checkSchema);
+    for (let i = 0; i < findings.length; i++) out.push(findings[i]!);
+    if (manifest !== undefined) for (const d of lintModulePaths(entry.value, manifest, trusted, locateCurrent)) out.push(d);
+    if (entry.value.alternatives?.length) {
+      const locate = entryLocator('tool', entry, merged.documents);
       references.push({ from: `Tool "${entry.value.name}"`, kind: 'tool', names: entry.value.alternatives, field: 'alternatives', locate: () => locate('alternatives') });
+    }
   }
+  current = undefined;
   const refs = (entries: ReadonlyArray<Entry<{ name: string; tools?: string[]; skills?: string[] }>>, what: 'Skill' | 'Agent' | 'Job') => {
     const kind = ({ Skill: 'skill', Agent: 'agent', Job: 'job' } as const)[what];
     for (const entry of entries) {

@@ -134,12 +134,18 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
   for (const layer of layers) {
     const fresh = () => ({ tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() });
     let seen = fresh();
+    // A kind whose merged map was empty when this (sub-)layer began holds exactly this layer's entries,
+    // each under its first origin: that map answers "seen in this layer?" without a second map (the
+    // first layer of every load, 10,000 entries in a large catalog).
+    const mapIsSeen = () => ({ tools: maps.tools.size === 0, skills: maps.skills.size === 0, agents: maps.agents.size === 0, jobs: maps.jobs.size === 0 });
+    let own = mapIsSeen();
     let tier = 0;
     for (const doc of layer.documents) {
       // An override file is a sub-layer of its own (load/override-order.ts): names repeat across tiers by design.
       if ((doc.tier ?? 0) !== tier) {
         tier = doc.tier ?? 0;
         seen = fresh();
+        own = mapIsSeen();
       }
       catalog.documents.set(doc.file.path, doc);
       if (doc.imported.bundle) catalog.bundles.push(doc.imported.bundle);
@@ -149,13 +155,13 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
         for (const { value, pointer } of entries) {
           const key = keyOf(value);
           const origin = originOf(pointer);
-          const first = seen[kind].get(key);
+          const existing = map.get(key);
+          const first = own[kind] ? existing?.origins[0] : seen[kind].get(key);
           if (first) {
             diagnostics.push(duplicate(kind, key, origin, first, catalog.documents));
             continue;
           }
-          seen[kind].set(key, origin);
-          const existing = map.get(key);
+          if (!own[kind]) seen[kind].set(key, origin);
           if (kind === 'tools' && layer.discovered) {
             const floor = floorOf(value as Tool);
             if (floor) floors.set(key, floor);

@@ -26,6 +26,9 @@ export interface NumberRule {
   max?: number;
 }
 
+/** The rule of a plain number (shared: no object per read). */
+const NO_RULE: NumberRule = Object.freeze({});
+
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
@@ -85,12 +88,18 @@ export class ObjectReader {
     return this.#typed(key, 'a boolean (true or false)', isBoolean);
   }
 
-  number(key: string, rule: NumberRule = {}): number | undefined {
-    const expected = rule.integer ? 'an integer' : 'a number';
-    const n = this.#typed(key, expected, (v): v is number =>
-      typeof v === 'number' && Number.isFinite(v) && (!rule.integer || Number.isInteger(v)),
-    );
-    if (n === undefined) return undefined;
+  number(key: string, rule: NumberRule = NO_RULE): number | undefined {
+    // the type check inline, not a closure over `rule` per call (a tool has a few numbers, a catalog 10,000 tools)
+    const v = this.raw(key);
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || (rule.integer && !Number.isInteger(v))) {
+      const expected = rule.integer ? 'an integer' : 'a number';
+      this.context.report('TYPE_MISMATCH', `"${key}" must be ${expected}, not ${jsonType(v)}.`, this.at(key), {
+        hint: `Write ${key} as ${expected}.`,
+      });
+      return undefined;
+    }
+    const n = v;
     if ((rule.min !== undefined && n < rule.min) || (rule.max !== undefined && n > rule.max)) {
       const range = `${rule.min ?? '-∞'} to ${rule.max ?? '∞'}`;
       this.context.report('INVALID_VALUE', `"${key}" is ${n}, outside ${range}.`, this.at(key), {
@@ -163,7 +172,9 @@ export class ObjectReader {
     let out: Record<string, unknown> | undefined;
     const list = this.#consumed;
     const consumed = list.length > 32 ? new Set(list) : undefined;
-    for (const key of Object.keys(this.value)) {
+    // for-in with an own-key check: the keys of Object.keys, in its order, without a key array per object
+    for (const key in this.value) {
+      if (!Object.prototype.hasOwnProperty.call(this.value, key)) continue;
       if (consumed ? consumed.has(key) : list.includes(key)) continue;
       out ??= {};
       out[key] = this.value[key];

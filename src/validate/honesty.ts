@@ -14,10 +14,35 @@ import type { Locate } from './rules.js';
 
 const READ_ONLY_EFFECTS: ReadonlySet<SideEffect> = new Set(['none', 'compute', 'read_external_service']);
 
+const LABEL: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', permissions: 'its manifest', name: 'its name says', description: 'its description says' };
+
 function describe(evidence: readonly Evidence[]): string {
-  const label: Record<Evidence['source'], string> = { 'http-method': 'its HTTP method is', hints: 'its server reports', permissions: 'its manifest', name: 'its name says', description: 'its description says' };
-  return evidence.map((e) => `${label[e.source]} ${e.detail}`).join('; ');
+  return evidence.map((e) => `${LABEL[e.source]} ${e.detail}`).join('; ');
 }
+
+const HINT = 'Fix the claim, or, if the evidence misleads (a read-only POST, a "reset" that only reads), say why in notes.';
+
+/** One EVIDENCE_CONTRADICTS_CLAIM at a canonical field (no closure per tool). */
+function warn(out: Diagnostic[], locate: Locate, path: string, what: string, against: readonly Evidence[]): void {
+  // the located fields, then the hint: the key order these findings have always had
+  const d = diagnostic('EVIDENCE_CONTRADICTS_CLAIM', `${what}, but ${describe(against)}.`, locate(path));
+  d.hint = HINT;
+  out.push(d);
+}
+
+/** Is the field at `path` a claim: declared, or one of the effects an explicit `permissions: []` states? */
+function claim(tool: Tool, path: string, declaresNone: boolean): boolean {
+  return !isDerived(tool, path) || (declaresNone && (path === 'effects.mode' || path === 'effects.sideEffects'));
+}
+
+/** The evidence that passes `keep`: the list itself when all of it does (no copy; it is only read). */
+function only(evidence: Evidence[], keep: (e: Evidence) => boolean): Evidence[] {
+  for (let i = 0; i < evidence.length; i++) if (!keep(evidence[i]!)) return evidence.filter(keep);
+  return evidence;
+}
+
+const saysWrite = (e: Evidence) => e.says !== 'read';
+const saysDestructive = (e: Evidence) => e.says === 'destructive';
 
 /** Warnings where declared effects claim less than the evidence shows. */
 export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
@@ -25,31 +50,24 @@ export function lintHonesty(tool: Tool, locate: Locate): Diagnostic[] {
   const sideEffects = tool.effects?.sideEffects;
   // An explicit empty permission list is the author's statement of no side effects (dialects/pylot/permissions.ts).
   const declaresNone = tool.permissions?.length === 0 && mode === 'read' && sideEffects === 'none';
-  const claim = (path: string) => !isDerived(tool, path) || (declaresNone && (path === 'effects.mode' || path === 'effects.sideEffects'));
-  const claimsRead = (mode === 'read' && claim('effects.mode')) || (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects'));
-  const claimsReversible = tool.effects?.reversible === 'full' && claim('effects.reversible');
+  const claimsRead = (mode === 'read' && claim(tool, 'effects.mode', declaresNone)) || (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim(tool, 'effects.sideEffects', declaresNone));
+  const claimsReversible = tool.effects?.reversible === 'full' && claim(tool, 'effects.reversible', declaresNone);
   if (!claimsRead && !claimsReversible) return []; // no claim to contradict: skip gathering evidence
   const evidence = effectEvidence(tool);
-  const writes = evidence.filter((e) => e.says !== 'read');
-  const destroys = evidence.filter((e) => e.says === 'destructive');
+  if (evidence.length === 0) return [];
+  const writes = only(evidence, saysWrite);
+  const destroys = only(evidence, saysDestructive);
   const out: Diagnostic[] = [];
-  const warn = (path: string, what: string, against: readonly Evidence[]) =>
-    out.push(
-      diagnostic('EVIDENCE_CONTRADICTS_CLAIM', `${what}, but ${describe(against)}.`, {
-        ...locate(path),
-        hint: 'Fix the claim, or, if the evidence misleads (a read-only POST, a "reset" that only reads), say why in notes.',
-      }),
-    );
 
   if (writes.length > 0) {
-    if (declaresNone && isDerived(tool, 'effects.mode')) warn('effects.mode', 'Declared "permissions: []" (no side effects)', writes);
-    else if (mode === 'read' && claim('effects.mode')) warn('effects.mode', 'Declared mode "read"', writes);
+    if (declaresNone && isDerived(tool, 'effects.mode')) warn(out, locate, 'effects.mode', 'Declared "permissions: []" (no side effects)', writes);
+    else if (mode === 'read' && claim(tool, 'effects.mode', declaresNone)) warn(out, locate, 'effects.mode', 'Declared mode "read"', writes);
     // a declared write mode already tells the truth, whatever the side-effect category
-    else if (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim('effects.sideEffects') && !(mode !== undefined && claim('effects.mode')))
-      warn('effects.sideEffects', `Declared side effects "${sideEffects}"`, writes);
+    else if (sideEffects !== undefined && READ_ONLY_EFFECTS.has(sideEffects) && claim(tool, 'effects.sideEffects', declaresNone) && !(mode !== undefined && claim(tool, 'effects.mode', declaresNone)))
+      warn(out, locate, 'effects.sideEffects', `Declared side effects "${sideEffects}"`, writes);
   }
   if (destroys.length > 0 && claimsReversible) {
-    warn('effects.reversible', 'Declared fully reversible', destroys);
+    warn(out, locate, 'effects.reversible', 'Declared fully reversible', destroys);
   }
   return out;
 }

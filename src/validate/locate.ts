@@ -40,24 +40,32 @@ export interface LocatableEntry {
  * locate('providers', '/0/config/module') // { file: 'tools.yaml', pointer: '/tools/2/providers/0/config/module', line: 9, column: 48 }
  */
 export function entryLocator(kind: EntryKind, entry: LocatableEntry, documents: ReadonlyMap<string, LocatableDocument>): Locate {
-  return (path, below): Location => {
-    const group = path.split('.')[0] ?? path;
-    const index = entry.fieldOrigins?.get(path) ?? entry.fieldOrigins?.get(group) ?? 0;
-    const origin = entry.origins[index] ?? entry.origins[0];
-    if (!origin) return {};
-    const doc = documents.get(origin.file);
-    const suffix = doc && fieldSuffix(doc.dialect, kind, path);
-    if (doc && suffix !== undefined) {
-      // a place inside the field (a provider's config.module) when the source has it there, else the field
-      if (below !== undefined) {
-        const inner = origin.pointer + suffix + below;
-        const pos = doc.file.locate(inner);
-        if (pos) return { file: origin.file, pointer: inner, ...pos };
-      }
-      const pointer = origin.pointer + suffix;
-      const pos = doc.file.locate(pointer, true);
-      if (pos) return { file: origin.file, pointer, ...pos };
+  return (path, below) => locateField(kind, entry, documents, path, below);
+}
+
+/**
+ * What {@link entryLocator}'s locator answers, as a plain call: for a loop
+ * over thousands of entries that need no locator of their own (a finding is
+ * located once, when it is made).
+ */
+export function locateField(kind: EntryKind, entry: LocatableEntry, documents: ReadonlyMap<string, LocatableDocument>, path: string, below?: string): Location {
+  const fieldOrigins = entry.fieldOrigins;
+  // the group only matters when layers set fields (most entries have one version): no split otherwise
+  const index = fieldOrigins === undefined ? 0 : (fieldOrigins.get(path) ?? fieldOrigins.get(path.split('.')[0] ?? path) ?? 0);
+  const origin = entry.origins[index] ?? entry.origins[0];
+  if (!origin) return {};
+  const doc = documents.get(origin.file);
+  const suffix = doc && fieldSuffix(doc.dialect, kind, path);
+  if (doc && suffix !== undefined) {
+    // a place inside the field (a provider's config.module) when the source has it there, else the field
+    if (below !== undefined) {
+      const inner = origin.pointer + suffix + below;
+      const pos = doc.file.locate(inner);
+      if (pos) return { file: origin.file, pointer: inner, ...pos };
     }
-    return { file: origin.file, pointer: origin.pointer, ...doc?.file.locate(origin.pointer) };
-  };
+    const pointer = origin.pointer + suffix;
+    const pos = doc.file.locate(pointer, true);
+    if (pos) return { file: origin.file, pointer, ...pos };
+  }
+  return { file: origin.file, pointer: origin.pointer, ...doc?.file.locate(origin.pointer) };
 }

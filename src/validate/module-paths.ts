@@ -67,6 +67,8 @@ function moduleUses(tool: Tool): ModuleUse[] {
  * @example lintModulePaths(tool, 'manifests/tools.yaml', ['/srv/shared-tools'], locate)
  */
 export function lintModulePaths(tool: Tool, manifest: string, trusted: readonly string[], locate: Locate): Diagnostic[] {
+  // nothing runs a module: no lists built to find that out (most tools of a large catalog)
+  if (tool.providers === undefined && tool.implementation?.module === undefined) return [];
   const uses = moduleUses(tool);
   if (uses.length === 0) return [];
   const baseDir = dirname(resolve(manifest));

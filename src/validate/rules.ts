@@ -29,51 +29,62 @@ function declaredValue<T>(tool: Tool, path: string, value: T | undefined): T | u
 }
 
 /**
+ * One finding at a canonical field: the located fields, then the hint (and a
+ * severity other than the code's), in the key order the findings have always had.
+ */
+function report(out: Diagnostic[], locate: Locate, code: DiagnosticCode, path: string, message: string, hint: string, severity?: Severity): void {
+  const d = diagnostic(code, message, locate(path));
+  d.hint = hint;
+  if (severity) d.severity = severity;
+  out.push(d);
+}
+
+/**
  * Lint one tool.
  * @param checkSchema returns a problem with a JSON Schema, or undefined
  */
 export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => string | undefined): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const report = (code: DiagnosticCode, path: string, message: string, hint: string, severity?: Severity) => {
-    out.push(diagnostic(code, message, { ...locate(path), hint, ...(severity ? { severity } : {}) }));
-  };
-
+  // (no closures per tool: `report` takes the list and the locator)
   // derived names too: a dialect that lower-cases "My Tool" still yields no valid name
   if (!TOOL_NAME.test(tool.name)) {
-    report('INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" must be lowercase letters, digits, "_", "." or "-".`, `Try "${suggestName(tool.name)}".`);
+    report(out, locate, 'INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" must be lowercase letters, digits, "_", "." or "-".`, `Try "${suggestName(tool.name)}".`);
   }
-  tool.capabilities?.forEach((cap) => {
-    if (!CAPABILITY.test(cap))
-      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" is not lowercase segments joined by dots (e.g. "tasks.probe").`, 'Use lowercase letters, digits, "_" and "-", with dots between segments.');
-    else if (!cap.includes('.')) {
-      report('INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" has one segment; the convention is dot-separated verb/object (e.g. "web.search").`, 'Name the object and the verb, e.g. "web.search"; reuse existing capabilities.', 'warning');
+  const capabilities = tool.capabilities;
+  if (capabilities !== undefined) {
+    for (const cap of capabilities) {
+      if (!CAPABILITY.test(cap))
+        report(out, locate, 'INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" is not lowercase segments joined by dots (e.g. "tasks.probe").`, 'Use lowercase letters, digits, "_" and "-", with dots between segments.');
+      else if (!cap.includes('.')) {
+        report(out, locate, 'INVALID_CAPABILITY_NAME', 'capabilities', `Capability "${cap}" has one segment; the convention is dot-separated verb/object (e.g. "web.search").`, 'Name the object and the verb, e.g. "web.search"; reuse existing capabilities.', 'warning');
+      }
     }
-  });
+  }
 
   const mode = declaredValue(tool, 'effects.mode', tool.effects?.mode);
   const sideEffects = declaredValue(tool, 'effects.sideEffects', tool.effects?.sideEffects);
   if (mode === 'read' && sideEffects !== undefined && WRITE_EFFECTS.has(sideEffects)) {
-    report('CONTRADICTORY_CLAIM', 'effects.sideEffects', `Mode is "read" but side effects are "${sideEffects}".`, 'A read tool changes nothing: fix the mode or the side effects.');
+    report(out, locate, 'CONTRADICTORY_CLAIM', 'effects.sideEffects', `Mode is "read" but side effects are "${sideEffects}".`, 'A read tool changes nothing: fix the mode or the side effects.');
   }
   const retry = declaredValue(tool, 'execution.retryClass', tool.execution?.retryClass);
   if (retry === 'safe' && tool.execution?.idempotent !== true) {
-    report('RETRY_NOT_IDEMPOTENT', 'execution.retryClass', 'Retry class "safe" on a tool that is not idempotent.', 'Declare the tool idempotent, or use retry class "guarded" or "never".');
+    report(out, locate, 'RETRY_NOT_IDEMPOTENT', 'execution.retryClass', 'Retry class "safe" on a tool that is not idempotent.', 'Declare the tool idempotent, or use retry class "guarded" or "never".');
   }
   const approved = declaredValue(tool, 'approval.required', tool.approval?.required) === true || tool.approval?.consent === true;
   if (sideEffects === 'system' && !approved) {
-    report('SYSTEM_WITHOUT_APPROVAL', 'effects.sideEffects', 'System-level side effects without a declared approval or consent.', 'Add approval: { required: true } (ATLAS: requires_consent: true).');
+    report(out, locate, 'SYSTEM_WITHOUT_APPROVAL', 'effects.sideEffects', 'System-level side effects without a declared approval or consent.', 'Add approval: { required: true } (ATLAS: requires_consent: true).');
   }
   const writingEffect = sideEffects !== undefined && MUTATING_EFFECTS.has(sideEffects);
   const writes = mode === 'write' || mode === 'mixed' || writingEffect;
   const irreversible = declaredValue(tool, 'effects.reversible', tool.effects?.reversible) === 'none';
   if (writes && !tool.effects?.rollbackHint && !irreversible) {
-    report('WRITE_WITHOUT_ROLLBACK', writingEffect ? 'effects.sideEffects' : 'effects.mode', 'A tool that writes has no rollback hint.', 'Add effects.rollbackHint, or declare reversible: none.');
+    report(out, locate, 'WRITE_WITHOUT_ROLLBACK', writingEffect ? 'effects.sideEffects' : 'effects.mode', 'A tool that writes has no rollback hint.', 'Add effects.rollbackHint, or declare reversible: none.');
   }
   for (const field of SCHEMA_FIELDS) {
     const schema = declaredValue(tool, field, tool[field]);
     if (schema === undefined) continue;
     const problem = typeof schema === 'object' && schema !== null ? checkSchema(schema) : undefined;
-    if (problem !== undefined) report('INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
+    if (problem !== undefined) report(out, locate, 'INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
   }
   if (tool.storage !== undefined) out.push(...lintSqlStorage(tool, locate));
   return out;

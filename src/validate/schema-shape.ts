@@ -26,8 +26,15 @@ const arrayCheck: Check = (v) => (Array.isArray(v) ? undefined : 'must be array'
 
 function uniqueStrings(v: unknown): string | undefined {
   if (!Array.isArray(v)) return 'must be array';
-  if (!v.every((s) => typeof s === 'string')) return 'must be an array of strings';
-  return new Set(v).size === v.length ? undefined : 'must not have duplicate items';
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return 'must be an array of strings';
+  return distinct(v as string[]) ? undefined : 'must not have duplicate items';
+}
+
+/** No string twice? A short list (a schema's `required`, nearly always) is compared in place, without a Set per schema. */
+function distinct(v: readonly string[]): boolean {
+  if (v.length > 16) return new Set(v).size === v.length;
+  for (let i = 1; i < v.length; i++) for (let j = 0; j < i; j++) if (v[i] === v[j]) return false;
+  return true;
 }
 
 /** A problem found below some schema: the path to it (outermost first) and what is wrong. */

@@ -66,6 +66,8 @@ const label = (entry: { name: string; id?: string }): string => entry.id ?? entr
  * @example unservedSkills(snapshot).map((s) => [s.skill, s.missing]) // [['skill.ops.page', ['pager.send']]]
  */
 export function unservedSkills(input: CoverageInput): UnservedSkill[] {
+  // no skills, nothing to serve: the tools' capabilities are not gathered
+  if (input.skills.length === 0) return [];
   const provided = new Set(input.tools.filter((t) => t.enabled !== false).flatMap((t) => t.capabilities ?? []));
   const out: UnservedSkill[] = [];
   for (const skill of input.skills) {

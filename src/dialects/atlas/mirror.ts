@@ -23,7 +23,9 @@ export function keepRest(reader: ObjectReader, into: Mirror, where: string): voi
 
 /** The mirror, or undefined when it holds nothing. */
 export function nonEmpty(mirror: Mirror): Mirror | undefined {
-  return Object.keys(mirror).length > 0 ? mirror : undefined;
+  // one own key is enough: no key array per entry
+  for (const key in mirror) if (Object.prototype.hasOwnProperty.call(mirror, key)) return mirror;
+  return undefined;
 }
 
 /** This dialect's extension object of a canonical entry, if any. */

@@ -37,26 +37,24 @@ export function importTool(reader: ObjectReader, persona: string | undefined): T
   if (name === undefined) return undefined;
   const mirror: Mirror = {};
   const derived: DerivedPath[] = [];
-  const tool = compactRequired<Tool>({
-    name,
-    version: reader.string('version'),
-    description: reader.string('description'),
-    enabled: reader.boolean('enabled'),
-    tags: reader.strings('tags'),
-    notes: reader.string('notes'),
-    scope: persona === undefined ? undefined : { personas: [persona] },
-    inputSchema: readJsonObject(reader, 'parameters'),
-    capabilities: reader.strings('capabilities'),
-    effects: compact({
-      sideEffects: reader.enumValue('side_effects', SIDE_EFFECTS),
-      risk: reader.enumValue('safety_level', RISK_LEVELS),
-    }),
-    approval: compact({ consent: reader.boolean('requires_consent') }),
-    execution: readExecution(reader, mirror),
-    auth: readAuth(reader, mirror, derived),
-    cost: readCost(reader, mirror),
-    providers: readProviders(reader, mirror),
-  });
+  // Fields in canonical order, each read in that order (so findings keep theirs) and set only when
+  // present: what compactRequired of one literal gave, without that literal of 15 keys per tool.
+  const tool = { name } as Tool;
+  put(tool, 'version', reader.string('version'));
+  put(tool, 'description', reader.string('description'));
+  put(tool, 'enabled', reader.boolean('enabled'));
+  put(tool, 'tags', reader.strings('tags'));
+  put(tool, 'notes', reader.string('notes'));
+  if (persona !== undefined) tool.scope = { personas: [persona] };
+  put(tool, 'inputSchema', readJsonObject(reader, 'parameters'));
+  put(tool, 'capabilities', reader.strings('capabilities'));
+  put(tool, 'effects', readEffects(reader));
+  const consent = reader.boolean('requires_consent');
+  if (consent !== undefined) tool.approval = { consent };
+  put(tool, 'execution', readExecution(reader, mirror));
+  put(tool, 'auth', readAuth(reader, mirror, derived));
+  put(tool, 'cost', readCost(reader, mirror));
+  put(tool, 'providers', readProviders(reader, mirror));
   keep(reader, HOMELESS_TOOL_FIELDS, mirror);
   keepRest(reader, mirror, `tool "${name}"`);
   if (derived.length > 0) tool.derived = derived;
@@ -65,17 +63,36 @@ export function importTool(reader: ObjectReader, persona: string | undefined): T
   return tool;
 }
 
+/** Set `key` when `value` is defined (as `compact` keeps only defined values). */
+function put<K extends keyof Tool>(tool: Tool, key: K, value: Tool[K] | undefined): void {
+  if (value !== undefined) tool[key] = value;
+}
+
+function readEffects(reader: ObjectReader): Tool['effects'] {
+  const sideEffects = reader.enumValue('side_effects', SIDE_EFFECTS);
+  const risk = reader.enumValue('safety_level', RISK_LEVELS);
+  if (sideEffects === undefined) return risk === undefined ? undefined : { risk };
+  return risk === undefined ? { sideEffects } : { sideEffects, risk };
+}
+
+/** `default_timeout` must be a whole number of seconds, at least 1 (one shared rule, not an object per tool). */
+const TIMEOUT_RULE = Object.freeze({ integer: true, min: 1 });
+
 function readExecution(reader: ObjectReader, mirror: Mirror): Execution | undefined {
-  return compact<Execution>({
-    timeoutSec: readTimeout(reader),
-    allowParallel: reader.boolean('allow_parallel'),
-    idempotencyKey: readIdempotencyKey(reader, mirror),
-  });
+  const timeoutSec = readTimeout(reader);
+  const allowParallel = reader.boolean('allow_parallel');
+  const idempotencyKey = readIdempotencyKey(reader, mirror);
+  if (timeoutSec === undefined && allowParallel === undefined && idempotencyKey === undefined) return undefined;
+  const execution: Execution = {};
+  if (timeoutSec !== undefined) execution.timeoutSec = timeoutSec;
+  if (allowParallel !== undefined) execution.allowParallel = allowParallel;
+  if (idempotencyKey !== undefined) execution.idempotencyKey = idempotencyKey;
+  return execution;
 }
 
 /** `default_timeout`: whole seconds, at least 1 (ATLAS validates it as an integer). */
 function readTimeout(reader: ObjectReader): number | undefined {
-  return reader.number('default_timeout', { integer: true, min: 1 });
+  return reader.number('default_timeout', TIMEOUT_RULE);
 }
 
 /**

@@ -9,8 +9,11 @@
 // (the second HTTP hop, the SDK server, result shaping); a fourth, the
 // same runtime over SQLite with synchronous=normal, shows the fsync's share,
 // and a fifth, a gateway over that store (`store.synchronous: normal`, the
-// explicit opt-out), the gateway's added time without the two syncs a call
-// that may write waits for (echo declares no mode, so it counts as one).
+// explicit opt-out). echo carries `readOnlyHint: true`, so toolcap reads it
+// as `mode: read`: the call waits for no store commit, its record is written
+// behind the answer; what `full` cost it was that commit's fsync holding the
+// event loop (the next call waited), which the store now runs on the thread
+// pool (src/store/wal-sync.ts).
 // Aim (issue): under 1 ms added at p50.
 //
 // Second part: the bytes an agent's context pays for the tool list. The

@@ -18,6 +18,7 @@ import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { lastLines } from './call-outcome.js';
 import { queueDiscovery } from './discovery-refresh.js';
 import { isolatedSignalFetch } from './isolated-fetch.js';
+import { leanFetch } from './lean-fetch.js';
 import type { ClientsContext, McpClientsOptions, ServerEntry } from './server-entry.js';
 import { resolveServerReferences } from './server-references.js';
 import { ContainedStdioClientTransport, serverEnv } from './stdio-client.js';
@@ -73,11 +74,12 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
       });
     } else {
       if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
-      // Streamable HTTP: a private signal per request; the transport's shared one would gather an abort listener per call (isolated-fetch.ts)
+      // Streamable HTTP: a private signal per request; the transport's shared one would gather an abort listener per call (isolated-fetch.ts);
+      // requests on undici's request(), not WHATWG fetch (lean-fetch.ts)
       transport =
         cfg.transport === 'sse'
           ? new SSEClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }) } })
-          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, fetch: isolatedSignalFetch() });
+          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, fetch: isolatedSignalFetch(leanFetch()) });
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (e.client === client) void queueDiscovery(ctx, e);

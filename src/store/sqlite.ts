@@ -1,7 +1,8 @@
 /**
  * The SQLite store (better-sqlite3 or `node:sqlite`, sqlite-driver.ts): the embedded default, one file
- * (`.toolcap/toolcap.db`) in WAL mode with `synchronous=FULL`, so a method
- * resolves only after its write is committed and synced. Several processes
+ * (`.toolcap/toolcap.db`) in WAL mode; with `synchronous: full` (the
+ * default) a method resolves only after its write is committed and the WAL
+ * synced, a sync run off the event loop (wal-sync.ts). Several processes
  * may share the file: writers wait for each other up to the busy timeout.
  *
  * Both drivers are synchronous; the methods are async to match the Store
@@ -30,6 +31,7 @@ import type { OAuthTokenStore } from './oauth-tokens.js';
 import { sqliteInbox } from './sqlite-inbox.js';
 import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
 import { sqliteLearned } from './sqlite-learned.js';
+import { datasyncFile, WalSync, type DataSync } from './wal-sync.js';
 import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
@@ -52,6 +54,11 @@ export interface SqliteStoreOptions {
   synchronous?: SqliteSynchronous;
   /** The SQLite driver; default `$TOOLCAP_SQLITE_DRIVER`, else node-sqlite on Node ≥ 24 and better-sqlite3 before (sqlite-driver.ts). */
   driver?: SqliteDriverName;
+  /**
+   * How a `full` store syncs the WAL after a commit (wal-sync.ts), off the
+   * event loop. For tests. @default fdatasync of the `-wal` file on the thread pool
+   */
+  datasync?: DataSync;
 }
 
 export type SqliteSynchronous = 'full' | 'normal';
@@ -85,14 +92,19 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     if (isDir) throw new StoreUnavailableError(`SQLite store ${file} is a directory, not a database file; opening it failed`);
     try {
       db = openSqlite(file, { driver: options.driver, timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
-      for (const pragma of sqlitePragmas(options.busyTimeoutMs, options.synchronous)) db.pragma(pragma);
+      // full: the connection commits as NORMAL and the store syncs the WAL itself, off the event loop (wal-sync.ts)
+      for (const pragma of sqlitePragmas(options.busyTimeoutMs, 'normal')) db.pragma(pragma);
       const mode = db.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
     } catch (err) {
       throw unavailable(file, 'opening it', err);
     }
     migrate(db, file);
-    return new SqliteStore(db, file);
+    const full = (options.synchronous ?? 'full') === 'full';
+    const wal = full ? new WalSync(`${file}-wal`, options.datasync ?? walOrDatabase(file)) : undefined;
+    // the migrations committed unsynced: synced before the store is handed out
+    if (wal) await wal.sync().catch((err: unknown) => Promise.reject(unavailable(file, 'syncing it after migration', err)));
+    return new SqliteStore(db, file, wal);
   } catch (err) {
     try {
       db?.close();
@@ -101,6 +113,18 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     }
     throw err;
   }
+}
+
+/** Sync the WAL, or the database file when there is no WAL (nothing written through it yet). */
+function walOrDatabase(file: string): DataSync {
+  return async (wal) => {
+    try {
+      await datasyncFile(wal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await datasyncFile(file);
+    }
+  };
 }
 
 /** Apply pending migrations in one IMMEDIATE transaction (the write lock serialises concurrent openers). */
@@ -138,10 +162,16 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
   #db: SqliteDatabase;
   #closed = false;
   #statements = new Map<string, SqliteStatement>();
+  /** `synchronous: full`: the WAL sync a method that wrote waits for; undefined for `normal`. */
+  readonly #wal: WalSync | undefined;
+  /** `SELECT total_changes()`: tells a method that wrote from one that only read. */
+  readonly #changes: SqliteStatement | undefined;
 
-  constructor(db: SqliteDatabase, file: string) {
+  constructor(db: SqliteDatabase, file: string, wal?: WalSync) {
     super();
     this.#db = db;
+    this.#wal = wal;
+    this.#changes = wal ? db.prepare('SELECT total_changes() AS n') : undefined;
     this.location = file;
     this.sqliteDriver = db.driver;
     const run = <T>(what: string, fn: () => T): Promise<T> => this.#run(what, fn);
@@ -166,14 +196,29 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
     return s;
   }
 
-  /** Run `fn` against the open database; any error becomes a StoreUnavailableError. */
+  /**
+   * Run `fn` against the open database; any error becomes a
+   * StoreUnavailableError. With `synchronous: full`, a method that changed
+   * rows resolves once the WAL is synced (wal-sync.ts).
+   */
   #run<T>(what: string, fn: () => T): Promise<T> {
     if (this.#closed) return Promise.reject(new StoreUnavailableError(`SQLite store ${this.location} is closed; ${what} refused`));
     try {
-      return Promise.resolve(fn());
+      const before = this.#changed();
+      const value = fn();
+      if (this.#wal === undefined || this.#changed() === before) return Promise.resolve(value);
+      return this.#wal.sync().then(
+        () => value,
+        (err: unknown) => Promise.reject(unavailable(this.location, `${what} (syncing the WAL to disk after the commit)`, err)),
+      );
     } catch (err) {
       return Promise.reject(unavailable(this.location, what, err));
     }
+  }
+
+  /** Rows changed through this connection so far (0 without a WAL sync to decide). */
+  #changed(): number {
+    return this.#changes ? Number((this.#changes.get() as { n: number | bigint }).n) : 0;
   }
 
 

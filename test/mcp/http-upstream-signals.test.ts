@@ -4,7 +4,8 @@
  * server, 80 calls, counting the abort listeners each AbortSignal holds at
  * the end (the SDK transport's shared signal held one per call before
  * isolated-fetch.ts). The same calls through a bare SDK transport show the
- * build-up the test would catch.
+ * build-up the test would catch. The requests go out on undici's request()
+ * rather than fetch (lean-fetch.ts).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -74,5 +75,26 @@ describe('a Streamable HTTP upstream', () => {
     });
     // undici drops them only when a request is collected, so some may be gone already: far more than two stay
     expect(left).toBeGreaterThan(10);
+  });
+
+  it('sends its requests on undici request(), not WHATWG fetch (lean-fetch.ts), and the answers are the same', { timeout: 60_000 }, async () => {
+    const http = await startEverythingHttp();
+    stops.push(http.stop);
+    const c = new McpClients(mcpConfig([serverConfig('web', { transport: 'http', url: http.url })]), { cacheDir: tempDir() });
+    stops.push(() => c.close());
+    const real = globalThis.fetch;
+    let fetched = 0;
+    globalThis.fetch = ((...args: Parameters<typeof fetch>) => {
+      fetched++;
+      return real(...args);
+    }) as typeof fetch;
+    try {
+      await c.start();
+      expect(c.status()[0]).toMatchObject({ state: 'up' });
+      for (let i = 0; i < 5; i++) expect(await c.callTool('web', 'echo', { message: `call ${i}` }, new AbortController().signal)).toEqual({ content: [{ type: 'text', text: `Echo: call ${i}` }] });
+    } finally {
+      globalThis.fetch = real;
+    }
+    expect(fetched).toBe(0);
   });
 });

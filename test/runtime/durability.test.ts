@@ -5,8 +5,8 @@
  * left (approved runs, started calls without an outcome) is marked
  * interrupted, shown, and never run again.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, deferred, expectCode, fakeTool, harness, settle } from './helpers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closeAll, deferred, expectCode, fakeTool, harness } from './helpers.js';
 
 afterEach(closeAll);
 
@@ -74,8 +74,8 @@ describe('recoverInterrupted at start', () => {
     const pending = await h.runtime.call('ops.deploy', { env: 'prod' });
     if (pending.status !== 'pending_approval') throw new Error('expected pending');
     const approving = h.runtime.approve(pending.approval.id, { by: 'alice' });
-    await settle(20);
-    expect(h.fakes.count()).toBe(2);
+    // both reach their provider once their starts are synced (off the event loop: not within a fixed number of turns)
+    await vi.waitFor(() => expect(h.fakes.count()).toBe(2), { timeout: 10_000 });
     expect((await h.store.inner.getApproval(pending.approval.id))?.status).toBe('approved');
 
     // the next process starts later on the same store
@@ -106,7 +106,7 @@ describe('recoverInterrupted at start', () => {
     const hung = deferred();
     h.fakes.on('p1', () => hung.promise);
     const running = h.runtime.call('notes.add', {});
-    await settle(20);
+    await vi.waitFor(() => expect(h.fakes.count()).toBe(1), { timeout: 10_000 });
     expect(await h.runtime.recoverInterrupted()).toEqual({ approvals: [], calls: [] });
     hung.resolve('done');
     await running;

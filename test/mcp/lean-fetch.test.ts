@@ -1,0 +1,145 @@
+/**
+ * leanFetch (src/mcp/lean-fetch.ts): the gateway's upstream requests on
+ * undici's request() answer as fetch would for what the SDK's Streamable
+ * HTTP transport does (JSON bodies, event streams, 202, errors, aborts),
+ * hand redirects and stream bodies to fetch, and decode a content coding a
+ * server sends anyway.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leanFetch } from '../../src/mcp/lean-fetch.js';
+
+let server: Server;
+let base: string;
+const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
+/** Ends the open event stream of /sse. */
+let endStream: (() => void) | undefined;
+
+function route(req: IncomingMessage, res: ServerResponse, body: string): void {
+  seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+  switch (req.url) {
+    case '/json':
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1', 'set-cookie': ['a=1', 'b=2'] }).end(JSON.stringify({ echoed: body }));
+      return;
+    case '/accepted':
+      res.writeHead(202).end();
+      return;
+    case '/gzip':
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify({ zipped: true })));
+      return;
+    case '/moved':
+      res.writeHead(307, { location: '/json' }).end('moved');
+      return;
+    case '/sse':
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message\ndata: {"first":true}\n\n');
+      endStream = () => res.end('event: message\ndata: {"last":true}\n\n');
+      return;
+    case '/hang':
+      return; // never answers: the client aborts
+    default:
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('nope');
+  }
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => route(req, res, body));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+describe('leanFetch', () => {
+  const lean = leanFetch();
+
+  it('POSTs a string body with the caller’s headers and fetch’s user-agent; answers status, headers and JSON', async () => {
+    const response = await lean(new URL(`${base}/json`), { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer t' }), body: '{"a":1}' });
+    expect(response.status).toBe(200);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('mcp-session-id')).toBe('s-1');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.json()).toEqual({ echoed: '{"a":1}' });
+    const sent = seen.at(-1)!;
+    expect(sent).toMatchObject({ method: 'POST', body: '{"a":1}' });
+    expect(sent.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer t', 'user-agent': 'node', 'accept-encoding': 'identity' });
+  });
+
+  it('a 202 has no body', async () => {
+    const response = await lean(`${base}/accepted`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe('');
+  });
+
+  it('a 404 answer is a Response, not an error', async () => {
+    const response = await lean(`${base}/missing`);
+    expect(response.status).toBe(404);
+    expect(await response.text()).toBe('nope');
+  });
+
+  it('an event stream is passed through as it comes: the first event is read before the server ends it', async () => {
+    const response = await lean(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"first"')) text += decoder.decode((await reader.read()).value);
+    expect(text).not.toContain('"last"');
+    endStream?.();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
+    expect(text).toContain('"last"');
+  });
+
+  it('a gzip body a server sends anyway is decoded', async () => {
+    const response = await lean(`${base}/gzip`);
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.json()).toEqual({ zipped: true });
+  });
+
+  it('a redirect is handed to fetch whole, which follows it', async () => {
+    const calls: string[] = [];
+    const viaFetch = leanFetch((url, init) => {
+      calls.push(String(url));
+      return fetch(url, init);
+    });
+    const response = await viaFetch(`${base}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"b":2}' });
+    expect(calls).toEqual([`${base}/moved`]);
+    expect(await response.json()).toEqual({ echoed: '{"b":2}' });
+    expect(response.redirected).toBe(true);
+  });
+
+  it('a body that is not a string or bytes goes to fetch', async () => {
+    const calls: string[] = [];
+    const viaFetch = leanFetch((url, init) => {
+      calls.push(String(url));
+      return fetch(url, init);
+    });
+    const response = await viaFetch(`${base}/json`, { method: 'POST', body: new URLSearchParams({ x: '1' }) });
+    expect(calls).toHaveLength(1);
+    expect(await response.json()).toEqual({ echoed: 'x=1' });
+  });
+
+  it('the request’s signal aborts it, as an AbortError', async () => {
+    const controller = new AbortController();
+    const pending = lean(`${base}/hang`, { signal: controller.signal });
+    while (!seen.some((s) => s.url === '/hang')) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('a refused connection rejects with its system code (McpClients reads it as never sent)', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    await expect(lean(`http://127.0.0.1:${port}/x`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * `synchronous: full` syncs the WAL off the event loop (src/store/wal-sync.ts):
+ * a method that wrote resolves only once a sync that began after its commit
+ * has ended; a method that only read waits for none; concurrent writes share
+ * syncs; a failed sync is the method's StoreUnavailableError. Before, the
+ * connection ran `synchronous=FULL` and fsynced inside every commit on the
+ * server's only thread (the sync hook below was never called).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.js';
+import { availableSqliteDrivers } from '../../src/store/sqlite-driver.js';
+import { StoreUnavailableError, type NewAuditRecord } from '../../src/store/types.js';
+import { WalSync } from '../../src/store/wal-sync.js';
+
+const root = mkdtempSync(join(tmpdir(), 'toolcap-wal-sync-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const tempPath = () => join(root, `case-${++n}`, 'toolcap.db');
+
+const line = (kind: string): NewAuditRecord => ({ at: new Date().toISOString(), kind, tool: null, callId: null, persona: null, actor: null, detail: {} });
+
+/** A datasync the test ends by hand: each call is kept, with its path, until released. */
+function heldSyncs() {
+  const calls: Array<{ path: string; release: () => void; fail: (error: Error) => void }> = [];
+  let wake: (() => void) | undefined;
+  const datasync = (path: string) =>
+    new Promise<void>((release, fail) => {
+      calls.push({ path, release, fail });
+      wake?.();
+    });
+  /** Resolves once `count` syncs have been asked for. */
+  const asked = async (count: number) => {
+    while (calls.length < count) await new Promise<void>((r) => (wake = r));
+  };
+  return { calls, datasync, asked };
+}
+
+/** Whether `promise` has settled by the end of this turn of the event loop. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((r) => setImmediate(r));
+  return done;
+}
+
+describe('WalSync', () => {
+  it('a call made while a sync runs waits for the next one, which every such call shares', async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/x-wal', held.datasync);
+    const first = wal.sync();
+    const second = wal.sync();
+    const third = wal.sync();
+    expect(held.calls).toHaveLength(1);
+    held.calls[0]!.release();
+    await first;
+    await held.asked(2);
+    expect(await settled(second)).toBe(false);
+    held.calls[1]!.release();
+    await Promise.all([second, third]);
+    expect(held.calls.map((c) => c.path)).toEqual(['/x-wal', '/x-wal']);
+  });
+
+  it('a failed sync rejects its callers, and the next call starts a new one', async () => {
+    const held = heldSyncs();
+    const wal = new WalSync('/x-wal', held.datasync);
+    const failed = wal.sync();
+    const queued = wal.sync();
+    held.calls[0]!.fail(new Error('EIO'));
+    await expect(failed).rejects.toThrow('EIO');
+    await held.asked(2);
+    held.calls[1]!.release();
+    await expect(queued).resolves.toBeUndefined();
+  });
+});
+
+for (const driver of availableSqliteDrivers()) {
+  describe(`SQLite synchronous: full syncs the WAL off the event loop (${driver})`, () => {
+    it('a write resolves only after a WAL sync that began after it; a read waits for none', async () => {
+      const held = heldSyncs();
+      const path = tempPath();
+      const opening = openSqliteStore(path, { driver, datasync: held.datasync });
+      // the migrations are synced before the store is handed out
+      await held.asked(1);
+      held.calls[0]!.release();
+      const store = await opening;
+      try {
+        const write = store.appendAudit(line('a'));
+        await held.asked(2);
+        expect(held.calls[1]!.path).toBe(`${path}-wal`);
+        // the commit is done, the loop free (this turn ran), the answer not given
+        expect(await settled(write)).toBe(false);
+        const read = store.listAudit({});
+        expect(await settled(read)).toBe(true);
+        expect((await read).map((r) => r.kind)).toEqual(['a']);
+        held.calls[1]!.release();
+        expect((await write).kind).toBe('a');
+        expect(held.calls).toHaveLength(2);
+      } finally {
+        for (const c of held.calls) c.release();
+        await store.close();
+      }
+    });
+
+    it('a failed sync is the method’s StoreUnavailableError', async () => {
+      const held = heldSyncs();
+      const opening = openSqliteStore(tempPath(), { driver, datasync: held.datasync });
+      await held.asked(1);
+      held.calls[0]!.release();
+      const store = await opening;
+      try {
+        const write = store.appendAudit(line('b'));
+        await held.asked(2);
+        held.calls[1]!.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+        const error = await write.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(StoreUnavailableError);
+        expect(String((error as Error).message)).toMatch(/syncing the WAL/);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('synchronous: normal never syncs', async () => {
+      const held = heldSyncs();
+      const store = await openSqliteStore(tempPath(), { driver, synchronous: 'normal', datasync: held.datasync });
+      try {
+        await store.appendAudit(line('c'));
+        expect(held.calls).toHaveLength(0);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('the default sync is a real fdatasync of the WAL: a write resolves and is read back after reopening', async () => {
+      const path = tempPath();
+      const store = await openSqliteStore(path, { driver });
+      await store.appendAudit(line('d'));
+      await store.close();
+      const again = await openSqliteStore(path, { driver });
+      try {
+        expect((await again.listAudit({})).map((r) => r.kind)).toEqual(['d']);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+}

@@ -14,7 +14,7 @@ import { errorMessage } from '../model/errors.js';
 import type { LayerInput } from '../load/loader.js';
 import { BuildMemo, catalogEtag } from './build-memo.js';
 import { buildCatalog, lintCatalogPythonImports, type CatalogOptions, type CatalogResult } from './catalog.js';
-import { changedFiles, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
+import { changedFiles, fileHashes, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
 import { indexTools } from './snapshot-index.js';
 import { debounce, DEFAULT_DEBOUNCE_MS, watchFiles, type ChangeSource, type Debounced } from './watch.js';
@@ -248,7 +248,7 @@ export class Registry {
     let built: Built | undefined;
     let exception: string | null = null;
     try {
-      built = await this.#build();
+      built = await this.#build(fileHashes(print));
     } catch (error) {
       exception = errorMessage(error);
     }
@@ -287,11 +287,11 @@ export class Registry {
    * import check, whose checker cannot cross threads, here), else or when the
    * worker fails, on this thread, with the registry's memo either way.
    */
-  async #build(): Promise<Built> {
+  async #build(knownHashes: ReadonlyMap<string, string>): Promise<Built> {
     let fallback: Diagnostic | undefined;
     if (this.#builder && !this.#closed) {
       try {
-        const { result, etag, work, order } = await this.#builder.build(this.#paths, this.#catalogOptions);
+        const { result, etag, work, order } = await this.#builder.build(this.#paths, { ...this.#catalogOptions, knownHashes });
         const { pythonImports, trustedModuleDirs } = this.#catalogOptions;
         if (pythonImports) result.diagnostics = sortDiagnostics([...result.diagnostics, ...lintCatalogPythonImports(result.catalog, pythonImports, trustedModuleDirs ?? [])]);
         return { result, etag, work, ...(order ? { order } : {}) };
@@ -302,7 +302,7 @@ export class Registry {
       }
     }
     const before = this.#memo.stats;
-    const result = buildCatalog(this.#paths, { ...this.#catalogOptions, memo: this.#memo });
+    const result = buildCatalog(this.#paths, { ...this.#catalogOptions, memo: this.#memo, knownHashes });
     if (fallback) result.diagnostics = sortDiagnostics([...result.diagnostics, fallback]);
     return { result, etag: catalogEtag(result.catalog, this.#memo), work: workBetween('main', before, this.#memo.stats) };
   }

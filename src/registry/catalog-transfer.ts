@@ -19,9 +19,9 @@ import { parseSource, type ParseLimits, type SourceFile } from '../source/source
 import type { BuildMemo, BuildMemoStats } from './build-memo.js';
 import type { Catalog, CatalogResult } from './catalog.js';
 import type { Entry, SourceRef } from './merge.js';
-import { sameRest } from './entry-compare.js';
+import { restJson, sameRest } from './entry-compare.js';
 import { deepFreeze } from './snapshot.js';
-import { nameOrder } from './views.js';
+import { nameOrder, NameOrder } from './views.js';
 
 /** Tool entries per chunk of the buffer. */
 const CHUNK = 200;
@@ -101,12 +101,6 @@ interface Sent {
   rest?: string;
 }
 
-/** An entry's rest (everything but its value) as sent. */
-const restJson = (entry: Entry<Tool>): string => {
-  const { value: _value, fieldOrigins, ...rest } = entry;
-  return JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest);
-};
-
 /**
  * The worker's side: remembers what it sent last, so unchanged entries go as
  * runs of their places in the last message (`{"s":start,"n":count}`); a
@@ -118,12 +112,18 @@ const restJson = (entry: Entry<Tool>): string => {
 export class CatalogEncoder {
   #sent: Sent[] = [];
   #at = new Map<string, number>();
+  readonly #order = new NameOrder();
   constructor(private readonly memo: BuildMemo) {}
 
-  /** Encode one build. `etag` is `catalogEtag(result.catalog, memo)`. */
-  encode(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
+  /**
+   * Encode one build. `etag` is `catalogEtag(result.catalog, memo)`, or a
+   * function computing it, called after the tools are encoded (the encoder
+   * tells the memo which new values serialise as the old, so it is cheaper then).
+   */
+  encode(id: number, result: CatalogResult, etagOf: string | (() => string), started: number): BuiltMessage {
     const { catalog } = result;
-    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag, started);
+    const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
+    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
     const sent: Sent[] = new Array<Sent>(catalog.tools.length);
     const at = new Map<string, number>();
     const chunks: string[] = [];
@@ -152,6 +152,7 @@ export class CatalogEncoder {
       if (before !== undefined) {
         if (before.entry.value === entry.value && sameRest(before.entry, entry)) same = true;
         else if ((value = this.memo.json(entry.value)) === this.memo.json(before.entry.value)) {
+          this.memo.same(entry.value, before.entry.value);
           now.rest = restJson(entry);
           same = (before.rest ??= restJson(before.entry)) === now.rest;
         }
@@ -181,12 +182,12 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag),
+      ...headOf(result, etag()),
       buffer: buffer.buffer as ArrayBuffer,
       ends,
       stats: this.memo.stats,
       buildMs: performance.now() - started,
-      order: nameOrder(catalog.tools).buffer as ArrayBuffer,
+      order: this.#order.of(catalog.tools).buffer as ArrayBuffer,
     };
   }
 

@@ -7,6 +7,12 @@
 import type { Tool } from '../model/schema.js';
 import type { Entry } from './merge.js';
 
+/** An entry's rest (everything but its value) as sent. */
+export const restJson = (entry: Entry<Tool>): string => {
+  const { value: _value, fieldOrigins, ...rest } = entry;
+  return JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest);
+};
+
 /**
  * Whether two entries' rests certainly serialise the same, compared field by
  * field without serialising: the key, the origins (flat objects of

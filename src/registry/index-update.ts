@@ -14,6 +14,7 @@ import type { Tool } from '../model/schema.js';
 import type { Entry } from './merge.js';
 import type { SnapshotIndex } from './snapshot-index.js';
 import { toolViewSteps } from './views.js';
+import { replacedViews } from './views-update.js';
 
 /** Above this share of changed entries, indexing afresh is as cheap: {@link updateIndex} declines. */
 const MOST_CHANGED = 0.25;
@@ -141,14 +142,22 @@ export async function updateIndex(
       const scope = values[i]!.scope?.personas;
       if (scope) for (const p of scope) all.add(p);
     }
-    personas = Object.freeze([...all].sort());
+    const sorted = [...all].sort();
+    // the same personas: keep the previous (frozen) list, so the views may be reused
+    if (sorted.length !== personas.length || sorted.some((p, i) => p !== personas[i])) personas = Object.freeze(sorted);
   }
-  const steps = toolViewSteps(tools, personas, order);
-  let step = steps.next();
-  while (!step.done) {
-    await pause();
-    step = steps.next();
+  await pause();
+  // values replaced in place (an edit): the previous views with the new values in them; else built afresh
+  let views = personas === previous.personas ? replacedViews(previous.views, previous.tools, tools, changed, before) : undefined;
+  if (!views) {
+    const steps = toolViewSteps(tools, personas, order);
+    let step = steps.next();
+    while (!step.done) {
+      await pause();
+      step = steps.next();
+    }
+    views = step.value;
   }
   await yieldNow();
-  return { tools, byName, byKey, entries, personas, views: step.value, values, sharesDefs: false };
+  return { tools, byName, byKey, entries, personas, views, values, sharesDefs: false };
 }

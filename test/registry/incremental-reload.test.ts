@@ -133,6 +133,31 @@ describe('an incremental reload equals a full build', () => {
     expect(previous).toEqual(await indexTools(first, async () => undefined));
   });
 
+  it('updateIndex after an edit that only replaced values reuses the previous views with the new values in them, equal to indexing afresh', async () => {
+    const folders = catalogFolders();
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+    const decode = async () => {
+      const result = buildCatalog(folders.paths, { memo });
+      return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
+    };
+    const first = await decode();
+    const previous = await indexTools(first, async () => undefined);
+    // a scoped tool and a shared one edited, an override changed: same keys, same order
+    write(join(folders.base, 'b.json'), tools('b', 0).map((t, i) => (i === 0 || i === 1 ? { ...t, description: `edited ${i}` } : t)));
+    write(join(folders.over, 'policy.json'), [{ name: 'a.t1', approval: { required: false } }, { name: 'b.t2', enabled: false }]);
+    const second = await decode();
+    const updated = await updateIndex(previous, second, async () => undefined);
+    expect(updated).toBeDefined();
+    expect(updated!.personas).toBe(previous.personas);
+    const { tools: _t, ...rest } = updated!;
+    const { tools: _f, ...expected } = indexToolsNow(second);
+    expect(rest).toEqual(expected);
+    expect(updated!.views.ordered.find((p) => p.key === 'b.t0@atlas')?.value.description).toBe('edited 0');
+    expect(updated!.views.ordered.find((p) => p.key === 'b.t2')).toBe(previous.views.ordered.find((p) => p.key === 'b.t2'));
+  });
+
   it('updateIndex declines when most entries changed', async () => {
     const folders = catalogFolders();
     const entries = buildCatalog(folders.paths).catalog.tools;

@@ -29,9 +29,18 @@ export interface ImportCacheStats {
   misses: number;
 }
 
-/** sha256 hex of a text: the content hash files are cached by. */
+/** sha256 hex of a text (its UTF-8 bytes). */
 export function textHash(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * sha256 hex of a file's bytes: the content hash files are cached by, the
+ * same one the registry's change detection takes (registry/fingerprint.ts),
+ * so a build can be told a file's hash instead of reading it again.
+ */
+export function bytesHash(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**
@@ -71,6 +80,19 @@ export class ImportCache<D = unknown> {
   set(path: string, hash: string, how: string, doc: D | undefined, diagnostics: readonly Diagnostic[]): void {
     this.#seen.add(path);
     this.#entries.set(path, { hash, how, doc, diagnostics });
+  }
+
+  /**
+   * The cached import of `path` if it is held for exactly this hash and way
+   * of reading, without counting a miss when not (the caller then reads the
+   * file and asks {@link ImportCache.get}).
+   */
+  peek(path: string, hash: string, how: string): { doc: D | undefined; diagnostics: readonly Diagnostic[] } | undefined {
+    const entry = this.#entries.get(path);
+    if (!entry || entry.hash !== hash || entry.how !== how) return undefined;
+    this.#seen.add(path);
+    this.stats.hits++;
+    return entry;
   }
 
   /** Forget `path` (its import read other files, so its own hash does not decide it). */

@@ -15,7 +15,7 @@ import { displayPath } from '../source/paths.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import { errorMessage } from '../model/errors.js';
 import { tieredFiles } from './override-order.js';
-import { ImportCache, textHash } from './import-cache.js';
+import { bytesHash, ImportCache } from './import-cache.js';
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -46,6 +46,13 @@ export interface LoadOptions {
   limits?: Partial<ParseLimits>;
   /** Parse and import results kept by content hash between loads (the registry's reloads); absent: every file is read afresh. */
   cache?: ImportCache<LoadedDocument>;
+  /**
+   * Content hashes (sha256 hex of the bytes, absolute path -> hash) of files
+   * as the caller has just read them (the registry's change detection): a
+   * file whose hash here is the one its cached import was kept under is not
+   * read or hashed again. Only consulted with a `cache`.
+   */
+  knownHashes?: ReadonlyMap<string, string>;
 }
 
 /** One file, parsed and imported. */
@@ -172,7 +179,7 @@ export function loadLayers(inputs: readonly LayerInput[], options: LoadOptions =
     const files = stat.isDirectory() ? walk(resolve(path), diagnostics) : [resolve(path)];
     for (const { path: file, tier } of tieredFiles(files)) {
       const fileOptions: FileOptions = { explicit: !stat.isDirectory(), limits, root, referenced, ...(forced ? { dialect: forced } : {}) };
-      const doc = loadFile(file, fileOptions, diagnostics, spec.persona, options.cache);
+      const doc = loadFile(file, fileOptions, diagnostics, spec.persona, options.cache, options.knownHashes);
       if (doc === 'unreadable') unreadable = true;
       else if (doc) layer.documents.push(tier > 0 ? { ...doc, tier } : doc);
     }
@@ -255,9 +262,25 @@ export interface FileOptions {
 }
 
 /** Read, parse, detect and import one file (scoped to a persona folder's persona), through the cache when there is one. */
-function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[], persona: string | undefined, cache: ImportCache<LoadedDocument> | undefined): LoadedDocument | 'unreadable' | undefined {
+function loadFile(
+  path: string,
+  options: FileOptions,
+  diagnostics: Diagnostic[],
+  persona: string | undefined,
+  cache: ImportCache<LoadedDocument> | undefined,
+  knownHashes: ReadonlyMap<string, string> | undefined,
+): LoadedDocument | 'unreadable' | undefined {
   const shown = displayPath(path);
+  const how = cache ? ImportCache.key({ e: options.explicit, l: options.limits, r: options.root, d: options.dialect?.id, p: persona }) : '';
+  const known = knownHashes?.get(path);
+  // the caller read this file just now and it hashed as when its import was kept: no need to read it again
+  const kept = cache && known !== undefined ? cache.peek(path, known, how) : undefined;
+  if (kept) {
+    diagnostics.push(...kept.diagnostics);
+    return kept.doc;
+  }
   let text: string;
+  let bytes: Buffer;
   try {
     const stat = statSync(path);
     if (!stat.isFile()) {
@@ -275,7 +298,8 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[],
       );
       return undefined;
     }
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
+    text = bytes.toString('utf8');
   } catch {
     diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }));
     return options.explicit ? 'unreadable' : undefined;
@@ -286,8 +310,7 @@ function loadFile(path: string, options: FileOptions, diagnostics: Diagnostic[],
     return doc;
   };
   if (!cache) return importIt(diagnostics);
-  const hash = textHash(text);
-  const how = ImportCache.key({ e: options.explicit, l: options.limits, r: options.root, d: options.dialect?.id, p: persona });
+  const hash = bytesHash(bytes);
   const hit = cache.get(path, hash, how);
   if (hit) {
     diagnostics.push(...hit.diagnostics);

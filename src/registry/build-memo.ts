@@ -86,6 +86,18 @@ export class BuildMemo {
     return text;
   }
 
+  /**
+   * Tell the memo that `value` serialises (`JSON.stringify`) exactly as `as`
+   * does, so its canonical JSON is the one kept for `as`, if any: a tool of a
+   * re-imported file that did not change is not serialised canonically again.
+   * Tool values are plain JSON data, for which equal texts mean equal content.
+   */
+  same(value: object, as: object): void {
+    if (value === as || this.#json.has(value)) return;
+    const text = this.#json.get(as);
+    if (text !== undefined) this.#json.set(value, text);
+  }
+
   /** `canonicalJson(value)`, kept per object (a completed tool is never changed after its build). */
   canonicalJson(value: object): string {
     let text = this.#json.get(value);

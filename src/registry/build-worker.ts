@@ -21,7 +21,8 @@ parentPort?.on('message', (request: BuildRequest) => {
   const started = performance.now();
   try {
     const result = buildCatalog(reviveLayers(request.layers), { ...request.options, memo });
-    const message = encoder.encode(request.id, result, catalogEtag(result.catalog, memo), started);
+    // the etag after encoding: the encoder finds the re-imported values that serialise as before
+    const message = encoder.encode(request.id, result, () => catalogEtag(result.catalog, memo), started);
     parentPort?.postMessage(message, [message.buffer, message.order]);
   } catch (error) {
     // a bug in a build, not bad input: the main thread builds this one itself and says so

@@ -4,10 +4,10 @@
  * one long block when the message arrives; instead the worker writes the
  * tools as JSON text in chunks into one buffer that is transferred (no
  * copy), and the main thread parses and freezes the chunks a few
- * milliseconds at a time, yielding to the event loop between slices. A tool
- * entry that serialises exactly as in the previous message is sent as its key
- * only, and the receiver reuses the (frozen, immutable) entry it already has:
- * a one-file change parses one file's tools on the main thread.
+ * milliseconds at a time, yielding to the event loop between slices. Tool
+ * entries unchanged since the previous message are sent as runs of their
+ * places in it, and the receiver reuses the (frozen, immutable) entries it
+ * already has: a one-file change serialises and parses one file's tools.
  * @module
  */
 import { performance } from 'node:perf_hooks';
@@ -19,8 +19,9 @@ import { parseSource, type ParseLimits, type SourceFile } from '../source/source
 import type { BuildMemo, BuildMemoStats } from './build-memo.js';
 import type { Catalog, CatalogResult } from './catalog.js';
 import type { Entry, SourceRef } from './merge.js';
+import { restJson, sameRest } from './entry-compare.js';
 import { deepFreeze } from './snapshot.js';
-import { nameOrder } from './views.js';
+import { nameOrder, NameOrder } from './views.js';
 
 /** Tool entries per chunk of the buffer. */
 const CHUNK = 200;
@@ -94,40 +95,84 @@ function headOf(result: CatalogResult, etag: string): { head: string; texts: str
   return { head: JSON.stringify(head), texts: documents.map(([, d]) => d.file.text) };
 }
 
-/**
- * What was sent for one entry: its value's JSON (the memo's string, the same
- * string object while the value is the same object) and the rest of the entry
- * as JSON. The entry's text is `{"v":value,"e":rest}`, so two entries' texts
- * are equal exactly when both parts are; comparing the parts saves building
- * and comparing every entry's whole text on each build.
- */
-type Sent = readonly [value: string, rest: string];
+/** What was sent for one entry: the entry, and the JSON of its rest once computed. */
+interface Sent {
+  entry: Entry<Tool>;
+  rest?: string;
+}
 
-/** The worker's side: remembers what it sent last, so unchanged entries go as keys. */
+/**
+ * The worker's side: remembers what it sent last, so unchanged entries go as
+ * runs of their places in the last message (`{"s":start,"n":count}`); a
+ * changed one goes in full (`{"v":value,"e":rest}`). An entry is unchanged
+ * when its value is the very object sent last time (the memo's completed
+ * value, its file a cache hit) and its rest is the same field by field, or,
+ * failing that, when both serialise to the same text as last time.
+ */
 export class CatalogEncoder {
-  #sent = new Map<string, Sent>();
+  #sent: Sent[] = [];
+  #at = new Map<string, number>();
+  readonly #order = new NameOrder();
   constructor(private readonly memo: BuildMemo) {}
 
-  /** Encode one build. `etag` is `catalogEtag(result.catalog, memo)`. */
-  encode(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
+  /**
+   * Encode one build. `etag` is `catalogEtag(result.catalog, memo)`, or a
+   * function computing it, called after the tools are encoded (the encoder
+   * tells the memo which new values serialise as the old, so it is cheaper then).
+   */
+  encode(id: number, result: CatalogResult, etagOf: string | (() => string), started: number): BuiltMessage {
     const { catalog } = result;
-    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag, started);
-    const sent = new Map<string, Sent>();
+    const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
+    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
+    const sent: Sent[] = new Array<Sent>(catalog.tools.length);
+    const at = new Map<string, number>();
     const chunks: string[] = [];
     let items: string[] = [];
-    for (const entry of catalog.tools) {
-      const { value, fieldOrigins, ...rest } = entry;
-      const parts: Sent = [this.memo.json(value), JSON.stringify(fieldOrigins ? { ...rest, fieldOrigins: [...fieldOrigins] } : rest)];
-      sent.set(entry.key, parts);
-      const before = this.#sent.get(entry.key);
-      items.push(before !== undefined && before[0] === parts[0] && before[1] === parts[1] ? `{"r":${JSON.stringify(entry.key)}}` : `{"v":${parts[0]},"e":${parts[1]}}`);
+    let runStart = -1;
+    let runLength = 0;
+    const push = (item: string) => {
+      items.push(item);
       if (items.length === CHUNK) {
         chunks.push(`[${items.join(',')}]`);
         items = [];
       }
-    }
+    };
+    const flush = () => {
+      if (runLength > 0) push(`{"s":${runStart},"n":${runLength}}`);
+      runLength = 0;
+    };
+    catalog.tools.forEach((entry, i) => {
+      const now: Sent = { entry };
+      sent[i] = now;
+      at.set(entry.key, i);
+      const j = this.#at.get(entry.key);
+      const before = j === undefined ? undefined : this.#sent[j];
+      let value: string | undefined;
+      let same = false;
+      if (before !== undefined) {
+        if (before.entry.value === entry.value && sameRest(before.entry, entry)) same = true;
+        else if ((value = this.memo.json(entry.value)) === this.memo.json(before.entry.value)) {
+          this.memo.same(entry.value, before.entry.value);
+          now.rest = restJson(entry);
+          same = (before.rest ??= restJson(before.entry)) === now.rest;
+        }
+      }
+      if (same) {
+        if (runLength > 0 && runStart + runLength === j) runLength++;
+        else {
+          flush();
+          runStart = j!;
+          runLength = 1;
+        }
+        return;
+      }
+      flush();
+      push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(now.rest ??= restJson(entry))}}`);
+    });
+    flush();
     if (items.length > 0) chunks.push(`[${items.join(',')}]`);
     this.#sent = sent;
+    this.#at = at;
     const ends: number[] = [];
     let total = 0;
     for (const c of chunks) ends.push((total += Buffer.byteLength(c)));
@@ -137,18 +182,18 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag),
+      ...headOf(result, etag()),
       buffer: buffer.buffer as ArrayBuffer,
       ends,
       stats: this.memo.stats,
       buildMs: performance.now() - started,
-      order: nameOrder(catalog.tools).buffer as ArrayBuffer,
+      order: this.#order.of(catalog.tools).buffer as ArrayBuffer,
     };
   }
 
   /** One build as cloned entries (see `BuiltMessage.cloned`); the next build sends every entry in full. */
   #encodeCloned(id: number, result: CatalogResult, etag: string, started: number): BuiltMessage {
-    this.#sent = new Map();
+    this.reset();
     const { catalog } = result;
     return {
       kind: 'built',
@@ -165,7 +210,8 @@ export class CatalogEncoder {
 
   /** Forget what was sent (the receiver lost its copy: a new worker, a dropped message). */
   reset(): void {
-    this.#sent = new Map();
+    this.#sent = [];
+    this.#at = new Map();
   }
 }
 
@@ -179,7 +225,8 @@ export interface DecodedBuild {
 
 /** The main thread's side: decodes in slices, reusing entries the worker marked unchanged. */
 export class CatalogDecoder {
-  #entries = new Map<string, Entry<Tool>>();
+  /** The tool entries of the last message, in its order (what a run refers to). */
+  #entries: ReadonlyArray<Entry<Tool>> = [];
   constructor(private readonly limits: ParseLimits) {}
 
   /**
@@ -197,33 +244,28 @@ export class CatalogDecoder {
     });
     const bytes = Buffer.from(message.buffer);
     const tools: Array<Entry<Tool>> = [];
-    const next = new Map<string, Entry<Tool>>();
-    for (const entry of message.cloned ?? []) {
-      const frozen = { ...entry, value: deepFreeze(entry.value) };
-      next.set(frozen.key, frozen);
-      tools.push(frozen);
-    }
+    const last = this.#entries;
+    for (const entry of message.cloned ?? []) tools.push({ ...entry, value: deepFreeze(entry.value) });
     let sliceStart = performance.now();
     for (let i = 0; i < message.ends.length; i++) {
       if (performance.now() - sliceStart > SLICE_MS) {
         await yieldNow();
         sliceStart = performance.now();
       }
-      const items = JSON.parse(bytes.toString('utf8', message.ends[i - 1] ?? 0, message.ends[i])) as Array<{ r: string } | { v: Tool; e: Omit<WireEntry<Tool>, 'value'> }>;
+      const items = JSON.parse(bytes.toString('utf8', message.ends[i - 1] ?? 0, message.ends[i])) as Array<{ s: number; n: number } | { v: Tool; e: Omit<WireEntry<Tool>, 'value'> }>;
       for (const item of items) {
-        let entry: Entry<Tool> | undefined;
-        if ('r' in item) {
-          entry = this.#entries.get(item.r);
+        if ('s' in item) {
           // the worker and this side disagree: a bug; the caller falls back to an in-process build
-          if (!entry) throw new Error(`build worker referred to tool "${item.r}", which this side does not hold`);
+          if (!(Number.isInteger(item.s) && Number.isInteger(item.n) && item.s >= 0 && item.n > 0 && item.s + item.n <= last.length)) {
+            throw new Error(`build worker referred to tools ${item.s}..${item.s + item.n - 1} of its last message; this side holds ${last.length}`);
+          }
+          for (let k = item.s; k < item.s + item.n; k++) tools.push(last[k]!);
         } else {
-          entry = unwire({ ...item.e, value: deepFreeze(item.v) });
+          tools.push(unwire({ ...item.e, value: deepFreeze(item.v) }));
         }
-        next.set(entry.key, entry);
-        tools.push(entry);
       }
     }
-    this.#entries = next;
+    this.#entries = tools;
     const catalog: Catalog = {
       bundles: head.bundles,
       tools,
@@ -239,7 +281,7 @@ export class CatalogDecoder {
 
   /** Forget held entries (a new worker starts from nothing). */
   reset(): void {
-    this.#entries = new Map();
+    this.#entries = [];
   }
 }
 

@@ -99,3 +99,14 @@ export function changedFiles(a: Fingerprint, b: Fingerprint): string[] {
   for (const path of b.files.keys()) if (!a.files.has(path)) out.add(path);
   return [...out].sort().map(displayPath);
 }
+
+/**
+ * The content hash of every file a fingerprint read (absolute path -> sha256
+ * hex of its bytes), for `LoadOptions.knownHashes`: a build then does not read
+ * or hash again a file whose import it already holds under that hash.
+ */
+export function fileHashes(print: Fingerprint): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, stamp] of print.files) if (stamp && !path.startsWith('(')) out.set(path, stamp.hash);
+  return out;
+}

@@ -14,9 +14,10 @@ import { errorMessage } from '../model/errors.js';
 import type { LayerInput } from '../load/loader.js';
 import { BuildMemo, catalogEtag } from './build-memo.js';
 import { buildCatalog, lintCatalogPythonImports, type CatalogOptions, type CatalogResult } from './catalog.js';
-import { changedFiles, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
+import { changedFiles, fileHashes, sameFingerprint, takeFingerprint, type Fingerprint } from './fingerprint.js';
 import { createSnapshot, deepFreeze, type Snapshot } from './snapshot.js';
-import { indexTools } from './snapshot-index.js';
+import { indexTools, type SnapshotIndex } from './snapshot-index.js';
+import { updateIndex } from './index-update.js';
 import { debounce, DEFAULT_DEBOUNCE_MS, watchFiles, type ChangeSource, type Debounced } from './watch.js';
 import { defaultWorkerScript, WorkerBuilder, workBetween, type BuildWork } from './worker-builder.js';
 
@@ -137,6 +138,8 @@ export class Registry {
   /** The build worker, when builds run off the main thread. */
   readonly #builder: WorkerBuilder | undefined;
   readonly #listeners = new Set<(event: ReloadEvent) => void>();
+  /** The serving snapshot's indexes: the next worker build's are made from them (registry/index-update.ts). */
+  #index: SnapshotIndex | undefined;
 
   constructor(options: RegistryOptions) {
     const { paths, watch, changes, debounceMs, strict, onReload, clock, worker, ...catalogOptions } = options;
@@ -248,7 +251,7 @@ export class Registry {
     let built: Built | undefined;
     let exception: string | null = null;
     try {
-      built = await this.#build();
+      built = await this.#build(fileHashes(print));
     } catch (error) {
       exception = errorMessage(error);
     }
@@ -266,9 +269,13 @@ export class Registry {
     // would do too, but would wait on fake clocks in tests)
     await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     let next: Snapshot;
+    let index: SnapshotIndex;
     try {
       // index in slices, yielding between them, so the snapshot itself is made in one short step
-      const index = await indexTools(result.catalog.tools, () => new Promise<void>((resolve) => setImmediate(resolve)), built.order);
+      const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+      // a worker build hands back unchanged entries as they were: index only what changed
+      const updated = built.work.where === 'worker' && this.#index ? await updateIndex(this.#index, result.catalog.tools, yieldNow, built.order) : undefined;
+      index = updated ?? (await indexTools(result.catalog.tools, yieldNow, built.order));
       next = createSnapshot(result, { version: this.#version + 1, builtAt: done, etag: built.etag, index });
     } catch (error) {
       const message = errorMessage(error);
@@ -278,6 +285,7 @@ export class Registry {
     }
     this.#version = next.version;
     this.#current = next; // the swap: one assignment
+    this.#index = index;
     this.#lastError = null;
     return this.#emit({ kind: 'reloaded', at: done, version: next.version, etag: next.etag, previousEtag: serving?.etag ?? null, changed, diagnostics: next.diagnostics, ...(work ? { work } : {}) });
   }
@@ -287,11 +295,11 @@ export class Registry {
    * import check, whose checker cannot cross threads, here), else or when the
    * worker fails, on this thread, with the registry's memo either way.
    */
-  async #build(): Promise<Built> {
+  async #build(knownHashes: ReadonlyMap<string, string>): Promise<Built> {
     let fallback: Diagnostic | undefined;
     if (this.#builder && !this.#closed) {
       try {
-        const { result, etag, work, order } = await this.#builder.build(this.#paths, this.#catalogOptions);
+        const { result, etag, work, order } = await this.#builder.build(this.#paths, { ...this.#catalogOptions, knownHashes });
         const { pythonImports, trustedModuleDirs } = this.#catalogOptions;
         if (pythonImports) result.diagnostics = sortDiagnostics([...result.diagnostics, ...lintCatalogPythonImports(result.catalog, pythonImports, trustedModuleDirs ?? [])]);
         return { result, etag, work, ...(order ? { order } : {}) };
@@ -302,7 +310,7 @@ export class Registry {
       }
     }
     const before = this.#memo.stats;
-    const result = buildCatalog(this.#paths, { ...this.#catalogOptions, memo: this.#memo });
+    const result = buildCatalog(this.#paths, { ...this.#catalogOptions, memo: this.#memo, knownHashes });
     if (fallback) result.diagnostics = sortDiagnostics([...result.diagnostics, fallback]);
     return { result, etag: catalogEtag(result.catalog, this.#memo), work: workBetween('main', before, this.#memo.stats) };
   }

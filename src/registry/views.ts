@@ -34,6 +34,30 @@ export function nameOrder(entries: ReadonlyArray<Entry<Tool>>): Int32Array {
   return order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
 }
 
+/**
+ * {@link nameOrder} for consecutive builds: when the tool names are the same
+ * as last time, in the same order (an edit that renames nothing), the last
+ * order is reused (a copy: what is returned may be transferred) instead of
+ * sorted again.
+ */
+export class NameOrder {
+  #names: string[] = [];
+  #order: Int32Array = new Int32Array(0);
+
+  /** The order of `entries` by name, as {@link nameOrder} gives it. */
+  of(entries: ReadonlyArray<Entry<Tool>>): Int32Array {
+    const names = entries.map((e) => e.value.name);
+    const last = this.#names;
+    let same = names.length === last.length;
+    for (let i = 0; same && i < names.length; i++) same = names[i] === last[i];
+    if (!same) {
+      this.#names = names;
+      this.#order = nameOrder(entries);
+    }
+    return this.#order.slice();
+  }
+}
+
 /** Iterations between two pause points of {@link toolViewSteps}. */
 const STEP = 1024;
 

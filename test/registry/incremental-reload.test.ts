@@ -1,0 +1,168 @@
+// A reload through the build worker reuses what did not change: files by
+// content hash, unchanged entries as they were (registry/catalog-transfer.ts)
+// and the previous snapshot's indexes (registry/index-update.ts). Here the
+// result is held equal to a full build of the same files, on a catalog where
+// one file changes, one is added, one is removed and an override layer
+// changes, all in one reload; and updateIndex is held equal to indexing
+// afresh (and shown to be used, not declined). The worker runs the compiled
+// script in dist/ (npm run build).
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BuildMemo, catalogEtag } from '../../src/registry/build-memo.js';
+import { buildCatalog } from '../../src/registry/catalog.js';
+import { CatalogDecoder, CatalogEncoder } from '../../src/registry/catalog-transfer.js';
+import { updateIndex } from '../../src/registry/index-update.js';
+import { Registry, type ReloadEvent } from '../../src/registry/registry.js';
+import { indexTools, indexToolsNow } from '../../src/registry/snapshot-index.js';
+import { createSnapshot, type Snapshot } from '../../src/registry/snapshot.js';
+import { DEFAULT_LIMITS } from '../../src/source/source.js';
+
+const DIST_WORKER = new URL('../../dist/registry/build-worker.js', import.meta.url);
+
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** `count` tools named `<prefix>.tN`: every 5th scoped to atlas or medic, every 7th disabled, every 9th (outside a) a persona's version of a tool of a. */
+const tools = (prefix: string, gen: number, count = 40) =>
+  Array.from({ length: count }, (_, i) => ({
+    name: i % 9 === 4 && prefix !== 'a' ? `a.t${i}` : `${prefix}.t${i}`,
+    description: `${prefix} tool ${i}, generation ${i === 3 ? gen : 0}`,
+    effects: { mode: 'read' },
+    ...(i % 5 === 0 ? { scope: { personas: [i % 2 === 0 ? 'atlas' : 'medic'] } } : {}),
+    ...(i % 9 === 4 && prefix !== 'a' ? { scope: { personas: [prefix === 'b' ? 'atlas' : 'medic'] } } : {}),
+    ...(i % 7 === 6 ? { enabled: false } : {}),
+  }));
+const write = (file: string, list: object[]) => writeFileSync(file, JSON.stringify({ toolcap: 1, tools: list }));
+
+/** Two layers: base/ (files a, b, c) and over/ (a policy file overriding some tools). */
+function catalogFolders() {
+  const root = mkdtempSync(join(tmpdir(), 'toolcap-incremental-'));
+  made.push(root);
+  const base = join(root, 'base');
+  const over = join(root, 'over');
+  mkdirSync(base);
+  mkdirSync(over);
+  write(join(base, 'a.json'), tools('a', 0));
+  write(join(base, 'b.json'), tools('b', 0));
+  write(join(base, 'c.json'), tools('c', 0));
+  write(join(over, 'policy.json'), [{ name: 'a.t1', approval: { required: true } }, { name: 'b.t2', enabled: false }]);
+  return { base, over, paths: [base, over] };
+}
+
+/** One file changes (a tool edited, a scoped one added), one is added, one removed, the override layer changes. */
+function changeAll({ base, over }: { base: string; over: string }) {
+  write(join(base, 'a.json'), [...tools('a', 1), { name: 'a.new', description: 'added to a', effects: { mode: 'read' }, scope: { personas: ['medic'] } }]);
+  write(join(base, 'd.json'), tools('d', 0, 10));
+  unlinkSync(join(base, 'c.json'));
+  write(join(over, 'policy.json'), [{ name: 'a.t1', approval: { required: false } }, { name: 'b.t8', cost: { lane: 'high' } }]);
+}
+
+const reloaded = (e: ReloadEvent) => {
+  if (e.kind !== 'reloaded') throw new Error(`expected a reload, got ${e.kind}: ${JSON.stringify(e.kind === 'failed' ? e.diagnostics.slice(0, 2) : e)}`);
+  return e;
+};
+
+/** Everything a snapshot serves, as plain data. */
+function served(s: Snapshot) {
+  const personas = [...s.personas, 'nobody'];
+  return {
+    etag: s.etag,
+    document: s.document,
+    diagnostics: s.diagnostics,
+    byName: [...s.byName],
+    byKey: [...s.byKey],
+    personas: s.personas,
+    ordered: s.ordered,
+    all: s.toolsFor(),
+    views: personas.map((p) => [p, s.toolsFor(p), s.callableTools(p)]),
+    shared: s.callableTools(),
+    callable: s.ordered.map(({ value }) => [s.callable(value.name)?.description, ...personas.map((p) => s.callable(value.name, p)?.description)]),
+    provenance: s.ordered.map(({ key }) => s.provenance(key)),
+    basis: s.ordered.map(({ key }) => {
+      const b = s.basis(key)!;
+      return [[...b.fieldOrigins], b.assumed];
+    }),
+    files: s.files(),
+  };
+}
+
+describe('an incremental reload equals a full build', () => {
+  it('after one file changed, one added, one removed and an override layer changed, in one reload', async () => {
+    const folders = catalogFolders();
+    const registry = new Registry({ paths: folders.paths, worker: { script: DIST_WORKER } });
+    try {
+      reloaded(await registry.start());
+      expect(served(registry.snapshot())).toEqual(served(createSnapshot(buildCatalog(folders.paths), { version: 1, builtAt: 'x' })));
+      changeAll(folders);
+      const event = reloaded(await registry.refresh());
+      expect(event.work).toMatchObject({ where: 'worker', importedFiles: 3, reusedFiles: 1 });
+      const full = createSnapshot(buildCatalog(folders.paths), { version: 2, builtAt: 'x' });
+      expect(full.tool('a.new')?.description).toBe('added to a');
+      expect(full.tool('c.t0')).toBeUndefined();
+      const [got, want] = [served(registry.snapshot()), served(full)];
+      for (const key of Object.keys(want) as Array<keyof typeof want>) expect.soft(got[key], key).toEqual(want[key]);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('updateIndex, given decoded entries that are mostly the previous ones, equals indexing afresh', async () => {
+    const folders = catalogFolders();
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+    const decode = async () => {
+      const result = buildCatalog(folders.paths, { memo });
+      return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
+    };
+    const first = await decode();
+    const previous = await indexTools(first, async () => undefined);
+    changeAll(folders);
+    const second = await decode();
+    const updated = await updateIndex(previous, second, async () => undefined);
+    // used, not declined: most entries are the previous objects
+    expect(updated).toBeDefined();
+    expect(second.filter((e) => previous.entries.get(e.key) === e).length).toBeGreaterThan(second.length / 2);
+    const fresh = indexToolsNow(second);
+    const { tools: _t, ...rest } = updated!;
+    const { tools: _f, ...expected } = fresh;
+    expect(rest).toEqual(expected);
+    // the previous indexes are untouched (the serving snapshot's)
+    expect(previous).toEqual(await indexTools(first, async () => undefined));
+  });
+
+  it('updateIndex after an edit that only replaced values reuses the previous views with the new values in them, equal to indexing afresh', async () => {
+    const folders = catalogFolders();
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+    const decode = async () => {
+      const result = buildCatalog(folders.paths, { memo });
+      return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
+    };
+    const first = await decode();
+    const previous = await indexTools(first, async () => undefined);
+    // a scoped tool and a shared one edited, an override changed: same keys, same order
+    write(join(folders.base, 'b.json'), tools('b', 0).map((t, i) => (i === 0 || i === 1 ? { ...t, description: `edited ${i}` } : t)));
+    write(join(folders.over, 'policy.json'), [{ name: 'a.t1', approval: { required: false } }, { name: 'b.t2', enabled: false }]);
+    const second = await decode();
+    const updated = await updateIndex(previous, second, async () => undefined);
+    expect(updated).toBeDefined();
+    expect(updated!.personas).toBe(previous.personas);
+    const { tools: _t, ...rest } = updated!;
+    const { tools: _f, ...expected } = indexToolsNow(second);
+    expect(rest).toEqual(expected);
+    expect(updated!.views.ordered.find((p) => p.key === 'b.t0@atlas')?.value.description).toBe('edited 0');
+    expect(updated!.views.ordered.find((p) => p.key === 'b.t2')).toBe(previous.views.ordered.find((p) => p.key === 'b.t2'));
+  });
+
+  it('updateIndex declines when most entries changed', async () => {
+    const folders = catalogFolders();
+    const entries = buildCatalog(folders.paths).catalog.tools;
+    const previous = indexToolsNow(entries);
+    // the same tools, new entry objects (a main-thread build): nothing to reuse
+    expect(await updateIndex(previous, entries.map((e) => ({ ...e })), async () => undefined)).toBeUndefined();
+  });
+});

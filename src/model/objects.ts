@@ -77,34 +77,58 @@ export function canonicalJson(value: unknown): string {
  * built whole, nor copied once per level of nesting.
  */
 export function writeCanonicalJson(value: unknown, write: (text: string) => void, chunk = 65_536): void {
+  // an explicit stack, not recursion: call arguments reach this unchecked, at any depth
   let buffer = '';
-  const walk = (node: unknown): void => {
+  const stack: CanonicalFrame[] = [];
+  const open = (node: unknown): void => {
     if (node === null || typeof node !== 'object') buffer += JSON.stringify(node) ?? 'null';
     else if (Array.isArray(node)) {
       buffer += '[';
-      for (let i = 0; i < node.length; i++) {
-        if (i > 0) buffer += ',';
-        walk(node[i]);
-      }
-      buffer += ']';
+      stack.push({ node, keys: undefined, next: 0 });
     } else {
-      const record = node as Record<string, unknown>;
       buffer += '{';
-      let first = true;
-      for (const key of Object.keys(record).sort()) {
-        const item = record[key];
-        if (item === undefined) continue;
-        buffer += first ? keyText(key) : `,${keyText(key)}`;
-        first = false;
-        walk(item);
+      stack.push({ node: node as Record<string, unknown>, keys: Object.keys(node).sort(), next: 0 });
+    }
+  };
+  open(value);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.keys === undefined) {
+      const list = frame.node as unknown[];
+      if (frame.next >= list.length) {
+        buffer += ']';
+        stack.pop();
+      } else {
+        const i = frame.next++;
+        if (i > 0) buffer += ',';
+        // a hole writes nothing between its commas, as Array#join always did here
+        if (i in list) open(list[i]);
       }
-      buffer += '}';
+    } else {
+      const record = frame.node as Record<string, unknown>;
+      let key: string | undefined;
+      while (frame.next < frame.keys.length && record[(key = frame.keys[frame.next++]!)] === undefined) key = undefined;
+      if (key === undefined) {
+        buffer += '}';
+        stack.pop();
+      } else {
+        buffer += frame.wrote === true ? `,${keyText(key)}` : keyText(key);
+        frame.wrote = true;
+        open(record[key]);
+      }
     }
     if (buffer.length >= chunk) {
       write(buffer);
       buffer = '';
     }
-  };
-  walk(value);
+  }
   if (buffer !== '') write(buffer);
+}
+
+/** One open array (`keys` undefined) or object of {@link writeCanonicalJson}: what it writes next. */
+interface CanonicalFrame {
+  node: unknown[] | Record<string, unknown>;
+  keys: string[] | undefined;
+  next: number;
+  wrote?: boolean;
 }

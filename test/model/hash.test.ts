@@ -71,6 +71,8 @@ describe('canonical JSON written in pieces', () => {
     ['one definition reached from many places', { a: shared, b: [shared, { c: shared }], d: { e: { f: shared } } }],
     ['keys needing escapes and sorting', { z: 1, 'a"b': 2, '\n': 3, Ä: 4, a: { y: 1, b: 2 } }],
     ['deep nesting', JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) as unknown],
+    // eslint-disable-next-line no-sparse-arrays
+    ['holes in arrays (written as nothing, not as null)', [1, , 3, [, 'x']]],
   ])('%s: the pieces join to the canonical text, whatever their size, and hash the same', (_what, value) => {
     const text = reference(value);
     expect(canonicalJson(value)).toBe(text);
@@ -81,5 +83,13 @@ describe('canonical JSON written in pieces', () => {
       if (chunk === 1 && text.length > 40) expect(pieces.length).toBeGreaterThan(1);
     }
     expect(contentHash(value)).toBe(`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`);
+  });
+
+  it('writes nesting far deeper than the call stack allows recursion', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 50_000; i++) deep = i % 2 === 0 ? [deep] : { a: deep };
+    const text = canonicalJson(deep);
+    expect(text.length).toBe(1 + 25_000 * 2 + 25_000 * 6);
+    expect(contentHash(deep)).toBe(`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`);
   });
 });

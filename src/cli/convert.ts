@@ -169,6 +169,7 @@ function verified(exported: readonly ExportedFile[], target: DialectId, fills: F
           'or --fill <file> (YAML/JSON: entry name or "*" -> fields); field names as listed above.\n',
       );
     }
+    if (diagnostics.some((d) => d.code === 'FILE_TOO_LARGE')) io.stderr('The output is too large to read back as one file: give --out <folder>, where a format that can writes it as pages.\n');
     if (diagnostics.some((d) => d.code === 'DUPLICATE_TOOL' || d.code === 'DUPLICATE_ENTRY')) {
       io.stderr(`The ${target} format cannot hold two personas' versions of one tool: convert one persona's view with --persona <name>.\n`);
     }

@@ -32,7 +32,8 @@ function* chunksOf(value: unknown, depth: number, step: string, pad: string): Ge
   const inner = pad + step;
   const array = Array.isArray(data);
   const items: [string | undefined, unknown][] = array
-    ? data.map((item: unknown) => [undefined, writable(item) ? item : null])
+    ? // Array.from visits holes too, which JSON.stringify writes as null
+      Array.from(data as unknown[], (item): [undefined, unknown] => [undefined, writable(item) ? item : null])
     : Object.entries(data).filter(([, item]) => writable(item));
   if (items.length === 0) {
     yield array ? '[]' : '{}';

@@ -5,6 +5,7 @@
  * diagnostics.
  * @module
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { detectDialect, dialectIds, getDialect } from '../dialects/lookup.js';
@@ -16,6 +17,8 @@ import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } fr
 import { errorMessage } from '../model/errors.js';
 import { tieredFiles } from './override-order.js';
 import { bytesHash, ImportCache } from './import-cache.js';
+
+const { MAX_STRING_LENGTH } = bufferConstants;
 
 /** File endings read in a folder walk. */
 const MANIFEST_ENDINGS = ['.json', '.yaml', '.yml'];
@@ -296,6 +299,11 @@ function loadFile(
           hint: 'Split the manifest, or raise limits.maxBytes.',
         }),
       );
+      return undefined;
+    }
+    // past this the text cannot be one string: the read would fail as if the file could not be opened
+    if (size > MAX_STRING_LENGTH) {
+      diagnostics.push(diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, more than one string can hold (${MAX_STRING_LENGTH} characters).`, { file: shown, hint: 'Split the manifest.' }));
       return undefined;
     }
     bytes = readFileSync(path);

@@ -58,6 +58,8 @@ describe('jsonChunks', () => {
     ['undefined, functions and symbols', { u: undefined, f: () => 1, s: Symbol('s'), list: [undefined, () => 1, Symbol('t')] }],
     ['toJSON', { when: new Date(0), custom: { toJSON: () => ({ x: [1, 2] }) } }],
     ['keys that need escaping', { 'k"\n': 'v', '': 0 }],
+    // eslint-disable-next-line no-sparse-arrays
+    ['holes in arrays', [1, , [, 2]]],
   ])('joins to JSON.stringify for %s', (_what, value) => {
     for (const indent of [0, 2, 4]) expect([...jsonChunks(value, indent)].join('')).toBe(JSON.stringify(value, null, indent));
   });

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,5 +56,21 @@ describe('loadLayers', () => {
     writeFileSync(join(dir, 'big.json'), `[${'1,'.repeat(600)}1]`);
     const { diagnostics } = loadLayers([join(dir, 'big.json')], { limits: { maxBytes: 1000 } });
     expect(diagnostics).toMatchObject([{ code: 'FILE_TOO_LARGE' }]);
+  });
+});
+
+describe('a file larger than one string', () => {
+  it('is FILE_TOO_LARGE even with limits.maxBytes raised, not "cannot read"', () => {
+    const dir = tmp();
+    const file = join(dir, 'huge.json');
+    writeFileSync(file, '');
+    // sparse: the size is past what one string holds, without writing the bytes
+    truncateSync(file, bufferConstants.MAX_STRING_LENGTH + 1);
+    try {
+      const { diagnostics } = loadLayers([file], { limits: { maxBytes: Number.MAX_SAFE_INTEGER } });
+      expect(diagnostics).toMatchObject([{ code: 'FILE_TOO_LARGE', severity: 'error', message: expect.stringMatching(/more than one string can hold/) }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * What a task's verbs and numbers still match after query understanding
+ * takes them apart: a create verb that means only itself ("add", "submit")
+ * is matched as itself, and a task's numbers are matched against parameter
+ * text, where they are example values, and nowhere else.
+ */
+import { describe, expect, it } from 'vitest';
+import { complete } from '../../src/model/derive.js';
+import { rankTools } from '../../src/query/rank.js';
+import { buildSearchIndex } from '../../src/query/search.js';
+import { numberTerms } from '../../src/query/tokenize.js';
+import { understand } from '../../src/query/understand.js';
+
+const tool = (name: string, description: string, params: Record<string, string> = {}) =>
+  complete({ name, description, inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(params).map(([k, d]) => [k, { description: d }])) } });
+const top = (task: string, tools: ReturnType<typeof tool>[]) => rankTools(task, tools, { limit: 5 }).candidates.map((c) => c.tool.name);
+
+describe('a create verb that means only itself is matched as itself', () => {
+  it.each([
+    ['add a DNS record to the zone', 'add'],
+    ['submit a new support ticket', 'submit'],
+  ])('%s keeps "%s" in the content', (task, verb) => {
+    expect(understand(task).content.split(' ')).toContain(verb);
+  });
+
+  it('a verb with another meaning is still replaced by "create" ("open an issue", "start a branch")', () => {
+    expect(understand('open an issue about the crash').content.split(' ')).not.toContain('open');
+    expect(understand('open an issue about the crash').content.split(' ')).toContain('create');
+    expect(understand('start a branch for the fix').content.split(' ')).not.toContain('start');
+  });
+
+  it('the tool named after the task\'s own verb beats one named after its family\'s', () => {
+    const tools = [tool('createDNSRecord', 'Create a DNS record in a zone'), tool('addDNSRecord', 'Add a DNS record to a zone')];
+    expect(top('Add an MX record to the DNS zone', tools)[0]).toBe('addDNSRecord');
+    const tickets = [tool('createSupportTicket', 'Create a new support ticket'), tool('submitTicket', 'Submit a support ticket')];
+    expect(top('Please submit a new support ticket for the network issue', tickets)[0]).toBe('submitTicket');
+  });
+});
+
+describe("a task's numbers are matched only against parameter text", () => {
+  it('numberTerms splits as the tokenizer does and drops all-zero parts', () => {
+    expect(numberTerms('year (e.g., 2020, 2025) of 10,000 people at 3')).toEqual(['2020', '2025', '10', '3']);
+  });
+
+  it('the index holds a parameter description\'s numbers, not a name\'s or a description\'s', () => {
+    const index = buildSearchIndex([tool('v4512', 'Report for 1999', { year: 'The year (e.g., 2025)' })]);
+    expect(index.postings.has('2025')).toBe(true);
+    expect(index.postings.has('4512')).toBe(false);
+    expect(index.postings.has('1999')).toBe(false);
+  });
+
+  it('understanding keeps the numbers apart, out of the content', () => {
+    const u = understand('energy sustainability for the year 2025 at difficulty 3');
+    expect(u.values).toEqual(['2025', '3']);
+    expect(u.content).not.toMatch(/\d/);
+  });
+
+  it('a number given as an example value lifts its tool over an equal match', () => {
+    const tools = [tool('energyReport', 'Energy report', { year: 'The year (e.g., 1990)' }), tool('energyTotals', 'Energy totals', { year: 'The year (e.g., 2025)' })];
+    const ranking = rankTools('energy for the year 2025', tools, { limit: 5 });
+    expect(ranking.candidates[0]?.tool.name).toBe('energyTotals');
+    expect(ranking.candidates[0]?.matched).toContain('2025');
+  });
+
+  it('a number alone brings no tool', () => {
+    const tools = [tool('energyReport', 'Energy report'), tool('levelPicker', 'Pick a level', { level: 'The level (e.g., 1, 2, 3)' })];
+    expect(top('energy at level 3', tools)).toContain('levelPicker');
+    expect(top('energy 3', tools)).toEqual(['energyReport']);
+  });
+});

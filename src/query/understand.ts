@@ -98,6 +98,8 @@ const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednes
 /** A reading at least this sure is a request (a verb in verb position, a question), not a word in passing. */
 const SURE = 0.8;
 const MIXED_CONFIDENCE = 0.6;
+/** Entities whose words may name what a tool works on, matched weakly. */
+const WORDY_KINDS: ReadonlySet<string> = new Set(['quoted', 'slug']);
 /** Values that name one item. */
 const NUMBER_WORD = entityWord('number');
 const NAMING_KINDS = new Set([entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')]);
@@ -322,9 +324,11 @@ export function understand(task: string): Understanding {
   const parts = clauses(text);
   // sentences that ask for something (a verb in verb position, a question): the task's steps
   const asking = new Set<number>();
-  for (const clause of parts) {
+  for (const [i, clause] of parts.entries()) {
     const before = found.readings.length;
-    readClause(clause.words, clause.asked, found);
+    // a question mark asks about the sentence's first clause: "what are the treatments, write a report on them?" writes
+    const opens = i === 0 || parts[i - 1]!.sentence !== clause.sentence;
+    readClause(clause.words, clause.asked && opens, found);
     if (found.readings.slice(before).some((r) => r.confidence >= SURE)) asking.add(clause.sentence);
   }
   const writes = found.readings.filter((r) => r.says === 'write' || r.says === 'destructive');
@@ -352,8 +356,9 @@ export function understand(task: string): Understanding {
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
   const bySentence = new Map<number, string[]>();
-  // quoted names ("Wine Quality") may share words with a tool's description: weakly
-  const weak = [...terms, ...entities.filter((e) => e.kind === 'quoted').map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
+  // quoted names ("Wine Quality") and slugs ("shadcn/ui", "acme/web": a product, an owner) may share words with a
+  // tool's description: weakly
+  const weak = [...terms, ...entities.filter((e) => WORDY_KINDS.has(e.kind)).map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
   for (const clause of parts) {
     for (const w of clause.words) {
       if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;

@@ -2,7 +2,9 @@
  * What a task's verbs and numbers still match after query understanding
  * takes them apart: a create verb that means only itself ("add", "submit")
  * is matched as itself, and a task's numbers are matched against parameter
- * text, where they are example values, and nowhere else.
+ * text, where they are example values, and nowhere else; a slug's words
+ * ("shadcn/ui") are matched weakly, as quoted names are; a question mark
+ * asks about its sentence's first clause only.
  */
 import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
@@ -66,5 +68,30 @@ describe("a task's numbers are matched only against parameter text", () => {
     const tools = [tool('energyReport', 'Energy report'), tool('levelPicker', 'Pick a level', { level: 'The level (e.g., 1, 2, 3)' })];
     expect(top('energy at level 3', tools)).toContain('levelPicker');
     expect(top('energy 3', tools)).toEqual(['energyReport']);
+  });
+});
+
+describe("a slug's words are matched weakly", () => {
+  it('understanding puts them among the weak words, not the content', () => {
+    const u = understand('show me the components of shadcn/ui');
+    expect(u.weak.split(' ')).toEqual(expect.arrayContaining(['shadcn', 'ui']));
+    expect(u.content.split(' ')).not.toContain('shadcn');
+  });
+
+  it('they decide between two tools that match the rest equally', () => {
+    const tools = [tool('list_components', 'List the components of a library'), tool('list_shadcn_components', 'List the components of a shadcn library')];
+    expect(top('show me the components of shadcn/ui', tools)[0]).toBe('list_shadcn_components');
+  });
+});
+
+describe("a question mark asks about its sentence's first clause", () => {
+  it('a later clause in verb position is a request', () => {
+    const u = understand('What are the emerging treatments for the disease, write the report to /root/markdown/report.md?');
+    expect(u.intent).toBe('write');
+    expect(u.evidence).toContain('verb: "write"');
+  });
+
+  it('the first clause is still a question', () => {
+    expect(understand('which branches are stale, and who owns them?').intent).toBe('read');
   });
 });

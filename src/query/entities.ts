@@ -83,3 +83,32 @@ export function extractEntities(task: string): Extracted {
   found.sort((a, b) => a.at - b.at);
   return { text, entities: found.map(({ kind, text: t }) => ({ kind, text: t })), terms: [...terms] };
 }
+
+/** Entities whose own words may name what a tool works on. */
+const WORDY_KINDS: ReadonlySet<EntityKind> = new Set(['quoted', 'slug']);
+/** File formats by extension, in the words tools use for them. */
+const FORMATS: Readonly<Record<string, string>> = {
+  xlsx: 'excel spreadsheet', xls: 'excel spreadsheet', csv: 'csv', tsv: 'tsv', md: 'markdown', docx: 'word document', doc: 'word document',
+  pptx: 'powerpoint presentation', ppt: 'powerpoint presentation', pdf: 'pdf', png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image',
+  svg: 'svg image', mp3: 'audio', wav: 'audio', mp4: 'video', json: 'json', yaml: 'yaml', yml: 'yaml', html: 'html', htm: 'html', txt: 'text', zip: 'archive',
+};
+
+/**
+ * What entities say about the tools a task needs, as text to match weakly:
+ * the words of quoted names ("Wine Quality") and slugs ("shadcn/ui": a
+ * product; "acme/web": an owner and a repository), and the format of a
+ * path's or file name's extension ("sales.xlsx" is an Excel spreadsheet).
+ * Never the rest of a path (folders, file names), an id, a number or a date.
+ * @example entityWords([{ kind: 'path', text: '/root/excel/sales.xlsx' }]) // ['excel spreadsheet']
+ */
+export function entityWords(entities: readonly Entity[]): string[] {
+  const out: string[] = [];
+  for (const e of entities) {
+    if (WORDY_KINDS.has(e.kind)) out.push(e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim());
+    else if (e.kind === 'path' || e.kind === 'file') {
+      const ext = /\.([a-z0-9]{2,5})$/i.exec(e.text)?.[1]?.toLowerCase();
+      if (ext !== undefined && Object.hasOwn(FORMATS, ext)) out.push(FORMATS[ext]!);
+    }
+  }
+  return out;
+}

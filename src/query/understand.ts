@@ -25,7 +25,7 @@
  * @module
  */
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
-import { entityWord, extractEntities, isEntityWord, type Entity } from './entities.js';
+import { entityWord, entityWords, extractEntities, isEntityWord, type Entity } from './entities.js';
 import { foldContractions, numberTerms, stem } from './tokenize.js';
 import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
@@ -98,8 +98,6 @@ const FUTURE = /\b(tomorrow|tonight|later|next (week|month|monday|tuesday|wednes
 /** A reading at least this sure is a request (a verb in verb position, a question), not a word in passing. */
 const SURE = 0.8;
 const MIXED_CONFIDENCE = 0.6;
-/** Entities whose words may name what a tool works on, matched weakly. */
-const WORDY_KINDS: ReadonlySet<string> = new Set(['quoted', 'slug']);
 /** Values that name one item. */
 const NUMBER_WORD = entityWord('number');
 const NAMING_KINDS = new Set([entityWord('id'), entityWord('quoted'), entityWord('url'), entityWord('path'), entityWord('file')]);
@@ -356,9 +354,8 @@ export function understand(task: string): Understanding {
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
   const bySentence = new Map<number, string[]>();
-  // quoted names ("Wine Quality") and slugs ("shadcn/ui", "acme/web": a product, an owner) may share words with a
-  // tool's description: weakly
-  const weak = [...terms, ...entities.filter((e) => WORDY_KINDS.has(e.kind)).map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
+  // quoted names, slugs' words and files' formats may share words with a tool's description: weakly
+  const weak = [...terms, ...entityWords(entities)];
   for (const clause of parts) {
     for (const w of clause.words) {
       if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;

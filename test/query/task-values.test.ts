@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
+import { entityWords, extractEntities } from '../../src/query/entities.js';
 import { rankTools } from '../../src/query/rank.js';
 import { buildSearchIndex } from '../../src/query/search.js';
 import { numberTerms } from '../../src/query/tokenize.js';
@@ -93,5 +94,17 @@ describe("a question mark asks about its sentence's first clause", () => {
 
   it('the first clause is still a question', () => {
     expect(understand('which branches are stale, and who owns them?').intent).toBe('read');
+  });
+});
+
+describe("a file's extension says its format", () => {
+  it('entityWords gives the format of a path or file name, never its folders or name', () => {
+    expect(entityWords(extractEntities('save it to /root/work/sales_q3.xlsx and notes.md').entities)).toEqual(['excel spreadsheet', 'markdown']);
+    expect(entityWords(extractEntities('read /etc/hosts').entities)).toEqual([]);
+  });
+
+  it('the format decides between two tools that match the rest equally', () => {
+    const tools = [tool('write_csv', 'Write a table to a CSV file'), tool('write_sheet', 'Write a table to an Excel file')];
+    expect(top('write the table to /root/out/sales.xlsx', tools)[0]).toBe('write_sheet');
   });
 });

@@ -86,6 +86,15 @@ export function extractEntities(task: string): Extracted {
 
 /** Entities whose own words may name what a tool works on. */
 const WORDY_KINDS: ReadonlySet<EntityKind> = new Set(['quoted', 'slug']);
+/** An id made of parts, one of them a word ("COVID-19", "CH3-CH2-OH", "INC-4512"): not a uuid, a "#" number or random letters. */
+const NAMED_ID = /^(?![0-9a-f]{8}-)(?=.*\b[a-z]{2,}[0-9]?\b)[a-z0-9]+(?:[_-][a-z0-9]+)+$/i;
+/**
+ * The words of ids made of parts, one of them a word ("COVID-19" → "COVID"):
+ * the name of a thing, matched as the task's own words; the numbers stay out.
+ */
+export function namedIdWords(entities: readonly Entity[]): string[] {
+  return entities.filter((e) => e.kind === 'id' && NAMED_ID.test(e.text)).flatMap((e) => e.text.split(/[_-]/).filter((w) => /^[a-z]{2,}\d?$/i.test(w)));
+}
 /** File formats by extension, in the words tools use for them. */
 const FORMATS: Readonly<Record<string, string>> = {
   xlsx: 'excel spreadsheet', xls: 'excel spreadsheet', csv: 'csv', tsv: 'tsv', md: 'markdown', docx: 'word document', doc: 'word document',

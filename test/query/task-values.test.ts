@@ -108,3 +108,16 @@ describe("a file's extension says its format", () => {
     expect(top('write the table to /root/out/sales.xlsx', tools)[0]).toBe('write_sheet');
   });
 });
+
+describe("an id made of parts names a thing by its word", () => {
+  it('"COVID-19" matches as "covid" at full weight; its number and a uuid or random id do not', () => {
+    const u = understand('gather the COVID-19 cases for ticket 6f1c2a3b-1111-2222-3333-444455556666 and gDigAX6tNT');
+    expect(u.content.split(' ')).toContain('COVID');
+    expect(u.content).not.toMatch(/19|6f1c|gDig/);
+  });
+
+  it('the tool named after it comes first', () => {
+    const tools = [tool('getAnyCases', 'Get the number of flu cases'), tool('getCOVIDCases', 'Get the number of COVID cases')];
+    expect(top('how many COVID-19 cases were there?', tools)[0]).toBe('getCOVIDCases');
+  });
+});

@@ -61,7 +61,7 @@ export function datasets() {
   }));
   out.push({ name: 'livemcpbench tasks', tools: live, queries: tasks.filter((t) => t.gold.size > 0) });
   // a deterministic half by the question's hash (livemcpSplit) to tune on, the other half never tuned on
-  for (const split of ['dev', 'test']) out.push({ name: `livemcpbench ${split}`, tune: split === 'dev', tools: live, queries: tasks.filter((t) => t.gold.size > 0 && livemcpSplit(t.q) === split) });
+  for (const split of ['dev', 'test']) out.push({ name: `livemcpbench ${split}`, tune: split === 'dev', halfOf: 'livemcpbench tasks', tools: live, queries: tasks.filter((t) => t.gold.size > 0 && livemcpSplit(t.q) === split) });
   for (const set of ['torchhub', 'tensorflowhub']) {
     const apis = jsonl(join(CORPUS, `gorilla-apibench/${set}_api.jsonl`)).map((r, i) => ({
       id: `${set}_api_${i}`,

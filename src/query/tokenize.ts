@@ -82,6 +82,7 @@ export function stem(word: string): string {
  * @example numberTerms('year (e.g., 2020, 2025)') // ['2020', '2025']
  */
 export function numberTerms(text: string): string[] {
+  if (!/\d/.test(text)) return []; // most texts have no digit: no second split
   return words(text).filter((w) => /^\d+$/.test(w) && !/^0+$/.test(w));
 }
 

@@ -11,7 +11,7 @@
 // conversational test split, Seal-Tools' test splits, MetaTool, LiveMCPBench
 // and Gorilla are reported, never tuned on. `devReport()` prints the dev split
 // with every miss, for the engineer tuning the ranker.
-import { metatoolRows, metatoolSplit } from '../scripts/build-vocabulary.mjs';
+import { livemcpSplit, metatoolRows, metatoolSplit } from '../scripts/build-vocabulary.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -60,6 +60,8 @@ export function datasets() {
     gold: new Set(String(t['Annotator Metadata']?.Tools ?? '').split('\n').map((l) => l.replace(/^\s*\d+\.\s*/, '').trim()).filter((n) => liveNames.has(n))),
   }));
   out.push({ name: 'livemcpbench tasks', tools: live, queries: tasks.filter((t) => t.gold.size > 0) });
+  // a deterministic half by the question's hash (livemcpSplit) to tune on, the other half never tuned on
+  for (const split of ['dev', 'test']) out.push({ name: `livemcpbench ${split}`, tune: split === 'dev', halfOf: 'livemcpbench tasks', tools: live, queries: tasks.filter((t) => t.gold.size > 0 && livemcpSplit(t.q) === split) });
   for (const set of ['torchhub', 'tensorflowhub']) {
     const apis = jsonl(join(CORPUS, `gorilla-apibench/${set}_api.jsonl`)).map((r, i) => ({
       id: `${set}_api_${i}`,

@@ -54,6 +54,18 @@ export function metatoolSplit(query) {
   return bucket < 70 ? 'train' : bucket < 80 ? 'tune' : 'held-out';
 }
 
+/**
+ * LiveMCPBench's deterministic dev/test split by the task's question: sha256,
+ * first 4 bytes as an unsigned integer, modulo 100: 0-49 dev (the ranker may
+ * be tuned on these), 50-99 test (never tuned on). The bridge learns from
+ * neither.
+ * @param {string} question
+ * @returns {'dev' | 'test'}
+ */
+export function livemcpSplit(question) {
+  return createHash('sha256').update(question, 'utf8').digest().readUInt32BE(0) % 100 < 50 ? 'dev' : 'test';
+}
+
 const jsonl = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
 
 /** Rows of a CSV file with a header, as [query, tool] (quoted fields may hold commas, quotes, newlines). */

@@ -83,3 +83,41 @@ export function extractEntities(task: string): Extracted {
   found.sort((a, b) => a.at - b.at);
   return { text, entities: found.map(({ kind, text: t }) => ({ kind, text: t })), terms: [...terms] };
 }
+
+/** Entities whose own words may name what a tool works on. */
+const WORDY_KINDS: ReadonlySet<EntityKind> = new Set(['quoted', 'slug']);
+/** An id made of parts, one of them a word ("COVID-19", "CH3-CH2-OH", "INC-4512"): not a uuid, a "#" number or random letters. */
+const NAMED_ID = /^(?![0-9a-f]{8}-)(?=.*\b[a-z]{2,}[0-9]?\b)[a-z0-9]+(?:[_-][a-z0-9]+)+$/i;
+/**
+ * The words of ids made of parts, one of them a word ("COVID-19" → "COVID"):
+ * the name of a thing, matched as the task's own words; the numbers stay out.
+ */
+export function namedIdWords(entities: readonly Entity[]): string[] {
+  return entities.filter((e) => e.kind === 'id' && NAMED_ID.test(e.text)).flatMap((e) => e.text.split(/[_-]/).filter((w) => /^[a-z]{2,}\d?$/i.test(w)));
+}
+/** File formats by extension, in the words tools use for them. */
+const FORMATS: Readonly<Record<string, string>> = {
+  xlsx: 'excel spreadsheet', xls: 'excel spreadsheet', csv: 'csv', tsv: 'tsv', md: 'markdown', docx: 'word document', doc: 'word document',
+  pptx: 'powerpoint presentation', ppt: 'powerpoint presentation', pdf: 'pdf', png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image',
+  svg: 'svg image', mp3: 'audio', wav: 'audio', mp4: 'video', json: 'json', yaml: 'yaml', yml: 'yaml', html: 'html', htm: 'html', txt: 'text', zip: 'archive',
+};
+
+/**
+ * What entities say about the tools a task needs, as text to match weakly:
+ * the words of quoted names ("Wine Quality") and slugs ("shadcn/ui": a
+ * product; "acme/web": an owner and a repository), and the format of a
+ * path's or file name's extension ("sales.xlsx" is an Excel spreadsheet).
+ * Never the rest of a path (folders, file names), an id, a number or a date.
+ * @example entityWords([{ kind: 'path', text: '/root/excel/sales.xlsx' }]) // ['excel spreadsheet']
+ */
+export function entityWords(entities: readonly Entity[]): string[] {
+  const out: string[] = [];
+  for (const e of entities) {
+    if (WORDY_KINDS.has(e.kind)) out.push(e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim());
+    else if (e.kind === 'path' || e.kind === 'file') {
+      const ext = /\.([a-z0-9]{2,5})$/i.exec(e.text)?.[1]?.toLowerCase();
+      if (ext !== undefined && Object.hasOwn(FORMATS, ext)) out.push(FORMATS[ext]!);
+    }
+  }
+  return out;
+}

@@ -17,7 +17,7 @@ import type { Tool } from '../model/schema.js';
 import { addExpansions, expandTerms, expansionLabel, indexOfDoc, matchedExpansions, type Expansion, type QueryOptions } from './expand.js';
 import { lexiconOf, type Lexicon } from './fallback.js';
 import { impactsOf } from './score-buffers.js';
-import { tokenize } from './tokenize.js';
+import { numberTerms, tokenize } from './tokenize.js';
 
 export { BRIDGE_FACTOR, BRIDGE_LIMITS, BRIDGE_MAX_POSTINGS, expandTerms, expansionLabel, matchedExpansions } from './expand.js';
 export type { Expansion, ExpansionKind, QueryOptions } from './expand.js';
@@ -101,8 +101,12 @@ export function buildSearchIndex(tools: readonly Tool[], options: SearchOptions 
   const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.weights } satisfies Record<SearchField, number>;
   const k1 = options.k1 ?? 1.2;
   const b = options.b ?? 0.75;
+  // a parameter description's numbers are example values ("e.g., 2020, 2025"): indexed in that field only, and left
+  // out of its length, so that a task's numbers (matched nowhere else) change no other score
+  const numbers: string[][] = [];
   const terms: Array<Record<SearchField, string[]>> = tools.map((t) => {
     const text = fieldText(t);
+    numbers.push(numberTerms(text.parameters));
     return Object.fromEntries(FIELDS.map((f) => [f, tokenize(text[f])])) as Record<SearchField, string[]>;
   });
   const average = Object.fromEntries(
@@ -116,6 +120,7 @@ export function buildSearchIndex(tools: readonly Tool[], options: SearchOptions 
       if (list.length === 0 || weights[f] === 0) continue;
       const norm = weights[f] / (1 - b + (b * list.length) / average[f]);
       for (const term of list) weighted.set(term, (weighted.get(term) ?? 0) + norm);
+      if (f === 'parameters') for (const term of numbers[i]!) weighted.set(term, (weighted.get(term) ?? 0) + norm);
     }
     for (const [term, tf] of weighted) {
       let p = postings.get(term);

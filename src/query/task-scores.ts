@@ -7,7 +7,7 @@
  * nothing in proportion to the catalog.
  * @module
  */
-import { acquireScores, releaseScores } from './score-buffers.js';
+import { acquireScores, impactsOf, releaseScores } from './score-buffers.js';
 import { scoreInto, type Expansion, type SearchIndex } from './search.js';
 import { tokenize } from './tokenize.js';
 import type { Understanding } from './understand.js';
@@ -20,6 +20,8 @@ export const WEAK_TERM_WEIGHT = 0.35;
  * their own (lower) penalties even when the task's words name the riskier tool.
  */
 export const ALTERNATIVE_FIT = 0.9;
+/** How much a task's number counts where a tool's parameter text gives it as an example value, against a content term's 1. */
+export const VALUE_WEIGHT = 1;
 /** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
 export const STEP_FIT = 0.75;
 
@@ -105,6 +107,27 @@ function weakGroups(index: SearchIndex, weak: string, contentMatched: boolean): 
   ].filter((g) => g.words.length > 0);
 }
 
+/**
+ * A task's numbers (`Understanding.values`) add VALUE_WEIGHT of their BM25F
+ * contribution to the tools already matched whose parameter text gives them
+ * as example values (the only place the index holds numbers); a number alone
+ * brings no tool. Returns the numbers that matched a tool.
+ */
+function addValues(index: SearchIndex, values: readonly string[], scores: Float64Array): string[] {
+  const used: string[] = [];
+  for (const term of values) {
+    const docs = index.postings.get(term)?.docs;
+    if (!docs) continue;
+    const impacts = impactsOf(index, term)!;
+    for (let j = 0; j < docs.length; j++) {
+      const doc = docs[j]!;
+      if (scores[doc] !== 0) scores[doc]! += VALUE_WEIGHT * impacts[j]!;
+    }
+    used.push(term);
+  }
+  return used;
+}
+
 /** A task's scores: every document in `touched` has one in `scores` (from the pool: give it back with releaseScores). */
 export interface TaskScores {
   scores: Float64Array;
@@ -140,6 +163,7 @@ export function scoreTask(index: SearchIndex, u: Understanding): TaskScores {
     terms = [...terms, ...weak.terms.filter((t) => !terms.includes(t))];
     expansions.push(...weak.expansions);
   }
+  if (u.values.length > 0) terms = [...terms, ...addValues(index, u.values, scores)];
   if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
   return { scores, touched, terms, expansions };
 }

@@ -74,6 +74,19 @@ export function stem(word: string): string {
 }
 
 /**
+ * The numbers of a text as terms ("difficulty 3", "(e.g., 2020, 2025)" →
+ * `3`, `2020`, `2025`), split as `tokenize` splits words ("10,000" → `10`,
+ * `000` dropped: all zeros). `tokenize` leaves numbers out; the index keeps
+ * those of parameter text apart, where a number is an example value, and a
+ * task's numbers are matched only there.
+ * @example numberTerms('year (e.g., 2020, 2025)') // ['2020', '2025']
+ */
+export function numberTerms(text: string): string[] {
+  if (!/\d/.test(text)) return []; // most texts have no digit: no second split
+  return words(text).filter((w) => /^\d+$/.test(w) && !/^0+$/.test(w));
+}
+
+/**
  * Index terms of a text: contractions folded, words lowercased, stopwords,
  * single letters and bare numbers dropped (a number or a contraction
  * fragment is a rare, heavy term that matches by accident), stemmed.

@@ -25,8 +25,8 @@
  * @module
  */
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
-import { entityWord, extractEntities, isEntityWord, type Entity } from './entities.js';
-import { foldContractions, stem } from './tokenize.js';
+import { entityWord, entityWords, namedIdWords, extractEntities, isEntityWord, type Entity } from './entities.js';
+import { foldContractions, numberTerms, stem } from './tokenize.js';
 import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
 
@@ -55,6 +55,8 @@ export interface Understanding {
   sentences: string[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
   weak: string;
+  /** The task's numbers as terms ("difficulty 3", "the year 2025"): matched only against parameter text, where they are example values. */
+  values: string[];
   entities: Entity[];
 }
 
@@ -149,6 +151,15 @@ function stripRequests(clause: string[]): { rest: string[]; howTo: boolean; requ
   return { rest: at === 0 ? clause : clause.slice(at), howTo, requested };
 }
 
+/**
+ * Does a verb that means create before "a"/"new" mean nothing else? A write
+ * verb that is not also a noun or an adjective ("file", "post", "open") and
+ * belongs to no family but "add" ("start" runs, "open" reads).
+ */
+function createsAsItself(verb: string): boolean {
+  return requestVerdict(verb) === 'write' && !NOUNS.has(verb) && !ADJECTIVES.has(verb) && canonicalVerbs(verb, undefined).every((c) => c === 'add');
+}
+
 /** Is `word` (with what follows) used as a verb at the start of a clause? */
 function verbAtStart(word: string, next: string | undefined, after: string | undefined): boolean {
   if (next === undefined || followsVerb(next)) return true;
@@ -193,8 +204,9 @@ function readClause(raw: string[], asked: boolean, out: Found): void {
     if (GENERIC.has(first)) out.weakVerbs.add(first);
     const canonical = canonicalVerbs(first, rest[1]);
     for (const c of canonical) out.canonical.add(c);
-    // "open an issue", "start a branch": the verb means create, and is not matched as itself
-    if (canonical.length === 1 && canonical[0] === 'create' && first !== 'create') out.replaced.add(first);
+    // "open an issue", "start a branch": the verb means create, and is not matched as itself; a verb that only ever
+    // writes ("add a record", "submit a ticket") is also matched as itself, as tools are named after it
+    if (canonical.length === 1 && canonical[0] === 'create' && first !== 'create' && !createsAsItself(first)) out.replaced.add(first);
     return;
   }
   // a verb in verb position later: after "to" or a request ("I want the bot to delete …")
@@ -310,9 +322,11 @@ export function understand(task: string): Understanding {
   const parts = clauses(text);
   // sentences that ask for something (a verb in verb position, a question): the task's steps
   const asking = new Set<number>();
-  for (const clause of parts) {
+  for (const [i, clause] of parts.entries()) {
     const before = found.readings.length;
-    readClause(clause.words, clause.asked, found);
+    // a question mark asks about the sentence's first clause: "what are the treatments, write a report on them?" writes
+    const opens = i === 0 || parts[i - 1]!.sentence !== clause.sentence;
+    readClause(clause.words, clause.asked && opens, found);
     if (found.readings.slice(before).some((r) => r.confidence >= SURE)) asking.add(clause.sentence);
   }
   const writes = found.readings.filter((r) => r.says === 'write' || r.says === 'destructive');
@@ -340,8 +354,8 @@ export function understand(task: string): Understanding {
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
   const bySentence = new Map<number, string[]>();
-  // quoted names ("Wine Quality") may share words with a tool's description: weakly
-  const weak = [...terms, ...entities.filter((e) => e.kind === 'quoted').map((e) => e.text.replace(/[^\p{L}\p{N}]+/gu, ' ').trim())];
+  // quoted names, slugs' words and files' formats may share words with a tool's description: weakly
+  const weak = [...terms, ...entityWords(entities)];
   for (const clause of parts) {
     for (const w of clause.words) {
       if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
@@ -359,7 +373,9 @@ export function understand(task: string): Understanding {
   }
   if (intent === 'write' && (FUTURE.test(all.join(' ')) || entities.some((e) => e.kind === 'time'))) weak.push('schedule');
   // a family's verbs match weakly; a verb that meant create ("open an issue") is replaced by it at full weight
-  for (const c of found.canonical) if (!content.includes(c)) (c === 'create' ? content : weak).push(c);
+  // ("add a record", kept as itself, brings "create" weakly)
+  const createReplaces = found.replaced.size > 0;
+  for (const c of found.canonical) if (!content.includes(c)) (c === 'create' && createReplaces ? content : weak).push(c);
   let scope: Scope = 'unknown';
   const asksMany = all.some((w) => LIST_WORDS.has(w)) || /\bhow many\b|\bdo we have\b/.test(all.join(' '));
   const plural = all.some((w, i) => pluralNoun(w) && !isEntityWord(all[i - 1] ?? ''));
@@ -378,9 +394,10 @@ export function understand(task: string): Understanding {
     mixed,
     steps: new Set(parts.map((c) => c.sentence)).size,
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
-    content: content.join(' '),
+    content: [...content, ...namedIdWords(entities)].join(' '),
     sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
     weak: weak.join(' '),
+    values: [...new Set(entities.filter((e) => e.kind === 'number').flatMap((e) => numberTerms(e.text)))],
     entities,
   };
 }

@@ -88,6 +88,18 @@ function served(s: Snapshot) {
   };
 }
 
+
+/** The folders' catalog as a worker build sends it and the main thread decodes it, with one memo, encoder and decoder across builds. */
+function workerTransfer(paths: string[]) {
+  const memo = new BuildMemo();
+  const encoder = new CatalogEncoder(memo);
+  const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+  return async () => {
+    const result = buildCatalog(paths, { memo });
+    return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
+  };
+}
+
 describe('an incremental reload equals a full build', () => {
   it('after one file changed, one added, one removed and an override layer changed, in one reload', async () => {
     const folders = catalogFolders();
@@ -110,13 +122,7 @@ describe('an incremental reload equals a full build', () => {
 
   it('updateIndex, given decoded entries that are mostly the previous ones, equals indexing afresh', async () => {
     const folders = catalogFolders();
-    const memo = new BuildMemo();
-    const encoder = new CatalogEncoder(memo);
-    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
-    const decode = async () => {
-      const result = buildCatalog(folders.paths, { memo });
-      return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
-    };
+    const decode = workerTransfer(folders.paths);
     const first = await decode();
     const previous = await indexTools(first, async () => undefined);
     changeAll(folders);
@@ -135,13 +141,7 @@ describe('an incremental reload equals a full build', () => {
 
   it('updateIndex after an edit that only replaced values reuses the previous views with the new values in them, equal to indexing afresh', async () => {
     const folders = catalogFolders();
-    const memo = new BuildMemo();
-    const encoder = new CatalogEncoder(memo);
-    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
-    const decode = async () => {
-      const result = buildCatalog(folders.paths, { memo });
-      return (await decoder.decode(encoder.encode(1, result, catalogEtag(result.catalog, memo), 0), async () => undefined)).result.catalog.tools;
-    };
+    const decode = workerTransfer(folders.paths);
     const first = await decode();
     const previous = await indexTools(first, async () => undefined);
     // a scoped tool and a shared one edited, an override changed: same keys, same order

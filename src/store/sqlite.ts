@@ -16,7 +16,7 @@
  * sqlite-statements.ts.
  * @module
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { GroupedStore } from './methods.js';
 import { MIGRATIONS_TABLE, pendingMigrations } from './migrations.js';
@@ -101,7 +101,9 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     }
     migrate(db, file);
     const full = (options.synchronous ?? 'full') === 'full';
-    const wal = full ? new WalSync(`${file}-wal`, options.datasync ?? walOrDatabase(file)) : undefined;
+    // SQLite keeps the WAL next to the file a symbolic link points to: sync that one, not a name beside the link
+    const real = realpathSync(file);
+    const wal = full ? new WalSync(`${real}-wal`, options.datasync ?? walOrDatabase(real)) : undefined;
     // the migrations committed unsynced: synced before the store is handed out
     if (wal) await wal.sync().catch((err: unknown) => Promise.reject(unavailable(file, 'syncing it after migration', err)));
     return new SqliteStore(db, file, wal);
@@ -161,6 +163,8 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
   readonly sqliteDriver: SqliteDriverName;
   #db: SqliteDatabase;
   #closed = false;
+  /** The error of a failed WAL sync: every later method is refused (wal-sync.ts). */
+  #syncFailed: unknown;
   #statements = new Map<string, SqliteStatement>();
   /** `synchronous: full`: the WAL sync a method that wrote waits for; undefined for `normal`. */
   readonly #wal: WalSync | undefined;
@@ -203,13 +207,18 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
    */
   #run<T>(what: string, fn: () => T): Promise<T> {
     if (this.#closed) return Promise.reject(new StoreUnavailableError(`SQLite store ${this.location} is closed; ${what} refused`));
+    if (this.#syncFailed !== undefined) return Promise.reject(unavailable(this.location, `${what} refused: a disk sync failed earlier, so nothing this connection writes can be acknowledged as durable; reopen the store`, this.#syncFailed));
     try {
       const before = this.#changed();
       const value = fn();
       if (this.#wal === undefined || this.#changed() === before) return Promise.resolve(value);
       return this.#wal.sync().then(
         () => value,
-        (err: unknown) => Promise.reject(unavailable(this.location, `${what} (syncing the WAL to disk after the commit)`, err)),
+        (err: unknown) => {
+          // the commit is visible yet not known durable, and after a failed fsync the kernel may report later ones clean: stop here
+          this.#syncFailed ??= err;
+          return Promise.reject(unavailable(this.location, `${what} (syncing the WAL to disk after the commit; the write may be visible although it was not acknowledged)`, err));
+        },
       );
     } catch (err) {
       return Promise.reject(unavailable(this.location, what, err));

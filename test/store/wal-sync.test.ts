@@ -6,9 +6,9 @@
  * connection ran `synchronous=FULL` and fsynced inside every commit on the
  * server's only thread (the sync hook below was never called).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { availableSqliteDrivers } from '../../src/store/sqlite-driver.js';
@@ -123,7 +123,35 @@ for (const driver of availableSqliteDrivers()) {
         );
         expect(error).toBeInstanceOf(StoreUnavailableError);
         expect(String((error as Error).message)).toMatch(/syncing the WAL/);
+        // after a failed fsync nothing more is acknowledged: the kernel may report the next sync clean over lost pages
+        await expect(store.appendAudit(line('after'))).rejects.toThrow(/a disk sync failed earlier/);
+        await expect(store.listAudit({})).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(held.calls).toHaveLength(2);
       } finally {
+        await store.close();
+      }
+    });
+
+    it('a database opened through a symbolic link syncs the WAL SQLite writes, next to the link’s target', async () => {
+      const target = tempPath();
+      const first = await openSqliteStore(target, { driver });
+      await first.close();
+      const link = join(dirname(tempPath()), 'linked.db');
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(target, link);
+      const held = heldSyncs();
+      const opening = openSqliteStore(link, { driver, datasync: held.datasync });
+      await held.asked(1);
+      held.calls[0]!.release();
+      const store = await opening;
+      try {
+        const write = store.appendAudit(line('linked'));
+        await held.asked(2);
+        expect(held.calls[1]!.path).toBe(`${realpathSync(target)}-wal`);
+        held.calls[1]!.release();
+        await write;
+      } finally {
+        for (const c of held.calls) c.release();
         await store.close();
       }
     });

@@ -13,12 +13,16 @@
  * event stream passed through as a Web stream.
  *
  * What stays as fetch does it: the `user-agent` it sends (`node`); abort by
- * the request's signal; a redirect, which is handed to the real `fetch`
- * whole (a 3xx means the server ran nothing, so asking again is safe), so
- * its rules (method changes, headers dropped across origins) are fetch's;
- * any body that is not a string or bytes also goes to fetch. It asks for
- * no content coding (`accept-encoding: identity`) and decodes gzip, deflate
- * and brotli anyway when a server sends them.
+ * the request's signal; the request headers fetch never sends as given
+ * (`host`, connection-level ones) left out; a redirect followed by fetch's
+ * rules, never by asking the first URL again (a 303 after a POST is the
+ * answer to a POST that ran): 303, and 301/302 after a POST, become a GET
+ * without the body, 307/308 repeat the request, credentials are dropped
+ * across origins, and the real `fetch` goes on from the new location; any
+ * body that is not a string or bytes also goes to fetch. It asks for no
+ * content coding (`accept-encoding: identity`), decodes gzip, deflate and
+ * brotli (in any stack) when a server sends them anyway, and passes any
+ * other coding through undecoded, as fetch does.
  * @module
  */
 import { pipeline, Readable } from 'node:stream';
@@ -37,23 +41,72 @@ const decoders: Record<string, () => NodeJS.ReadWriteStream> = {
   br: createBrotliDecompress,
 };
 
+/** Request headers fetch sets itself whatever the caller gives (forbidden request headers that reach the wire). */
+const NOT_SENT = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection', 'content-length', 'expect']);
+
 /** Request headers as a plain object, with fetch's defaults where the caller set none. */
 function headersOf(init: RequestInit | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  new Headers(init?.headers).forEach((value, name) => (out[name] = value));
+  new Headers(init?.headers).forEach((value, name) => {
+    if (!NOT_SENT.has(name)) out[name] = value;
+  });
   out['user-agent'] ??= 'node';
   out['accept-encoding'] ??= 'identity';
   return out;
 }
 
-/** undici's answer headers as a Headers object (repeated names appended). */
+/**
+ * undici's answer headers as a Headers object (repeated names appended). A
+ * value with bytes past ASCII, which undici has read as UTF-8, is kept as
+ * its UTF-8 bytes, one character each (fetch reads the raw bytes so; an
+ * invalid sequence is already lost here), rather than failing the answer.
+ */
 function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
   const headers = new Headers();
+  const append = (name: string, value: string) => {
+    try {
+      headers.append(name, value);
+    } catch {
+      headers.append(name, Buffer.from(value, 'utf8').toString('latin1'));
+    }
+  };
   for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.append(name, value);
+    if (Array.isArray(value)) for (const v of value) append(name, v);
+    else if (value !== undefined) append(name, value);
   }
   return headers;
+}
+
+/** Headers that carry credentials: not sent on to another origin (as fetch drops them). */
+const CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie'];
+/** Headers about a body: not sent with the GET a redirect turns a POST into. */
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+
+/** The request fetch makes after a redirect answer, by its rules; undefined when there is nowhere to go. */
+function redirected(url: string | URL, init: RequestInit | undefined, status: number, location: string): [URL, RequestInit] | undefined {
+  let next: URL;
+  try {
+    next = new URL(location, url);
+  } catch {
+    return undefined;
+  }
+  const method = (init?.method ?? 'GET').toUpperCase();
+  const headers = new Headers(init?.headers);
+  const toGet = status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+  if (toGet) for (const name of BODY_HEADERS) headers.delete(name);
+  if (next.origin !== new URL(url).origin) for (const name of CREDENTIALS) headers.delete(name);
+  const { body: _body, method: _method, headers: _headers, ...rest } = init ?? {};
+  return [next, { ...rest, headers, ...(toGet ? { method: 'GET' } : { method, ...(init?.body == null ? {} : { body: init.body }) }) }];
+}
+
+/** The decoders for a `content-encoding` value (applied in reverse order); undefined when one coding is unknown. */
+function decodersFor(value: string | null): Array<() => NodeJS.ReadWriteStream> | undefined {
+  const codings = (value ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  const found = codings.map((c) => decoders[c]);
+  return found.every((d) => d !== undefined) ? (found as Array<() => NodeJS.ReadWriteStream>).reverse() : undefined;
 }
 
 /**
@@ -69,27 +122,25 @@ export function leanFetch(fallback: FetchLike = (url, init) => fetch(url, init))
     const method = init?.method ?? 'GET';
     const answer = await request(url, { method: method as 'GET', headers: headersOf(init), body: body ?? null, signal: init?.signal ?? undefined });
     const { statusCode } = answer;
-    if (statusCode >= 300 && statusCode < 400 && answer.headers.location !== undefined) {
+    const location = answer.headers.location;
+    if ([301, 302, 303, 307, 308].includes(statusCode) && typeof location === 'string') {
       await answer.body.dump().catch(() => undefined);
-      return fallback(url, init);
+      const next = redirected(url, init, statusCode, location);
+      if (next) return fallback(...next);
     }
     const headers = responseHeaders(answer.headers);
     if (NULL_BODY.has(statusCode) || method === 'HEAD') {
       await answer.body.dump().catch(() => undefined);
       return new Response(null, { status: statusCode, headers });
     }
-    const coding = (headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
-    const decoder = coding === 'identity' ? undefined : decoders[coding];
-    if (coding !== 'identity' && !decoder) {
-      answer.body.destroy();
-      throw new TypeError(`fetch failed: the server answered with content coding "${coding}", which toolcap does not decode`);
-    }
-    if (decoder) {
+    // codings it cannot decode pass through as they came, as fetch passes them
+    const stack = decodersFor(headers.get('content-encoding')) ?? [];
+    if (stack.length > 0) {
       headers.delete('content-encoding');
       headers.delete('content-length');
     }
     // pipeline: an error or abort of the answer ends the decoded stream too
-    const source: Readable = decoder ? (pipeline(answer.body, decoder(), () => undefined) as unknown as Readable) : answer.body;
+    const source: Readable = stack.length > 0 ? (pipeline([answer.body, ...stack.map((make) => make())], () => undefined) as unknown as Readable) : answer.body;
     if ((headers.get('content-type') ?? '').includes('text/event-stream')) {
       return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, { status: statusCode, headers });
     }

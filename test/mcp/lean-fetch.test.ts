@@ -2,12 +2,13 @@
  * leanFetch (src/mcp/lean-fetch.ts): the gateway's upstream requests on
  * undici's request() answer as fetch would for what the SDK's Streamable
  * HTTP transport does (JSON bodies, event streams, 202, errors, aborts),
- * hand redirects and stream bodies to fetch, and decode a content coding a
- * server sends anyway.
+ * follow redirects by fetch's rules without sending a POST twice, hand
+ * stream bodies to fetch, and decode a content coding a server sends anyway
+ * (and pass one it cannot decode through).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leanFetch } from '../../src/mcp/lean-fetch.js';
 
@@ -31,6 +32,23 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       return;
     case '/moved':
       res.writeHead(307, { location: '/json' }).end('moved');
+      return;
+    case '/posted':
+      // the answer to a POST that ran: see the result elsewhere
+      res.writeHead(303, { location: '/json' }).end();
+      return;
+    case '/elsewhere':
+      res.writeHead(307, { location: base.replace('127.0.0.1', 'localhost') + '/json' }).end();
+      return;
+    case '/zstd':
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-encoding': 'zstd' }).end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3]));
+      return;
+    case '/stacked':
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip, br' }).end(brotliCompressSync(gzipSync(JSON.stringify({ stacked: true }))));
+      return;
+    case '/latin1':
+      res.setHeader('x-name', Buffer.from('caf\u00e9', 'latin1').toString('latin1'));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       return;
     case '/sse':
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -104,16 +122,67 @@ describe('leanFetch', () => {
     expect(await response.json()).toEqual({ zipped: true });
   });
 
-  it('a redirect is handed to fetch whole, which follows it', async () => {
-    const calls: string[] = [];
+  /** leanFetch whose fallback (the real fetch) records what it is asked. */
+  const recorded = () => {
+    const calls: Array<{ url: string; method: string | undefined; headers: Headers; body: unknown }> = [];
     const viaFetch = leanFetch((url, init) => {
-      calls.push(String(url));
+      calls.push({ url: String(url), method: init?.method, headers: new Headers(init?.headers), body: init?.body });
       return fetch(url, init);
     });
+    return { calls, viaFetch };
+  };
+  const postsTo = (path: string) => seen.filter((r) => r.method === 'POST' && r.url === path).length;
+
+  it('a 307 repeats the request at the new location, by fetch, without asking the first URL again', async () => {
+    const { calls, viaFetch } = recorded();
+    const before = postsTo('/moved');
     const response = await viaFetch(`${base}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"b":2}' });
-    expect(calls).toEqual([`${base}/moved`]);
+    expect(calls.map((c) => [c.url, c.method])).toEqual([[`${base}/json`, 'POST']]);
+    expect(postsTo('/moved') - before).toBe(1);
     expect(await response.json()).toEqual({ echoed: '{"b":2}' });
-    expect(response.redirected).toBe(true);
+  });
+
+  it('a 303 after a POST is followed by a GET without the body: the POST is never sent twice', async () => {
+    const { calls, viaFetch } = recorded();
+    const before = postsTo('/posted');
+    const response = await viaFetch(`${base}/posted`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: '{"run":1}' });
+    expect(postsTo('/posted') - before).toBe(1);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ url: `${base}/json`, method: 'GET', body: undefined });
+    expect(calls[0]!.headers.get('content-type')).toBeNull();
+    // same origin: the credentials go on
+    expect(calls[0]!.headers.get('authorization')).toBe('Bearer t');
+    expect(await response.json()).toEqual({ echoed: '' });
+  });
+
+  it('a redirect to another origin does not carry the credentials', async () => {
+    const { calls, viaFetch } = recorded();
+    await viaFetch(`${base}/elsewhere`, { method: 'POST', headers: { authorization: 'Bearer secret', cookie: 'c=1', 'mcp-session-id': 's' }, body: '{}' });
+    expect(calls).toHaveLength(1);
+    expect(new URL(calls[0]!.url).hostname).toBe('localhost');
+    expect(calls[0]!.headers.get('authorization')).toBeNull();
+    expect(calls[0]!.headers.get('cookie')).toBeNull();
+    expect(calls[0]!.headers.get('mcp-session-id')).toBe('s');
+  });
+
+  it('a content coding it cannot decode passes through undecoded, and nothing is left to fail later', async () => {
+    const response = await lean(`${base}/zstd`);
+    expect(response.headers.get('content-encoding')).toBe('zstd');
+    expect([...new Uint8Array(await response.arrayBuffer())]).toEqual([0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3]);
+  });
+
+  it('stacked codings are decoded in reverse order', async () => {
+    const response = await lean(`${base}/stacked`);
+    expect(await response.json()).toEqual({ stacked: true });
+  });
+
+  it('a header fetch would not send as given (host) is left out; a response header past ASCII does not fail the answer', async () => {
+    const before = seen.length;
+    const response = await lean(`${base}/latin1`, { headers: { host: 'evil.example' } });
+    expect(seen[before]!.headers.host).toBe(new URL(base).host);
+    // undici's request() has already decoded the byte as UTF-8 (lost); what matters is that the answer is read, not thrown
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-name')).toMatch(/^caf/);
   });
 
   it('a body that is not a string or bytes goes to fetch', async () => {

@@ -10,6 +10,7 @@ import { principalNamed } from '../config/identity.js';
 import { selectionCandidate } from '../runtime/selections.js';
 import { saveSelection, selectionFileFor } from './selection-file.js';
 import { listingFilter, parseFilter, type ParameterProblem } from '../query/params.js';
+import { MAX_QUERY_LENGTH } from '../server/catalog-params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
 import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../query/views.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -124,6 +125,8 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
   const n = limit === undefined ? 10 : /^\d+$/.test(limit) ? Number(limit) : Number.NaN;
   if (!(n >= 1 && n <= 100)) return printProblems([{ parameter: 'limit', message: `"${limit}" is not a whole number from 1 to 100.` }], io);
   if (flags.query.trim() === '') return printProblems([{ parameter: 'query', message: 'Say what the task is.' }], io);
+  // the same bound as /search: understanding a task is not linear in its length for every shape of text
+  if (flags.query.length > MAX_QUERY_LENGTH) return printProblems([{ parameter: 'query', message: `The query is ${flags.query.length} characters; at most ${MAX_QUERY_LENGTH}.` }], io);
   const snap = snapshotOf(paths, flags, io);
   if (typeof snap === 'number') return snap;
   const config = flags.config === undefined ? undefined : loadConfig(flags.config).config;

@@ -126,6 +126,8 @@ describe('toolcap search', () => {
     [['--query', ' '], '--query'],
     [['--query', 'x', '--limit', '101'], '--limit'],
     [['--query', 'x', '--mode', 'sideways'], '--mode'],
+    // the bound /search has: understanding is not linear in the length for every shape of text
+    [['--query', `open ${'file.x'.repeat(300)}`], '--query'],
   ])('%j is a usage error naming the flag', async (flags, flag) => {
     const { code, stderr } = await cli('search', ...PATHS, ...flags);
     expect(code).toBe(2);

@@ -77,6 +77,7 @@ export function sqlitePragmas(busyTimeoutMs: number = DEFAULT_BUSY_TIMEOUT_MS, s
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store & KeyStore & OAuthTokenStore & InboxStore & LearnedToolStore> {
   const file = resolve(path);
   let db: SqliteDatabase | undefined;
+  let real = file;
   try {
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -96,13 +97,13 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
       for (const pragma of sqlitePragmas(options.busyTimeoutMs, 'normal')) db.pragma(pragma);
       const mode = db.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
+      // SQLite keeps the WAL next to the file a symbolic link points to: sync that one, not a name beside the link
+      real = realpathSync(file);
     } catch (err) {
       throw unavailable(file, 'opening it', err);
     }
     migrate(db, file);
     const full = (options.synchronous ?? 'full') === 'full';
-    // SQLite keeps the WAL next to the file a symbolic link points to: sync that one, not a name beside the link
-    const real = realpathSync(file);
     const wal = full ? new WalSync(`${real}-wal`, options.datasync ?? walOrDatabase(real)) : undefined;
     // the migrations committed unsynced: synced before the store is handed out
     if (wal) await wal.sync().catch((err: unknown) => Promise.reject(unavailable(file, 'syncing it after migration', err)));

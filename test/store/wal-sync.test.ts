@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
-import { availableSqliteDrivers } from '../../src/store/sqlite-driver.js';
+import { availableSqliteDrivers, type SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { StoreUnavailableError, type NewAuditRecord } from '../../src/store/types.js';
 import { WalSync } from '../../src/store/wal-sync.js';
 
@@ -79,16 +79,21 @@ describe('WalSync', () => {
   });
 });
 
+
+/** A store opened with held syncs, once its migrations' sync is released (the store is handed out only after it). */
+async function openHeld(path: string, driver: SqliteDriverName) {
+  const held = heldSyncs();
+  const opening = openSqliteStore(path, { driver, datasync: held.datasync });
+  await held.asked(1);
+  held.calls[0]!.release();
+  return { held, store: await opening };
+}
+
 for (const driver of availableSqliteDrivers()) {
   describe(`SQLite synchronous: full syncs the WAL off the event loop (${driver})`, () => {
     it('a write resolves only after a WAL sync that began after it; a read waits for none', async () => {
-      const held = heldSyncs();
       const path = tempPath();
-      const opening = openSqliteStore(path, { driver, datasync: held.datasync });
-      // the migrations are synced before the store is handed out
-      await held.asked(1);
-      held.calls[0]!.release();
-      const store = await opening;
+      const { held, store } = await openHeld(path, driver);
       try {
         const write = store.appendAudit(line('a'));
         await held.asked(2);
@@ -108,11 +113,7 @@ for (const driver of availableSqliteDrivers()) {
     });
 
     it('a failed sync is the method’s StoreUnavailableError', async () => {
-      const held = heldSyncs();
-      const opening = openSqliteStore(tempPath(), { driver, datasync: held.datasync });
-      await held.asked(1);
-      held.calls[0]!.release();
-      const store = await opening;
+      const { held, store } = await openHeld(tempPath(), driver);
       try {
         const write = store.appendAudit(line('b'));
         await held.asked(2);
@@ -139,11 +140,7 @@ for (const driver of availableSqliteDrivers()) {
       const link = join(dirname(tempPath()), 'linked.db');
       mkdirSync(dirname(link), { recursive: true });
       symlinkSync(target, link);
-      const held = heldSyncs();
-      const opening = openSqliteStore(link, { driver, datasync: held.datasync });
-      await held.asked(1);
-      held.calls[0]!.release();
-      const store = await opening;
+      const { held, store } = await openHeld(link, driver);
       try {
         const write = store.appendAudit(line('linked'));
         await held.asked(2);

@@ -54,6 +54,24 @@ export const FALLBACK_WEIGHTS = {
 } as const;
 
 /**
+ * English prefixes that negate the word they precede ("unresolved",
+ * "nonempty", "disconnect", "invalid", "impossible", "irregular",
+ * "illegal"): a word with one of them says the opposite of the word
+ * without it, so the two are never typos of each other.
+ */
+export const NEGATING_PREFIXES: readonly string[] = ['un', 'non', 'dis', 'in', 'im', 'ir', 'il'];
+
+/**
+ * Is one word the other with a negating prefix ({@link NEGATING_PREFIXES})?
+ * @example negates('unresolv', 'resolv') // true
+ * @example negates('reqest', 'request') // false
+ */
+export function negates(a: string, b: string): boolean {
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  return long.endsWith(short) && NEGATING_PREFIXES.includes(long.slice(0, long.length - short.length));
+}
+
+/**
  * Arrange an index's terms for lookups.
  * @example
  * lexiconOf(['pull', 'request']).sorted // ['pull', 'request']
@@ -139,7 +157,8 @@ export function editDistance(a: string, b: string, max: number): number {
 /**
  * Index terms standing in for a query term that has no postings: index
  * terms it is a prefix of, the longest index term that is a prefix of it,
- * and terms one edit away (two for long words); closest first, at most
+ * and terms one edit away (two for long words) unless one is the other
+ * negated ({@link negates}); closest first, at most
  * `FALLBACK_WEIGHTS.maxMatches`. Terms with digits (ids, versions) get none.
  *
  * @example
@@ -177,7 +196,8 @@ export function fallbackMatches(lexicon: Lexicon, term: string, has: (t: string)
         if (bitCount(mask ^ bucket.masks[i]!) > 2 * max) continue;
         const t = bucket.terms[i]!;
         const d = editDistance(term, t, max);
-        if (d >= 1 && d <= max) keep({ term: t, kind: 'fuzzy', weight: d === 1 ? w.fuzzy1 : w.fuzzy2 });
+        // "unresolved" is two edits from "resolved", and means the opposite
+        if (d >= 1 && d <= max && !negates(term, t)) keep({ term: t, kind: 'fuzzy', weight: d === 1 ? w.fuzzy1 : w.fuzzy2 });
       }
     }
   }

@@ -20,7 +20,7 @@ import { namesSpeak, toolkitPrefixes, toolSignals, type ToolSignals } from './to
 import { understand, type Intent, type Understanding } from './understand.js';
 
 export { DEFAULT_RANK_WEIGHTS, COST_THRESHOLD_DOLLARS, SLOW_P95_MS } from './penalties.js';
-export { ALTERNATIVE_FIT, STEP_FIT, WEAK_TERM_WEIGHT } from './task-scores.js';
+export { ALTERNATIVE_FIT, STEP_BEST_BONUS, STEP_BEST_MIN_SENTENCES, STEP_FIT, WEAK_TERM_WEIGHT } from './task-scores.js';
 export type { Penalty, PenaltyCode, RankWeights } from './penalties.js';
 /** Tools with at least this share of the best raw score are scored first, so the top fills with strong matches and the rest can be skipped on their bound. */
 const STRONG_FIRST = 0.5;

@@ -17,7 +17,7 @@ import type { Tool } from '../model/schema.js';
 import { addExpansions, expandTerms, expansionLabel, indexOfDoc, matchedExpansions, type Expansion, type QueryOptions } from './expand.js';
 import { lexiconOf, type Lexicon } from './fallback.js';
 import { impactsOf } from './score-buffers.js';
-import { numberTerms, tokenize } from './tokenize.js';
+import { cjkTerms, numberTerms, tokenize } from './tokenize.js';
 
 export { BRIDGE_FACTOR, BRIDGE_LIMITS, BRIDGE_MAX_POSTINGS, expandTerms, expansionLabel, matchedExpansions } from './expand.js';
 export type { Expansion, ExpansionKind, QueryOptions } from './expand.js';
@@ -104,13 +104,19 @@ export function buildSearchIndex(tools: readonly Tool[], options: SearchOptions 
   // a parameter description's numbers are example values ("e.g., 2020, 2025"): indexed in that field only, and left
   // out of its length, so that a task's numbers (matched nowhere else) change no other score
   const numbers: string[][] = [];
+  // a field's length counts its words, not the pairs of characters of its CJK runs (tokenize appends those last): a
+  // run of n characters gives n - 1 overlapping pairs, so counted they would make a CJK text look several times
+  // longer than the same text in words, and would shift every other text's length normalisation
+  const lengths: Array<Record<SearchField, number>> = [];
   const terms: Array<Record<SearchField, string[]>> = tools.map((t) => {
     const text = fieldText(t);
     numbers.push(numberTerms(text.parameters));
-    return Object.fromEntries(FIELDS.map((f) => [f, tokenize(text[f])])) as Record<SearchField, string[]>;
+    const fields = Object.fromEntries(FIELDS.map((f) => [f, tokenize(text[f])])) as Record<SearchField, string[]>;
+    lengths.push(Object.fromEntries(FIELDS.map((f) => [f, fields[f].length - cjkTerms(text[f]).length])) as Record<SearchField, number>);
+    return fields;
   });
   const average = Object.fromEntries(
-    FIELDS.map((f) => [f, terms.reduce((sum, d) => sum + d[f].length, 0) / Math.max(1, tools.length) || 1]),
+    FIELDS.map((f) => [f, lengths.reduce((sum, d) => sum + d[f], 0) / Math.max(1, tools.length) || 1]),
   ) as Record<SearchField, number>;
   const postings = new Map<string, { docs: number[]; tf: number[] }>();
   terms.forEach((doc, i) => {
@@ -118,7 +124,7 @@ export function buildSearchIndex(tools: readonly Tool[], options: SearchOptions 
     for (const f of FIELDS) {
       const list = doc[f];
       if (list.length === 0 || weights[f] === 0) continue;
-      const norm = weights[f] / (1 - b + (b * list.length) / average[f]);
+      const norm = weights[f] / (1 - b + (b * lengths[i]![f]) / average[f]);
       for (const term of list) weighted.set(term, (weighted.get(term) ?? 0) + norm);
       if (f === 'parameters') for (const term of numbers[i]!) weighted.set(term, (weighted.get(term) ?? 0) + norm);
     }

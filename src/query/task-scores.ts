@@ -24,18 +24,35 @@ export const ALTERNATIVE_FIT = 0.9;
 export const VALUE_WEIGHT = 1;
 /** In a task of several sentences, the share of the task's best score the best tool of each sentence gets. */
 export const STEP_FIT = 0.75;
+/**
+ * In a task of at least STEP_BEST_MIN_SENTENCES asking sentences, the best
+ * tool of each sentence also gets this share of the task's best score on top
+ * of its own: of two near-equal scores, the one that is some step's best is
+ * the tool a step asks for, the other only gathers words of several steps.
+ */
+export const STEP_BEST_BONUS = 0.075;
+/**
+ * Asking sentences a task needs for STEP_BEST_BONUS: with two, one is often
+ * context for a single request ("I'm starting a home gym. Can you find me
+ * weights?"); with three or more, the task asks for several tools.
+ */
+export const STEP_BEST_MIN_SENTENCES = 3;
 
 /**
  * A task of several sentences asks for several tools, and a long sentence's
  * terms swamp a short one's in one sum: each sentence is scored on its own,
  * and a tool gets STEP_FIT of the task's best score times its share of its
  * sentence's best, when that is more than its own (each step's best tool
- * reaches the top 10).
+ * reaches the top 10). In a task of STEP_BEST_MIN_SENTENCES or more, each
+ * sentence's best then gets STEP_BEST_BONUS of the task's best on top: a
+ * tool that gathers words of several steps no longer outranks, on a near
+ * tie, the tool one step asks for.
  */
 function liftStepBests(index: SearchIndex, sentences: readonly string[], scores: Float64Array, touched: number[]): void {
   let best = 0;
   for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
   if (best === 0) return;
+  const stepBests = new Set<number>();
   for (const sentence of sentences) {
     const stepScores = acquireScores(index);
     const stepTouched: number[] = [];
@@ -44,6 +61,7 @@ function liftStepBests(index: SearchIndex, sentences: readonly string[], scores:
     for (const doc of stepTouched) if (stepScores[doc]! > top) top = stepScores[doc]!;
     if (top > 0) {
       for (const doc of stepTouched) {
+        if (stepScores[doc] === top) stepBests.add(doc);
         const share = (STEP_FIT * best * stepScores[doc]!) / top;
         if (share <= scores[doc]!) continue;
         if (scores[doc] === 0) touched.push(doc);
@@ -52,6 +70,7 @@ function liftStepBests(index: SearchIndex, sentences: readonly string[], scores:
     }
     releaseScores(index, stepScores, stepTouched);
   }
+  if (sentences.length >= STEP_BEST_MIN_SENTENCES) for (const doc of stepBests) scores[doc]! += STEP_BEST_BONUS * best;
 }
 
 const byName = new WeakMap<SearchIndex, Map<string, number>>();

@@ -87,14 +87,49 @@ export function numberTerms(text: string): string[] {
 }
 
 /**
+ * Runs of Chinese, Japanese or Korean script (Han, kana, Hangul): written
+ * without spaces between words, so `words` cannot split them (it keeps
+ * ASCII letters and digits only).
+ */
+const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+/g;
+/** Any character outside 7-bit ASCII: only such a text can hold a CJK run. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The runs of CJK script of a text, in order ({@link cjkTerms} turns them into terms).
+ * @example cjkRuns('What are the 八字 of a boy?') // ['八字']
+ */
+export function cjkRuns(text: string): string[] {
+  return NON_ASCII.test(text) ? (text.match(CJK_RUN) ?? []) : [];
+}
+
+/**
+ * The terms of CJK text: each run as its overlapping pairs of characters
+ * (a run of one character as itself), the usual way to index a script
+ * with no spaces without a dictionary: "获取八字信息" holds the pair "八字"
+ * a task asking for "八字" has.
+ * @example cjkTerms('获取八字') // ['获取', '取八', '八字']
+ */
+export function cjkTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const run of cjkRuns(text)) {
+    if (run.length === 1) out.push(run);
+    for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+  }
+  return out;
+}
+
+/**
  * Index terms of a text: contractions folded, words lowercased, stopwords,
  * single letters and bare numbers dropped (a number or a contraction
- * fragment is a rare, heavy term that matches by accident), stemmed.
+ * fragment is a rare, heavy term that matches by accident), stemmed; then
+ * the pairs of characters of its CJK runs ({@link cjkTerms}).
  * Repeats are kept (term frequency matters to scoring).
  *
  * @example
  * tokenize('listCalendarEvents') // ['list', 'calendar', 'event']
  * tokenize('github.create_pull_request') // ['github', 'creat', 'pull', 'request']
+ * tokenize('获取八字信息') // ['获取', '取八', '八字', '字信', '信息']
  */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
@@ -102,5 +137,6 @@ export function tokenize(text: string): string[] {
     if (w.length < 2 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
     out.push(stem(w));
   }
+  if (NON_ASCII.test(text)) out.push(...cjkTerms(text));
   return out;
 }

@@ -26,7 +26,7 @@
  */
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
 import { entityWord, entityWords, namedIdWords, extractEntities, isEntityWord, type Entity } from './entities.js';
-import { foldContractions, numberTerms, stem } from './tokenize.js';
+import { cjkRuns, foldContractions, numberTerms, stem } from './tokenize.js';
 import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
 
@@ -394,7 +394,8 @@ export function understand(task: string): Understanding {
     mixed,
     steps: new Set(parts.map((c) => c.sentence)).size,
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
-    content: [...content, ...namedIdWords(entities)].join(' '),
+    // CJK runs have no spaces for the clause reader to split at: matched whole, at full weight (tokenize pairs their characters)
+    content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
     sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
     weak: weak.join(' '),
     values: [...new Set(entities.filter((e) => e.kind === 'number').flatMap((e) => numberTerms(e.text)))],

@@ -3,13 +3,15 @@
  * prefix/fuzzy fallback, over the GitHub MCP server's 114 real tools (read by
  * the MCP dialect) and over small catalogs where the arithmetic is the point.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mcpDialect } from '../../src/dialects/mcp.js';
 import { complete } from '../../src/model/derive.js';
 import { BRIDGE_FACTOR, BRIDGE_LIMITS } from '../../src/query/expand.js';
-import { editDistance, FALLBACK_WEIGHTS, fallbackMatches, lexiconOf } from '../../src/query/fallback.js';
+import { editDistance, FALLBACK_WEIGHTS, fallbackMatches, lexiconOf, negates } from '../../src/query/fallback.js';
+import { rankTools } from '../../src/query/rank.js';
 import { buildSearchIndex, matchedTerms, scoreQuery, search } from '../../src/query/search.js';
 import { tokenize } from '../../src/query/tokenize.js';
 import { defaultVocabulary, loadVocabulary, vocabularyFrom } from '../../src/query/vocabulary.js';
@@ -163,5 +165,48 @@ describe('edit distance and fallback matches', () => {
     expect(prefix!.weight).toBeCloseTo((FALLBACK_WEIGHTS.prefix * 5) / 12, 10);
     const [fuzzy] = fallbackMatches(lexicon, 'reqest', has);
     expect(fuzzy!.weight).toBe(FALLBACK_WEIGHTS.fuzzy1);
+  });
+});
+
+describe('a word and its negation are never fuzzy matches', () => {
+  it.each([
+    ['unresolv', 'resolv', true],
+    ['resolv', 'unresolv', true],
+    ['nonempty', 'empty', true],
+    ['disconnect', 'connect', true],
+    ['invalid', 'valid', true],
+    ['impossibl', 'possibl', true],
+    ['irregular', 'regular', true],
+    ['illegal', 'legal', true],
+    ['reqest', 'request', false],
+    ['astrology', 'strology', false],
+    ['unresolv', 'unresolv', false],
+  ])('negates(%s, %s) is %s', (a, b, expected) => {
+    expect(negates(a, b)).toBe(expected);
+  });
+
+  const lexicon = lexiconOf(['resolv', 'connect', 'complet', 'regular', 'resolut']);
+  const has = (t: string) => lexicon.sorted.includes(t);
+  it.each([
+    ['unresolv', []],
+    ['disconnect', []],
+    ['incomplet', []],
+    ['iregular', [{ term: 'regular', kind: 'fuzzy' }]],
+  ])('%s -> %j', (term, expected) => {
+    expect(fallbackMatches(lexicon, term, has).map(({ term: t, kind }) => ({ term: t, kind }))).toEqual(expected);
+  });
+
+  it('Seal-Tools: "if it is unresolved, submit a new ticket" does not put resolveTicket first', () => {
+    const rows = readFileSync('../shared/corpus/seal-tools/tool.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { api_name: string; api_description?: string; parameters?: Record<string, { description?: string }> });
+    const seen = new Set<string>();
+    const tools = rows
+      .filter((r) => !seen.has(r.api_name) && seen.add(r.api_name))
+      .map((r) => complete({ name: r.api_name, description: r.api_description ?? '', inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(r.parameters ?? {}).map(([k, v]) => [k, { description: v?.description ?? '' }])) } }));
+    const task =
+      'Please check the current status of my IT support ticket with the ID gDigAX6tNT. If it is unresolved, please submit a new support ticket for the IT issue at IP address 192.168.10.6. Finally, retrieve the status of my purchase order with the ID FXVjwDP41f.';
+    const ranking = rankTools(task, tools, { limit: 5 });
+    expect(ranking.candidates[0]?.tool.name).toBe('submitTicket');
+    const resolve = ranking.candidates.find((c) => c.tool.name === 'resolveTicket');
+    expect(resolve?.matched.some((m) => m.includes('from unresolv'))).not.toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
 import type { Tool } from '../../src/model/schema.js';
-import { rankTools, STEP_FIT } from '../../src/query/rank.js';
+import { rankTools, STEP_BEST_BONUS, STEP_BEST_MIN_SENTENCES, STEP_FIT } from '../../src/query/rank.js';
 import { toolkitPrefixes, toolSignals } from '../../src/query/tool-signals.js';
 import { understand } from '../../src/query/understand.js';
 
@@ -98,5 +98,22 @@ describe('multi-step tasks', () => {
     expect(ranked.map((c) => c.tool.name)).toEqual(expect.arrayContaining(['analyzeProteins', 'translateDNAStrand', 'calculateBandGap']));
     const band = ranked.find((c) => c.tool.name === 'calculateBandGap')!;
     expect(band.fit).toBeGreaterThanOrEqual(STEP_FIT * 0.99);
+  });
+
+  // a Seal-Tools dev task of four asking sentences: getProofreadingSuggestions gathers words of three of them
+  // ("proofread", "copy editing suggestions", "language", "English to French") and no step's best
+  const steps =
+    'I need assistance with several tasks related to publishing and natural language processing. Firstly, I would like to detect the presence of microbial contamination in a sample of spinach using a culture-based method. ' +
+    'Next, I need you to highlight the mistakes in a given text that needs to be proofread and edited. After that, I would like to retrieve copy editing suggestions for a document, specifically the first paragraph. ' +
+    "Lastly, I need to translate the text 'Hello, how are you?' from English to French.";
+
+  it('of near-equal scores, the tool a step asks for goes first, not the one gathering words of several steps', () => {
+    expect(understand(steps).sentences.length).toBeGreaterThanOrEqual(STEP_BEST_MIN_SENTENCES);
+    const ranked = rankTools(steps, seal, { limit: 5 }).candidates;
+    expect(ranked[0]?.tool.name).toBe('detectFoodContamination');
+    const first = ranked[0]!;
+    const gatherer = ranked.find((c) => c.tool.name === 'getProofreadingSuggestions')!;
+    // its own sum is below the gatherer's by less than the bonus
+    expect(first.fit - gatherer.fit).toBeLessThanOrEqual(STEP_BEST_BONUS);
   });
 });

@@ -140,15 +140,23 @@ async function discard(body: Hop['body']): Promise<void> {
   else await body.cancel().catch(() => undefined);
 }
 
-/** A body-carrying Response made of a Node stream's bytes, at most `max` of them (decoded size); the stream is destroyed past it. */
-async function readWhole(source: Readable, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+/** Destroy a stream and the connection under it; the abort error undici then emits is expected, not an uncaught one. */
+function drop(...streams: Readable[]): void {
+  for (const stream of streams) {
+    stream.on('error', () => undefined);
+    stream.destroy();
+  }
+}
+
+/** A Node stream's bytes, at most `max` of them (decoded size); past it `raw` (the connection's stream) and `source` are destroyed. */
+async function readWhole(source: Readable, raw: Readable, max: number, tooLarge: () => Error): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of source) {
     size += (chunk as Buffer).byteLength;
     if (size > max) {
       chunks.length = 0;
-      source.destroy();
+      drop(raw, source);
       throw tooLarge();
     }
     chunks.push(chunk as Buffer);
@@ -217,7 +225,7 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
     const declared = Number(headers.get('content-length') ?? NaN);
     const eventStream = (headers.get('content-type') ?? '').includes('text/event-stream');
     if (!eventStream && declared > max) {
-      if (answer.body instanceof Readable) answer.body.destroy();
+      if (answer.body instanceof Readable) drop(answer.body);
       else await answer.body.cancel().catch(() => undefined);
       throw tooLarge('body')();
     }
@@ -242,7 +250,7 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
       });
       return new Response(limited, { status, headers });
     }
-    return new Response(await readWhole(source, max, tooLarge('body')), { status, headers });
+    return new Response(await readWhole(source, answer.body instanceof Readable ? answer.body : source, max, tooLarge('body')), { status, headers });
   };
 }
 

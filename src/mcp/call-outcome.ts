@@ -75,11 +75,15 @@ export function callValue(result: CallResult, what: string): unknown {
 
 /**
  * The ProviderError for a `tools/call` that failed with `err`.
- * @param context what was called, the call's signal, and the server's stderr tail
+ * @param context what was called, the call's signal, the server's stderr tail, and why toolcap closed the connection if it did
  */
-export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string }): ProviderError {
+export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string; closeReason?: string }): ProviderError {
   const { what, signal, stderr } = context;
   if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed && context.closeReason !== undefined) {
+    // toolcap closed it (an answer past the limit on an HTTP+SSE stream): the call may have run
+    return new ProviderError('PROVIDER_ERROR', `${what}: ${context.closeReason}`, false, { cause: err });
+  }
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     const tail = stderr.trim() === '' ? '' : ` (stderr: ${lastLines(stderr)})`;
     return new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });

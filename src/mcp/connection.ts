@@ -55,6 +55,7 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
   e.retryTimer = undefined;
   e.state = 'connecting';
   e.stderr = '';
+  delete e.closeReason;
   const client = new Client(ctx.options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
   try {
     let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
@@ -81,6 +82,14 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
         ...(ctx.options.resolver ? { resolver: ctx.options.resolver } : {}),
         maxResponseBytes: ctx.config.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES,
         credentialHeaders: Object.keys(cfg.headers),
+        onOversize: (error) => {
+          ctx.options.warn?.(error.message);
+          // HTTP+SSE answers every call on its one stream, and which answer was cut cannot be told: the calls in flight fail now, not at their timeouts
+          if (cfg.transport === 'sse' && error.part === 'event' && e.client === client) {
+            e.closeReason = error.message;
+            void client.close().catch(() => {});
+          }
+        },
       });
       // the previous connect's pool: its client is closed by now
       e.upstream?.close().catch(() => {});
@@ -135,7 +144,7 @@ function onClose(ctx: ClientsContext, e: ServerEntry, client: Client): void {
   if (e.client !== client || ctx.closed) return;
   e.client = undefined;
   clearTimeout(e.refreshTimer);
-  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : 'connection closed');
+  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : (e.closeReason ?? 'connection closed'));
 }
 
 /** Mark a server down and schedule the next attempt. */

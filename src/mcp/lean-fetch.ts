@@ -121,6 +121,8 @@ export interface LeanFetchOptions {
   credentialHeaders?: readonly string[];
   /** Who answers, for error messages. @default 'the upstream server' */
   upstream?: string;
+  /** Told of every answer past the limit (the request fails with the same error). */
+  onOversize?: (error: UpstreamTooLargeError) => void;
   /** Sends a request whose body is not a string or bytes. @default the global fetch over `dispatcher`, redirects not followed */
   fallback?: FetchLike;
 }
@@ -191,7 +193,11 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
   const upstream = options.upstream ?? 'the upstream server';
   const fallback: FetchLike = options.fallback ?? ((url, init) => fetch(url, { ...init, redirect: 'manual', ...(dispatcher ? { dispatcher } : {}) } as RequestInit));
   const policy = { ...(options.egress ? { egress: options.egress } : {}), crossOrigin: options.crossOriginRedirects ?? 'drop-credentials', credentialHeaders: options.credentialHeaders ?? [] } satisfies RedirectRules;
-  const tooLarge = (part: 'body' | 'event') => () => new UpstreamTooLargeError(upstream, max, part);
+  const tooLarge = (part: 'body' | 'event') => () => {
+    const error = new UpstreamTooLargeError(upstream, max, part);
+    options.onOversize?.(error);
+    return error;
+  };
 
   /** One request, no redirect followed. */
   const hop = async (url: string | URL, init: RequestInit | undefined): Promise<Hop> => {

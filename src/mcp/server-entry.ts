@@ -79,6 +79,8 @@ export interface ServerEntry {
   serverInfo?: McpServerInfo;
   discoveredAt?: string;
   connecting?: Promise<void> | undefined;
+  /** Why toolcap closed the connection itself (an HTTP+SSE message past the size limit); cleared by the next connect. */
+  closeReason?: string;
   /** An HTTP server's guarded fetch and its connection pool (closed by disconnect). */
   upstream?: UpstreamFetch | undefined;
   discovery: Promise<unknown>;

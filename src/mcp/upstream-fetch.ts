@@ -28,6 +28,7 @@ import { defaultEgressAllow, EgressGuard, type Resolver } from '../runtime/conta
 import type { ProviderEgress } from '../runtime/providers/types.js';
 import { isolatedSignalFetch } from './isolated-fetch.js';
 import { leanFetch } from './lean-fetch.js';
+import type { UpstreamTooLargeError } from './upstream-errors.js';
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -41,6 +42,8 @@ export interface UpstreamFetchOptions {
   resolver?: Resolver;
   /** Headers whose values are the server's credentials (its configured `headers`): never sent to another origin. */
   credentialHeaders?: readonly string[];
+  /** Told of every answer past the limit. */
+  onOversize?: (error: UpstreamTooLargeError) => void;
 }
 
 /** A server's fetch and the connection pool behind it. */
@@ -73,6 +76,7 @@ export function upstreamFetch(name: string, url: string, options: UpstreamFetchO
       crossOriginRedirects: options.egress?.crossOriginRedirects ?? 'drop-credentials',
       credentialHeaders: options.credentialHeaders ?? [],
       upstream: `MCP server "${name}"`,
+      ...(options.onOversize ? { onOversize: options.onOversize } : {}),
     }),
   );
   return { fetch, guard, close: () => dispatcher.destroy() };

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,9 @@ function flood(res: ServerResponse): void {
   floodClosed = new Promise((done) => res.on('close', () => (clearInterval(timer), done())));
 }
 
+/** The HTTP+SSE sessions of /legacy, by id. */
+const legacy = new Map<string, SSEServerTransport>();
+
 async function route(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
   seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
   const body: unknown = raw === '' ? undefined : JSON.parse(raw);
@@ -81,6 +85,18 @@ async function route(req: IncomingMessage, res: ServerResponse, raw: string): Pr
       return answerMcp(req, res, body, { json: true, fat: false });
     case '/mcp-fat':
       return answerMcp(req, res, body, { json: true, fat: true });
+    case '/legacy/sse': {
+      // the older HTTP+SSE transport: answers come on this one stream
+      const transport = new SSEServerTransport('/legacy/messages', res);
+      legacy.set(transport.sessionId, transport);
+      await mcpServer(false).connect(transport);
+      return;
+    }
+    case '/legacy/messages': {
+      const transport = legacy.get(new URL(req.url ?? '/', base).searchParams.get('sessionId') ?? '');
+      if (!transport) return void res.writeHead(404).end();
+      return transport.handlePostMessage(req, res, body);
+    }
     case '/to-metadata':
       res.writeHead(307, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
       return;
@@ -126,20 +142,21 @@ afterEach(async () => {
 });
 
 /** McpClients for `servers`, started; with `options` for egress and DNS. */
-async function started(servers: McpServerConfig[], options: { egress?: { allow: string[] }; resolver?: Resolver; maxResponseBytes?: number } = {}): Promise<McpClients> {
+async function started(servers: McpServerConfig[], options: { egress?: { allow: string[] }; resolver?: Resolver; maxResponseBytes?: number; retryMs?: number; warn?: (message: string) => void } = {}): Promise<McpClients> {
   const config: McpConfig = { ...mcpConfig(servers), ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}) };
   const clients = new McpClients(config, {
     cacheDir: tempDir(),
-    backoff: { initialMs: 60_000, maxMs: 60_000 },
+    backoff: { initialMs: options.retryMs ?? 60_000, maxMs: options.retryMs ?? 60_000 },
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.warn ? { warn: options.warn } : {}),
   });
   open.push(clients);
   await clients.start();
   return clients;
 }
 
-const httpServer = (name: string, url: string, headers: Record<string, string> = {}) => serverConfig(name, { transport: 'http', url, headers });
+const httpServer = (name: string, url: string, headers: Record<string, string> = {}, transport: 'http' | 'sse' = 'http') => serverConfig(name, { transport, url, headers });
 const signal = () => AbortSignal.timeout(15_000);
 /** The rejection of `promise`, which must reject. */
 async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
@@ -181,6 +198,21 @@ describe('the upstream hop: answers past mcp.maxResponseBytes', () => {
     // the server sees its response closed: toolcap dropped the connection rather than reading on
     await floodClosed;
     expect(await clients.callTool('flood', 'echo', { message: 'next' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: next' }] });
+  });
+
+  it('HTTP+SSE: a message past the limit on the one stream fails the call at once with the limit named; the server reconnects and the next call works', async () => {
+    const warnings: string[] = [];
+    const clients = await started([httpServer('legacy', `${base}/legacy/sse`, {}, 'sse')], { maxResponseBytes: LIMIT, retryMs: 50, warn: (m) => warnings.push(m) });
+    expect(statusOf(clients, 'legacy')?.state).toBe('up');
+    const started_ = Date.now();
+    const err = await rejection(clients.callTool('legacy', 'big', {}, signal()));
+    expect(err.message).toContain(`MCP server "legacy": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+    expect(Date.now() - started_).toBeLessThan(10_000);
+    expect(await waitFor(() => statusOf(clients, 'legacy')?.state === 'up')).toBe(true);
+    expect(await clients.callTool('legacy', 'echo', { message: 'again' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: again' }] });
+    // the operator is told too, and the server's last error says why it reconnected
+    expect(warnings.some((w) => w.includes(`MCP server "legacy": an event-stream message exceeds ${LIMIT} bytes`))).toBe(true);
+    expect(warnings.some((w) => w.startsWith('MCP server "legacy" is down (MCP server "legacy": an event-stream message exceeds'))).toBe(true);
   });
 
   it('a tools/list past the limit fails discovery with the limit named; the server stays up', async () => {

@@ -13,12 +13,17 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createToolcap } from '../../src/host.js';
 import { McpClients } from '../../src/mcp/clients.js';
+import { createGatewayServer } from '../../src/mcp/server.js';
 import type { McpConfig, McpServerConfig } from '../../src/mcp/config.js';
 import { UpstreamRedirectError, UpstreamTooLargeError } from '../../src/mcp/upstream-errors.js';
 import { upstreamFetch } from '../../src/mcp/upstream-fetch.js';
 import { EgressError, type Resolver } from '../../src/runtime/containment/egress.js';
 import { ProviderError } from '../../src/runtime/providers/types.js';
+import { closeAll, connect, errorMeta, textOf } from './gateway-helpers.js';
 import { mcpConfig, removeTemps, serverConfig, tempDir, waitFor } from './helpers.js';
 
 /** The limit the tests configure: small, so an oversize answer is cheap to make. */
@@ -131,6 +136,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
 });
 afterAll(async () => {
+  await closeAll();
   http.closeAllConnections();
   await new Promise((done) => http.close(done));
   removeTemps();
@@ -314,5 +320,34 @@ describe('the upstream hop: redirects under the egress rules', () => {
     expect(status?.lastError).toMatch(/redirect/i);
     // only the first URL was asked: the hop to localhost never happened
     expect(seen.slice(before).map((r) => r.url)).toEqual(['/to-localhost']);
+  });
+});
+
+describe('through the gateway, from a config file', () => {
+  it('discovers and calls an HTTP server; an answer past the configured mcp.maxResponseBytes is a tool error naming the server and the limit, and the next call works', { timeout: 30_000 }, async () => {
+    const dir = tempDir('toolcap-upstream-host-');
+    mkdirSync(join(dir, 'm'));
+    writeFileSync(join(dir, 'm', 'tools.yaml'), 'toolcap: 1\ntools: []\n');
+    writeFileSync(
+      join(dir, 'toolcap.config.yaml'),
+      `sources: [m]\nstore: { path: .toolcap/t.db }\nmcp:\n  maxResponseBytes: ${LIMIT}\n  servers:\n    up:\n      url: ${base}/mcp-json\n      defaults: { sideEffects: none, consent: false }\n`,
+    );
+    const toolcap = await createToolcap(join(dir, 'toolcap.config.yaml'), { traces: false, warn: () => {} });
+    try {
+      expect(await waitFor(() => toolcap.registry.snapshot().tools.some((t) => t.name === 'mcp.up.big'))).toBe(true);
+      const client = await connect(createGatewayServer({ registry: toolcap.registry, runtime: toolcap.runtime }));
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      expect(listed).toEqual(expect.arrayContaining(['mcp.up.echo', 'mcp.up.big']));
+      expect(textOf(await client.callTool({ name: 'mcp.up.echo', arguments: { message: 'via the gateway' } }))).toContain('Echo: via the gateway');
+      const big = await client.callTool({ name: 'mcp.up.big', arguments: {} });
+      expect(big.isError).toBe(true);
+      // the runtime reports a provider's failure as PROVIDER_ERROR with the provider's own code in its words
+      expect(errorMeta(big)).toMatchObject({ code: 'PROVIDER_ERROR' });
+      expect(textOf(big)).toContain('(RESPONSE_TOO_LARGE)');
+      expect(textOf(big)).toContain(`MCP server "up": the answer exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+      expect(textOf(await client.callTool({ name: 'mcp.up.echo', arguments: { message: 'after' } }))).toContain('Echo: after');
+    } finally {
+      await toolcap.close();
+    }
   });
 });

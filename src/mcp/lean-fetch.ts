@@ -248,10 +248,14 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
     } else source = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>);
     if (eventStream) {
       // a message past the limit ends the stream: with an error answer to the request it answers when there is one, else with an error
-      const ids = requestIds(current[1]?.body);
+      const sent = current[1]?.body;
       const limited = limitEventStream(Readable.toWeb(source) as ReadableStream<Uint8Array>, {
         maxEventBytes: max,
-        onOverflow: () => (ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message)),
+        onOverflow: () => {
+          // the request is read only now: a normal answer costs no parse
+          const ids = requestIds(sent);
+          return ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message);
+        },
         overflowError: tooLarge('event'),
       });
       return new Response(limited, { status, headers });

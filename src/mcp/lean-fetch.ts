@@ -249,7 +249,7 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
     if (eventStream) {
       // a message past the limit ends the stream: with an error answer to the request it answers when there is one, else with an error
       const sent = current[1]?.body;
-      const limited = limitEventStream(Readable.toWeb(source) as ReadableStream<Uint8Array>, {
+      const limited = limitEventStream(source as AsyncIterable<Uint8Array>, {
         maxEventBytes: max,
         onOverflow: () => {
           // the request is read only now: a normal answer costs no parse

@@ -74,13 +74,20 @@ export interface EventStreamLimit {
 }
 
 /**
- * `body`, passed on event by event, failing (or ending, see
+ * `body` (a Node stream, a Web stream, any async iterable of bytes), passed on event by event, failing (or ending, see
  * {@link EventStreamLimit.onOverflow}) when one event passes the limit.
  * Cancelling the result cancels `body`.
- * @example new Response(limitEventStream(response.body, { maxEventBytes: 1 << 20, onOverflow: () => undefined, overflowError: () => new Error('too large') }))
+ * @example new Response(limitEventStream(nodeReadable, { maxEventBytes: 1 << 20, onOverflow: () => undefined, overflowError: () => new Error('too large') }))
  */
-export function limitEventStream(body: ReadableStream<Uint8Array>, limit: EventStreamLimit): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+export function limitEventStream(body: AsyncIterable<Uint8Array>, limit: EventStreamLimit): ReadableStream<Uint8Array> {
+  // read through the body's own iterator (a Node stream's, or a Web stream's): one stream layer, not two; return() cancels it
+  const source = body[Symbol.asyncIterator]();
+  const reader = {
+    read: () => source.next(),
+    cancel: async (reason?: unknown) => {
+      await source.return?.(reason);
+    },
+  };
   const boundaries = new EventBoundaries();
   let held: Uint8Array[] = [];
   let pending = 0;
@@ -100,7 +107,7 @@ export function limitEventStream(body: ReadableStream<Uint8Array>, limit: EventS
       // read until something can be passed on, the stream ends or an event is too large
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) {
+        if (done === true) {
           // a last event without its blank line: a reader drops it, as the SSE rules say; the bytes go on anyway
           for (const piece of held) controller.enqueue(piece);
           held = [];

@@ -186,6 +186,8 @@ export async function createToolcap(config: Config | string | undefined, options
     new McpClients(mcp, {
       cacheDir: dir,
       clientInfo: { name: 'toolcap', version: toolcapVersion() },
+      // HTTP servers' connections and redirects go under the same egress policy as every other outbound request
+      ...(cfg?.egress ? { egress: { allow: [...cfg.egress.allow], ...(cfg.egress.crossOriginRedirects ? { crossOriginRedirects: cfg.egress.crossOriginRedirects } : {}) } } : {}),
       // a server's stderr tail may carry secrets: warnings go through the runtime's redactor
       warn: (m) => warn(`mcp: ${liveRedactor.redactText(m)}`),
       // a changed tool list rewrites the cache file; reload now rather than wait for the watcher

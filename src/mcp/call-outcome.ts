@@ -3,14 +3,17 @@
  * value of a result, or the ProviderError for a failure. A tool result with
  * `isError: true` and a JSON-RPC error answer are `PROVIDER_ERROR` (the tool
  * ran); a request that never left is `PROVIDER_UNAVAILABLE` before any
- * effect; a connection that closed mid-call is "server exited during the
+ * effect; an answer past `mcp.maxResponseBytes` is `RESPONSE_TOO_LARGE`, a
+ * connection or redirect the egress policy refused `EGRESS_DENIED`; a connection that closed mid-call is "server exited during the
  * call", which may have had effects; an aborted signal is `ABORTED`.
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
+import { EgressError } from '../runtime/containment/egress.js';
 import { ProviderError } from '../runtime/providers/types.js';
+import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
@@ -41,6 +44,16 @@ function neverSent(err: unknown): boolean {
   return false;
 }
 
+/** The refusal on toolcap's side of the hop behind `err` (its cause chain walked), if that is why it failed. */
+function upstreamRefusal(err: unknown): UpstreamTooLargeError | UpstreamRedirectError | EgressError | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    if (e instanceof UpstreamTooLargeError || e instanceof UpstreamRedirectError || e instanceof EgressError) return e;
+    e = e.cause;
+  }
+  return undefined;
+}
+
 /** The last few lines of a stderr tail, on one line. */
 export function lastLines(text: string, lines = 5): string {
   return text.trim().split(/\r?\n/).slice(-lines).join(' | ');
@@ -62,15 +75,24 @@ export function callValue(result: CallResult, what: string): unknown {
 
 /**
  * The ProviderError for a `tools/call` that failed with `err`.
- * @param context what was called, the call's signal, and the server's stderr tail
+ * @param context what was called, the call's signal, the server's stderr tail, and why toolcap closed the connection if it did
  */
-export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string }): ProviderError {
+export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string; closeReason?: string }): ProviderError {
   const { what, signal, stderr } = context;
   if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
+  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed && context.closeReason !== undefined) {
+    // toolcap closed it (an answer past the limit on an HTTP+SSE stream): the call may have run
+    return new ProviderError('PROVIDER_ERROR', `${what}: ${context.closeReason}`, false, { cause: err });
+  }
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     const tail = stderr.trim() === '' ? '' : ` (stderr: ${lastLines(stderr)})`;
     return new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });
   }
+  const refused = upstreamRefusal(err);
+  if (refused instanceof UpstreamTooLargeError) return new ProviderError('RESPONSE_TOO_LARGE', `${what}: ${refused.message}`, false, { cause: err, detail: { limit: refused.limit, part: refused.part } });
+  if (refused instanceof UpstreamRedirectError) return new ProviderError('EGRESS_DENIED', `${what}: ${refused.message}`, false, { cause: err });
+  // a connection the egress policy refused never opened: nothing was sent
+  if (refused instanceof EgressError) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, true, { cause: err, detail: { host: refused.host, refusal: refused.code } });
   if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });
   if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${err.message}`, false, { cause: err, status: err.code, detail: err.data });
   return new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });

@@ -16,7 +16,8 @@
  *
  * Calls (./tool-call.ts); call errors: see ./call-outcome.ts. Stdio servers
  * run contained (their own process group, an allow-listed environment): see
- * ./stdio-client.ts.
+ * ./stdio-client.ts; HTTP servers' requests go under the egress policy and
+ * the answer size limit (`mcp.maxResponseBytes`): see ./upstream-fetch.ts.
  * @module
  */
 import type { Tool } from '../model/schema.js';

@@ -57,6 +57,13 @@ export interface McpConfig {
   allowTools: string[];
   denyTools: string[];
   servers: McpServerConfig[];
+  /**
+   * `mcp.maxResponseBytes`: the largest answer an HTTP server's request may
+   * get (a JSON body), and the largest single message of its event streams,
+   * in bytes; past it the request fails and its connection is dropped.
+   * @default DEFAULT_MAX_BODY_BYTES (10 MiB, the http provider's limit)
+   */
+  maxResponseBytes?: number;
 }
 
 /** A name matches a pattern list entry: exact, or `*` as a wildcard. */

@@ -15,13 +15,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../runtime/containment/body-limit.js';
 import { lastLines } from './call-outcome.js';
 import { queueDiscovery } from './discovery-refresh.js';
-import { isolatedSignalFetch } from './isolated-fetch.js';
-import { leanFetch } from './lean-fetch.js';
 import type { ClientsContext, McpClientsOptions, ServerEntry } from './server-entry.js';
 import { resolveServerReferences } from './server-references.js';
 import { ContainedStdioClientTransport, serverEnv } from './stdio-client.js';
+import { upstreamFetch } from './upstream-fetch.js';
 
 /** How much of a stdio server's stderr is kept for error messages, in characters. */
 export const STDERR_TAIL = 4096;
@@ -55,6 +55,7 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
   e.retryTimer = undefined;
   e.state = 'connecting';
   e.stderr = '';
+  delete e.closeReason;
   const client = new Client(ctx.options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
   try {
     let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
@@ -74,12 +75,33 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
       });
     } else {
       if (cfg.url === undefined || cfg.url === '') throw new Error('no url is configured');
-      // Streamable HTTP: a private signal per request; the transport's shared one would gather an abort listener per call (isolated-fetch.ts);
-      // requests on undici's request(), not WHATWG fetch (lean-fetch.ts)
+      // under the egress policy, answers size-limited, one kept-alive pool per server (upstream-fetch.ts); requests on undici's
+      // request(), not WHATWG fetch (lean-fetch.ts), each with a private signal (isolated-fetch.ts)
+      const up = upstreamFetch(e.config.name, cfg.url, {
+        ...(ctx.options.egress ? { egress: ctx.options.egress } : {}),
+        ...(ctx.options.resolver ? { resolver: ctx.options.resolver } : {}),
+        maxResponseBytes: ctx.config.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES,
+        credentialHeaders: Object.keys(cfg.headers),
+        onOversize: (error) => {
+          ctx.options.warn?.(error.message);
+          // HTTP+SSE answers every call on its one stream, and which answer was cut cannot be told: the calls in flight fail now, not at their timeouts
+          if (cfg.transport === 'sse' && error.part === 'event' && e.client === client) {
+            e.closeReason = error.message;
+            void client.close().catch(() => {});
+          }
+        },
+      });
+      // the previous connect's pool: its client is closed by now
+      e.upstream?.close().catch(() => {});
+      e.upstream = up;
       transport =
         cfg.transport === 'sse'
-          ? new SSEClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }) } })
-          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, fetch: isolatedSignalFetch(leanFetch()) });
+          ? new SSEClientTransport(new URL(cfg.url), {
+              requestInit: { headers: { ...cfg.headers } },
+              fetch: up.fetch,
+              eventSourceInit: { fetch: (url, init) => up.fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...cfg.headers } }) },
+            })
+          : new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers: { ...cfg.headers } }, fetch: up.fetch });
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (e.client === client) void queueDiscovery(ctx, e);
@@ -122,7 +144,7 @@ function onClose(ctx: ClientsContext, e: ServerEntry, client: Client): void {
   if (e.client !== client || ctx.closed) return;
   e.client = undefined;
   clearTimeout(e.refreshTimer);
-  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : 'connection closed');
+  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : (e.closeReason ?? 'connection closed'));
 }
 
 /** Mark a server down and schedule the next attempt. */
@@ -153,4 +175,7 @@ export async function disconnect(e: ServerEntry): Promise<void> {
   delete e.client;
   e.state = 'down';
   await client?.close().catch(() => {});
+  const upstream = e.upstream;
+  delete e.upstream;
+  await upstream?.close().catch(() => {});
 }

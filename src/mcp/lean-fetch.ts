@@ -14,20 +14,39 @@
  *
  * What stays as fetch does it: the `user-agent` it sends (`node`); abort by
  * the request's signal; the request headers fetch never sends as given
- * (`host`, connection-level ones) left out; a redirect followed by fetch's
- * rules, never by asking the first URL again (a 303 after a POST is the
- * answer to a POST that ran): 303, and 301/302 after a POST, become a GET
- * without the body, 307/308 repeat the request, credentials are dropped
- * across origins, and the real `fetch` goes on from the new location; any
- * body that is not a string or bytes also goes to fetch. It asks for no
- * content coding (`accept-encoding: identity`), decodes gzip, deflate and
- * brotli (in any stack) when a server sends them anyway, and passes any
- * other coding through undecoded, as fetch does.
+ * (`host`, connection-level ones) left out; `redirect: 'manual'` (what the
+ * SDK's transports ask for: they follow a redirect only within the origin,
+ * through this fetch again) and `'error'` honoured. It asks for no content
+ * coding (`accept-encoding: identity`), decodes gzip, deflate and brotli (in
+ * any stack) when a server sends them anyway, and passes any other coding
+ * through undecoded, as fetch does.
+ *
+ * What it adds for the upstream hop (./upstream-fetch.ts gives the options):
+ * connections from a given dispatcher (the egress guard's, which checks
+ * every DNS answer); a redirect followed here, hop by hop, by fetch's rules
+ * (303, and 301/302 after a POST, become a GET without the body; 307/308
+ * repeat the request; never by asking the first URL again) and by toolcap's
+ * (./upstream-redirects.ts: each target checked by the egress policy,
+ * credentials dropped across origins, at most {@link MAX_REDIRECTS}); and a
+ * size limit: a body past `maxResponseBytes` (declared or read, decoded)
+ * fails with an {@link UpstreamTooLargeError} and its connection is
+ * destroyed, and an event stream passes whole messages only, ending at the
+ * first one past the limit, with a JSON-RPC error answer to the request it
+ * answers when the request had an id (so that call fails at once, naming the
+ * server and the limit), or with the error otherwise. A body that is not a
+ * string or bytes goes to `fallback` (fetch over the same dispatcher, no
+ * redirect followed), and its answer gets the same redirect rules and limits.
  * @module
  */
 import { pipeline, Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { DEFAULT_MAX_BODY_BYTES } from '../runtime/containment/body-limit.js';
+import type { EgressGuard } from '../runtime/containment/egress.js';
+import { limitEventStream } from '../runtime/containment/event-stream-limit.js';
+import type { CrossOriginRedirects } from '../runtime/containment/redirects.js';
+import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
+import { followRedirect, type RedirectRules } from './upstream-redirects.js';
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -77,28 +96,6 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
   return headers;
 }
 
-/** Headers that carry credentials: not sent on to another origin (as fetch drops them). */
-const CREDENTIALS = ['authorization', 'proxy-authorization', 'cookie'];
-/** Headers about a body: not sent with the GET a redirect turns a POST into. */
-const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
-
-/** The request fetch makes after a redirect answer, by its rules; undefined when there is nowhere to go. */
-function redirected(url: string | URL, init: RequestInit | undefined, status: number, location: string): [URL, RequestInit] | undefined {
-  let next: URL;
-  try {
-    next = new URL(location, url);
-  } catch {
-    return undefined;
-  }
-  const method = (init?.method ?? 'GET').toUpperCase();
-  const headers = new Headers(init?.headers);
-  const toGet = status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
-  if (toGet) for (const name of BODY_HEADERS) headers.delete(name);
-  if (next.origin !== new URL(url).origin) for (const name of CREDENTIALS) headers.delete(name);
-  const { body: _body, method: _method, headers: _headers, ...rest } = init ?? {};
-  return [next, { ...rest, headers, ...(toGet ? { method: 'GET' } : { method, ...(init?.body == null ? {} : { body: init.body }) }) }];
-}
-
 /** The decoders for a `content-encoding` value (applied in reverse order); undefined when one coding is unknown. */
 function decodersFor(value: string | null): Array<() => NodeJS.ReadWriteStream> | undefined {
   const codings = (value ?? '')
@@ -109,43 +106,172 @@ function decodersFor(value: string | null): Array<() => NodeJS.ReadWriteStream> 
   return found.every((d) => d !== undefined) ? (found as Array<() => NodeJS.ReadWriteStream>).reverse() : undefined;
 }
 
+
+/** Options of {@link leanFetch}. */
+export interface LeanFetchOptions {
+  /** Where connections come from (e.g. a `guardedDispatcher`). @default undici's global dispatcher */
+  dispatcher?: Dispatcher;
+  /** Largest answer body, and largest single message of an event stream, in bytes. @default DEFAULT_MAX_BODY_BYTES (10 MiB) */
+  maxResponseBytes?: number;
+  /** When given, every redirect hop must pass it by name (the dispatcher checks the addresses). */
+  egress?: EgressGuard;
+  /** A redirect to another origin: followed without credentials, or refused. @default 'drop-credentials' */
+  crossOriginRedirects?: CrossOriginRedirects;
+  /** Headers besides authorization, proxy-authorization and cookie that never go to another origin (e.g. a configured API-key header). */
+  credentialHeaders?: readonly string[];
+  /** Who answers, for error messages. @default 'the upstream server' */
+  upstream?: string;
+  /** Told of every answer past the limit (the request fails with the same error). */
+  onOversize?: (error: UpstreamTooLargeError) => void;
+  /** Sends a request whose body is not a string or bytes. @default the global fetch over `dispatcher`, redirects not followed */
+  fallback?: FetchLike;
+}
+
+/** One hop's answer, before its body is read. */
+interface Hop {
+  status: number;
+  headers: Headers;
+  /** The body as it came (undici's Readable, or a fetch body); null when none. */
+  body: Readable | ReadableStream<Uint8Array> | null;
+}
+
+/** Read and forget a body, freeing its connection for reuse. */
+async function discard(body: Hop['body']): Promise<void> {
+  if (body === null) return;
+  if (body instanceof Readable) await (body as Readable & { dump?: () => Promise<void> }).dump?.().catch(() => undefined);
+  else await body.cancel().catch(() => undefined);
+}
+
+/** Destroy a stream and the connection under it; the abort error undici then emits is expected, not an uncaught one. */
+function drop(...streams: Readable[]): void {
+  for (const stream of streams) {
+    stream.on('error', () => undefined);
+    stream.destroy();
+  }
+}
+
+/** A Node stream's bytes, at most `max` of them (decoded size); past it `raw` (the connection's stream) and `source` are destroyed. */
+async function readWhole(source: Readable, raw: Readable, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    size += (chunk as Buffer).byteLength;
+    if (size > max) {
+      chunks.length = 0;
+      drop(raw, source);
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/** The JSON-RPC ids a request body asks for (one request or a batch); empty when none can be read. */
+function requestIds(body: unknown): Array<string | number> {
+  if (typeof body !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .map((m: unknown) => (typeof m === 'object' && m !== null && 'method' in m ? (m as { id?: unknown }).id : undefined))
+      .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number');
+  } catch {
+    return [];
+  }
+}
+
 /**
- * A fetch on undici's `request()` over the global dispatcher, falling back to
- * `fallback` (the global fetch by default) for what it does not handle:
- * redirects and bodies other than a string or bytes.
- * @example new StreamableHTTPClientTransport(url, { fetch: isolatedSignalFetch(leanFetch()) })
+ * A fetch on undici's `request()`, over `options.dispatcher` (the global
+ * dispatcher by default), with redirects followed here hop by hop under the
+ * egress and credential rules, and answers read up to the size limit.
+ * `redirect: 'manual'` (what the SDK's transports ask for) returns a
+ * redirect answer as it is; `'error'` fails on one.
+ * @example new StreamableHTTPClientTransport(url, { fetch: isolatedSignalFetch(leanFetch({ dispatcher, maxResponseBytes })) })
  */
-export function leanFetch(fallback: FetchLike = (url, init) => fetch(url, init)): FetchLike {
-  return async (url, init) => {
-    const body = init?.body;
-    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) return fallback(url, init);
-    const method = init?.method ?? 'GET';
-    const answer = await request(url, { method: method as 'GET', headers: headersOf(init), body: body ?? null, signal: init?.signal ?? undefined });
-    const { statusCode } = answer;
-    const location = answer.headers.location;
-    if ([301, 302, 303, 307, 308].includes(statusCode) && typeof location === 'string') {
-      await answer.body.dump().catch(() => undefined);
-      const next = redirected(url, init, statusCode, location);
-      if (next) return fallback(...next);
-    }
-    const headers = responseHeaders(answer.headers);
-    if (NULL_BODY.has(statusCode) || method === 'HEAD') {
-      await answer.body.dump().catch(() => undefined);
-      return new Response(null, { status: statusCode, headers });
-    }
-    // codings it cannot decode pass through as they came, as fetch passes them
-    const stack = decodersFor(headers.get('content-encoding')) ?? [];
-    if (stack.length > 0) {
-      headers.delete('content-encoding');
-      headers.delete('content-length');
-    }
-    // pipeline: an error or abort of the answer ends the decoded stream too
-    const source: Readable = stack.length > 0 ? (pipeline([answer.body, ...stack.map((make) => make())], () => undefined) as unknown as Readable) : answer.body;
-    if ((headers.get('content-type') ?? '').includes('text/event-stream')) {
-      return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, { status: statusCode, headers });
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of source) chunks.push(chunk as Buffer);
-    return new Response(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), { status: statusCode, headers });
+export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
+  const dispatcher = options.dispatcher;
+  const max = options.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const upstream = options.upstream ?? 'the upstream server';
+  const fallback: FetchLike = options.fallback ?? ((url, init) => fetch(url, { ...init, redirect: 'manual', ...(dispatcher ? { dispatcher } : {}) } as RequestInit));
+  const policy = { ...(options.egress ? { egress: options.egress } : {}), crossOrigin: options.crossOriginRedirects ?? 'drop-credentials', credentialHeaders: options.credentialHeaders ?? [] } satisfies RedirectRules;
+  const tooLarge = (part: 'body' | 'event') => () => {
+    const error = new UpstreamTooLargeError(upstream, max, part);
+    options.onOversize?.(error);
+    return error;
   };
+
+  /** One request, no redirect followed. */
+  const hop = async (url: string | URL, init: RequestInit | undefined): Promise<Hop> => {
+    const body = init?.body;
+    if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+      const response = await fallback(url, init);
+      return { status: response.status, headers: response.headers, body: response.body };
+    }
+    const answer = await request(url, { method: (init?.method ?? 'GET') as 'GET', headers: headersOf(init), body: body ?? null, signal: init?.signal ?? undefined, ...(dispatcher ? { dispatcher } : {}) });
+    return { status: answer.statusCode, headers: responseHeaders(answer.headers), body: answer.body };
+  };
+
+  return async (url, init) => {
+    let current: [string | URL, RequestInit | undefined] = [url, init];
+    let answer = await hop(...current);
+    for (let hops = 0; REDIRECTS.has(answer.status); hops++) {
+      const location = answer.headers.get('location');
+      if (location === null || init?.redirect === 'manual') break;
+      await discard(answer.body);
+      if (init?.redirect === 'error') throw new TypeError(`${upstream}: redirected (HTTP ${answer.status}) where redirect is 'error'`);
+      if (hops === MAX_REDIRECTS) throw new UpstreamRedirectError(upstream, `more than ${MAX_REDIRECTS} redirects`);
+      current = followRedirect(current[0], current[1], answer.status, location, { ...policy, upstream });
+      answer = await hop(...current);
+    }
+    const { status, headers } = answer;
+    const method = (current[1]?.method ?? 'GET').toUpperCase();
+    if (NULL_BODY.has(status) || method === 'HEAD' || answer.body === null) {
+      await discard(answer.body);
+      return new Response(null, { status, headers });
+    }
+    const declared = Number(headers.get('content-length') ?? NaN);
+    const eventStream = (headers.get('content-type') ?? '').includes('text/event-stream');
+    if (!eventStream && declared > max) {
+      if (answer.body instanceof Readable) drop(answer.body);
+      else await answer.body.cancel().catch(() => undefined);
+      throw tooLarge('body')();
+    }
+    // a fetch body is already decoded; undici's is decoded here. Codings it cannot decode pass through as they came, as fetch passes them
+    let source: Readable;
+    if (answer.body instanceof Readable) {
+      const stack = decodersFor(headers.get('content-encoding')) ?? [];
+      if (stack.length > 0) {
+        headers.delete('content-encoding');
+        headers.delete('content-length');
+      }
+      // pipeline: an error or abort of the answer ends the decoded stream too
+      source = stack.length > 0 ? (pipeline([answer.body, ...stack.map((make) => make())], () => undefined) as unknown as Readable) : answer.body;
+    } else source = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    if (eventStream) {
+      // a message past the limit ends the stream: with an error answer to the request it answers when there is one, else with an error
+      const sent = current[1]?.body;
+      const limited = limitEventStream(source as AsyncIterable<Uint8Array>, {
+        maxEventBytes: max,
+        onOverflow: () => {
+          // the request is read only now: a normal answer costs no parse
+          const ids = requestIds(sent);
+          return ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message);
+        },
+        overflowError: tooLarge('event'),
+      });
+      return new Response(limited, { status, headers });
+    }
+    return new Response(await readWhole(source, answer.body instanceof Readable ? answer.body : source, max, tooLarge('body')), { status, headers });
+  };
+}
+
+/** Statuses that redirect. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Most redirects one request follows (fetch's own limit is 20; the http provider's is 5). */
+export const MAX_REDIRECTS = 5;
+
+/** An event stream ending with an error answer to each request id: the calls waiting on it fail with `message`. */
+function errorEvents(ids: ReadonlyArray<string | number>, message: string): Uint8Array {
+  // -32603: JSON-RPC's internal error; the SDK rejects the waiting request with it
+  const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message } })}\n\n`);
+  return new TextEncoder().encode(events.join(''));
 }

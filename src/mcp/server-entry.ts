@@ -12,6 +12,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '../model/schema.js';
 import type { McpServerIdentity } from '../runtime/providers/mcp.js';
 import type { BackoffPolicy } from '../runtime/backoff.js';
+import type { Resolver } from '../runtime/containment/egress.js';
+import type { ProviderEgress } from '../runtime/providers/types.js';
+import type { UpstreamFetch } from './upstream-fetch.js';
 import { contentHash } from '../model/hash.js';
 import type { McpConfig, McpServerConfig } from './config.js';
 import { readDiscoveryCache, type McpServerInfo } from './discovery.js';
@@ -29,6 +32,14 @@ export interface McpClientsOptions {
   clientInfo?: { name: string; version: string };
   /** Reconnect backoff: first delay and cap, milliseconds. @default { initialMs: 1000, maxMs: 60000 } */
   backoff?: { initialMs?: number; maxMs?: number };
+  /**
+   * The config's `egress` section: HTTP servers' DNS answers and redirects
+   * are checked against it (their own URL's host is always allowed; see ./upstream-fetch.ts).
+   * @default only each server's own host
+   */
+  egress?: ProviderEgress;
+  /** DNS lookup for HTTP servers' hosts (tests inject one). @default node:dns/promises lookup */
+  resolver?: Resolver;
   /** SIGTERM -> SIGKILL delay when a stdio server's process group is ended. @default DEFAULT_KILL_GRACE_MS (2 s) */
   killGraceMs?: number;
 }
@@ -68,6 +79,10 @@ export interface ServerEntry {
   serverInfo?: McpServerInfo;
   discoveredAt?: string;
   connecting?: Promise<void> | undefined;
+  /** Why toolcap closed the connection itself (an HTTP+SSE message past the size limit); cleared by the next connect. */
+  closeReason?: string;
+  /** An HTTP server's guarded fetch and its connection pool (closed by disconnect). */
+  upstream?: UpstreamFetch | undefined;
   discovery: Promise<unknown>;
 }
 

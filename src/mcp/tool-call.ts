@@ -33,7 +33,7 @@ export async function callServerTool(
   try {
     result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
   } catch (err) {
-    throw callFailure(err, { what, signal, stderr: e.stderr });
+    throw callFailure(err, { what, signal, stderr: e.stderr, ...(e.closeReason !== undefined ? { closeReason: e.closeReason } : {}) });
   }
   return callValue(result, what);
 }

@@ -50,6 +50,9 @@ const CASES: Array<[string, string, Array<{ code: string; line: number; pointer:
   ['a response limit that is a fraction', `${S}runtime:\n  maxResponseBytes: 1.5\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/runtime/maxResponseBytes' }]],
   ['a response limit written as text', `${S}runtime:\n  maxResponseBytes: 10MiB\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/runtime/maxResponseBytes' }]],
   ['a result policy that is neither warn nor fail', `${S}runtime:\n  results: ignore\n`, [{ code: 'UNKNOWN_ENUM_VALUE', line: 3, pointer: '/runtime/results' }]],
+  ['an MCP answer limit of 0', `${S}mcp:\n  maxResponseBytes: 0\n`, [{ code: 'INVALID_VALUE', line: 3, pointer: '/mcp/maxResponseBytes' }]],
+  ['an MCP answer limit that is a fraction', `${S}mcp:\n  maxResponseBytes: 1.5\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/mcp/maxResponseBytes' }]],
+  ['an MCP answer limit written as text', `${S}mcp:\n  maxResponseBytes: 10MiB\n`, [{ code: 'TYPE_MISMATCH', line: 3, pointer: '/mcp/maxResponseBytes' }]],
   ['an unknown runtime field (warning)', `${S}runtime:\n  sandbox: true\n`, [{ code: 'UNKNOWN_FIELD', line: 3, pointer: '/runtime/sandbox' }]],
 ];
 
@@ -126,6 +129,16 @@ describe('the containment sections, read', () => {
   it('an egress section without crossOriginRedirects leaves the provider default (drop credentials)', () => {
     const { config } = loadConfig(project(`${S}egress:\n  allow: []\n`));
     expect(providerEnvironment(config!).egress).toEqual({ allow: [] });
+  });
+});
+
+describe('mcp.maxResponseBytes: the upstream MCP answer limit', () => {
+  it('reaches the MCP clients\' config when given, and is absent (the 10 MiB default) when not', () => {
+    const given = loadConfig(project(`${S}mcp:\n  maxResponseBytes: 1048576\n  servers:\n    docs: { url: "https://mcp.example.com/mcp" }\n`));
+    expect(given.diagnostics).toEqual([]);
+    expect(given.config?.mcp.maxResponseBytes).toBe(1048576);
+    expect(createAjv().compile(configJsonSchema())(parse(`${S}mcp:\n  maxResponseBytes: 1048576\n`))).toBe(true);
+    expect(loadConfig(project(`${S}mcp:\n  servers:\n    docs: { url: "https://mcp.example.com/mcp" }\n`)).config?.mcp.maxResponseBytes).toBeUndefined();
   });
 });
 

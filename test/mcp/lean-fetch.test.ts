@@ -122,47 +122,50 @@ describe('leanFetch', () => {
     expect(await response.json()).toEqual({ zipped: true });
   });
 
-  /** leanFetch whose fallback (the real fetch) records what it is asked. */
-  const recorded = () => {
-    const calls: Array<{ url: string; method: string | undefined; headers: Headers; body: unknown }> = [];
-    const viaFetch = leanFetch((url, init) => {
-      calls.push({ url: String(url), method: init?.method, headers: new Headers(init?.headers), body: init?.body });
-      return fetch(url, init);
-    });
-    return { calls, viaFetch };
-  };
-  const postsTo = (path: string) => seen.filter((r) => r.method === 'POST' && r.url === path).length;
+  /** What the server was sent from index `from` on. */
+  const sentSince = (from: number) => seen.slice(from).map((r) => ({ method: r.method, url: r.url, headers: r.headers, body: r.body }));
 
-  it('a 307 repeats the request at the new location, by fetch, without asking the first URL again', async () => {
-    const { calls, viaFetch } = recorded();
-    const before = postsTo('/moved');
-    const response = await viaFetch(`${base}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"b":2}' });
-    expect(calls.map((c) => [c.url, c.method])).toEqual([[`${base}/json`, 'POST']]);
-    expect(postsTo('/moved') - before).toBe(1);
+  it('a 307 repeats the request at the new location, without asking the first URL again', async () => {
+    const before = seen.length;
+    const response = await lean(`${base}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"b":2}' });
+    expect(sentSince(before).map((r) => [r.method, r.url, r.body])).toEqual([
+      ['POST', '/moved', '{"b":2}'],
+      ['POST', '/json', '{"b":2}'],
+    ]);
     expect(await response.json()).toEqual({ echoed: '{"b":2}' });
   });
 
   it('a 303 after a POST is followed by a GET without the body: the POST is never sent twice', async () => {
-    const { calls, viaFetch } = recorded();
-    const before = postsTo('/posted');
-    const response = await viaFetch(`${base}/posted`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: '{"run":1}' });
-    expect(postsTo('/posted') - before).toBe(1);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ url: `${base}/json`, method: 'GET', body: undefined });
-    expect(calls[0]!.headers.get('content-type')).toBeNull();
+    const before = seen.length;
+    const response = await lean(`${base}/posted`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer t' }, body: '{"run":1}' });
+    const sent = sentSince(before);
+    expect(sent.map((r) => [r.method, r.url])).toEqual([
+      ['POST', '/posted'],
+      ['GET', '/json'],
+    ]);
+    expect(sent[1]!.headers['content-type']).toBeUndefined();
     // same origin: the credentials go on
-    expect(calls[0]!.headers.get('authorization')).toBe('Bearer t');
+    expect(sent[1]!.headers.authorization).toBe('Bearer t');
     expect(await response.json()).toEqual({ echoed: '' });
   });
 
   it('a redirect to another origin does not carry the credentials', async () => {
-    const { calls, viaFetch } = recorded();
-    await viaFetch(`${base}/elsewhere`, { method: 'POST', headers: { authorization: 'Bearer secret', cookie: 'c=1', 'mcp-session-id': 's' }, body: '{}' });
-    expect(calls).toHaveLength(1);
-    expect(new URL(calls[0]!.url).hostname).toBe('localhost');
-    expect(calls[0]!.headers.get('authorization')).toBeNull();
-    expect(calls[0]!.headers.get('cookie')).toBeNull();
-    expect(calls[0]!.headers.get('mcp-session-id')).toBe('s');
+    const before = seen.length;
+    await lean(`${base}/elsewhere`, { method: 'POST', headers: { authorization: 'Bearer secret', cookie: 'c=1', 'mcp-session-id': 's' }, body: '{}' });
+    const sent = sentSince(before);
+    expect(sent.map((r) => r.url)).toEqual(['/elsewhere', '/json']);
+    expect(sent[1]!.headers.host).toMatch(/^localhost:/);
+    expect(sent[1]!.headers.authorization).toBeUndefined();
+    expect(sent[1]!.headers.cookie).toBeUndefined();
+    expect(sent[1]!.headers['mcp-session-id']).toBe('s');
+  });
+
+  it("redirect: 'manual' (what the SDK's transports ask for) returns the redirect answer unfollowed", async () => {
+    const before = seen.length;
+    const response = await lean(`${base}/moved`, { method: 'POST', body: '{}', redirect: 'manual' });
+    expect(response.status).toBe(307);
+    expect(response.headers.get('location')).toBe('/json');
+    expect(sentSince(before).map((r) => r.url)).toEqual(['/moved']);
   });
 
   it('a content coding it cannot decode passes through undecoded, and nothing is left to fail later', async () => {
@@ -187,9 +190,11 @@ describe('leanFetch', () => {
 
   it('a body that is not a string or bytes goes to fetch', async () => {
     const calls: string[] = [];
-    const viaFetch = leanFetch((url, init) => {
-      calls.push(String(url));
-      return fetch(url, init);
+    const viaFetch = leanFetch({
+      fallback: (url, init) => {
+        calls.push(String(url));
+        return fetch(url, init);
+      },
     });
     const response = await viaFetch(`${base}/json`, { method: 'POST', body: new URLSearchParams({ x: '1' }) });
     expect(calls).toHaveLength(1);

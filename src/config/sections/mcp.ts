@@ -10,6 +10,7 @@ import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, ty
 import { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from '../../mcp/search-mode.js';
 import { GATEWAY_NAME_MODES, type GatewayNameMode } from '../../mcp/gateway-names.js';
 import { SIDE_EFFECTS } from '../../model/vocabulary.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js';
 import type { ObjectReader } from '../../source/reader.js';
 import { at } from '../../source/source.js';
 import type { ConfigReading } from '../reading.js';
@@ -89,6 +90,13 @@ export const McpSchema = Type.Object(
     allowTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Keep only these tools (names or mcp.<server>.<tool>, * wildcards), on every server.' })),
     denyTools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Drop these tools, on every server.' })),
     healthCheckIntervalSec: Type.Optional(Type.Integer({ minimum: 1, description: 'Each server\'s default healthCheckIntervalSec.' })),
+    maxResponseBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        default: DEFAULT_MAX_BODY_BYTES,
+        description: 'Largest answer an HTTP MCP server may give one request (a JSON body) and largest single message of its event streams, in bytes (default 10 MiB); past it the request fails and the connection is dropped.',
+      }),
+    ),
     allow_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of allowTools.' })),
     deny_tools: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'ATLAS spelling of denyTools.' })),
     health_check_interval: Type.Optional(Type.Integer({ minimum: 1, description: 'ATLAS spelling of healthCheckIntervalSec.' })),
@@ -161,6 +169,8 @@ export function readMcp(reading: ConfigReading): McpSection {
   mcp.denyTools = patterns(mcpReader, keyOrAlias(mcpReader, 'denyTools', 'deny_tools'));
   const defaultInterval = mcpReader.number(keyOrAlias(mcpReader, 'healthCheckIntervalSec', 'health_check_interval'), { integer: true, min: 1 });
   const enabled = mcpReader.boolean('enabled');
+  const maxResponseBytes = mcpReader.number('maxResponseBytes', { integer: true, min: 1 });
+  if (maxResponseBytes !== undefined) mcp.maxResponseBytes = maxResponseBytes;
   const servers = mcpReader.object('servers');
   for (const name of servers ? Object.keys(servers.value) : []) {
     const at0 = servers!.at(name);
@@ -218,7 +228,7 @@ export function readMcp(reading: ConfigReading): McpSection {
     mcp.servers.push(server);
   }
   mcp.enabled = enabled ?? mcp.servers.length > 0;
-  reportUnread(mcpReader, 'the MCP settings', ['enabled', 'tools', 'names', 'sessions', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'servers', ...Object.keys(MCP_ALIASES)]);
+  reportUnread(mcpReader, 'the MCP settings', ['enabled', 'tools', 'names', 'sessions', 'allowTools', 'denyTools', 'healthCheckIntervalSec', 'maxResponseBytes', 'servers', ...Object.keys(MCP_ALIASES)]);
   return mcp;
 }
 

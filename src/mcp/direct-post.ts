@@ -22,11 +22,9 @@
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
-  isInitializeRequest,
   isJSONRPCErrorResponse,
-  isJSONRPCRequest,
   isJSONRPCResultResponse,
-  JSONRPCMessageSchema,
+  JSONRPCRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -50,10 +48,11 @@ export function laneRequest(body: unknown, header: HeaderLookup): JSONRPCRequest
   const version = header('mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  // the transport's own parse: the Protocol then sees the same message (unknown keys dropped alike)
-  const parsed = JSONRPCMessageSchema.safeParse(body);
-  if (!parsed.success || !isJSONRPCRequest(parsed.data) || isInitializeRequest(parsed.data)) return undefined;
-  return parsed.data;
+  // any initialize, well formed or not, is the transport's: it decides whether it opens a session
+  if ((body as { method?: unknown }).method === 'initialize') return undefined;
+  // the request branch of the transport's own message schema (its first): the Protocol sees the same message
+  const parsed = JSONRPCRequestSchema.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** What a request on the lane got: its JSON-RPC response, or `closed` when the session ended first. */

@@ -48,6 +48,8 @@ import { Registry } from '../dist/index.js';
 import { McpClients } from '../dist/mcp/clients.js';
 import { MCP_DEFAULTS } from '../dist/mcp/config.js';
 import { mcpHttpHandler } from '../dist/mcp/http.js';
+import { createApi } from '../dist/server/app.js';
+import { listen } from '../dist/server/listen.js';
 import { createGatewayServer } from '../dist/mcp/server.js';
 import { ProviderTypes } from '../dist/runtime/providers/provider-types.js';
 import { Runtime } from '../dist/runtime/runtime.js';
@@ -470,6 +472,9 @@ export async function run() {
   let mcpNormal;
   let httpNormal;
   let viaGatewayNormal;
+  let mcpLane;
+  let served;
+  let viaLane;
   try {
     everything = await startEverything();
     direct = await sdkClient(everything.url);
@@ -498,6 +503,10 @@ export async function run() {
     httpNormal = createServer(getRequestListener((request) => (new URL(request.url).pathname === '/mcp' ? mcpNormal(request) : new Response('not found', { status: 404 }))));
     await new Promise((r) => httpNormal.listen(0, '127.0.0.1', r));
     viaGatewayNormal = await sdkClient(`http://127.0.0.1:${httpNormal.address().port}/mcp`);
+    // the same handler mounted on the HTTP API and put on a socket with listen(), as toolcap serve does: its socket lane answers the calls
+    mcpLane = mcpHttpHandler({ registry, runtime });
+    served = await listen(createApi(registry, { runtime, mcp: mcpLane }), { port: 0 });
+    viaLane = await sdkClient(`${served.url}/mcp`);
 
     const listed = (await viaGateway.listTools()).tools.map((t) => t.name);
     if (!listed.includes(TOOL)) throw new Error(`${TOOL} is not listed by the gateway: ${listed.join(', ')}`);
@@ -516,8 +525,9 @@ export async function run() {
       },
       gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
       gatewayNormal: async () => echoed(await viaGatewayNormal.callTool({ name: TOOL, arguments: ECHO })),
+      lane: async () => echoed(await viaLane.callTool({ name: TOOL, arguments: ECHO })),
     };
-    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [], gatewayNormal: [] };
+    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [], gatewayNormal: [], lane: [] };
     for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
     globalThis.gc?.();
     for (let round = 0; round < ROUNDS; round++) {
@@ -529,6 +539,7 @@ export async function run() {
     const rn = summary(samples.runtimeNormal);
     const g = summary(samples.gateway);
     const gn = summary(samples.gatewayNormal);
+    const gl = summary(samples.lane);
     console.log(`\n## MCP gateway: tools/call of the everything server's echo, Streamable HTTP both legs, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
     console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -541,18 +552,23 @@ export async function run() {
     row(`same, SQLite synchronous=normal (no fsync per commit; not the gateway's store)`, rn, d);
     row(`SDK Client -> toolcap gateway /mcp -> runtime.call -> McpClients -> everything server`, g, d);
     row(`same gateway, store.synchronous: normal`, gn, d);
+    row(`same handler on the HTTP API under listen() (its socket lane, as toolcap serve), store full`, gl, d);
     const added = g.p50 - d.p50;
     console.log(
       `split of the gateway's added p50 (${fmt(added, 3)} ms): runtime.call (pipeline + SQLite record) ${fmt(r.p50 - d.p50, 3)} ms, gateway (second HTTP hop, SDK server, result shaping) ${fmt(g.p50 - r.p50, 3)} ms`,
     );
     console.log(`of runtime.call's share, SQLite synchronous=full vs normal at p50: ${fmt(r.p50 - rn.p50, 3)} ms`);
+    console.log(`under listen() (the socket lane): ${fmt(gl.p50 - d.p50, 3)} ms added at p50, ${fmt(gl.p99 - d.p99, 3)} ms at p99; the same handler on the bare Hono adapter ${fmt(added, 3)} ms`);
     console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(gn.p50 - d.p50, 3)} ms added at p50, ${fmt(gn.p99 - d.p99, 3)} ms at p99; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     await servedLegs(everything.url);
   } finally {
     await viaGateway?.close().catch(() => undefined);
     await viaGatewayNormal?.close().catch(() => undefined);
+    await viaLane?.close().catch(() => undefined);
     await direct?.close().catch(() => undefined);
     await mcp?.close().catch(() => undefined);
+    await mcpLane?.close().catch(() => undefined);
+    await served?.close().catch(() => undefined);
     await mcpNormal?.close().catch(() => undefined);
     for (const server of [http, httpNormal]) if (server) await new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); });
     await runtime?.close().catch(() => undefined);

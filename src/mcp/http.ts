@@ -7,7 +7,9 @@
  * (chunked too, ./body.ts) and JSON, and that a session starts with
  * `initialize`. A client that goes away mid-request is one quiet `warn`
  * line (./client-abort.ts); any other failure is a 500 and goes to
- * `onError`. See docs/mcp.md for the answers it gives.
+ * `onError`. Its `direct()` lane answers a POST to an open session read
+ * straight off a socket (the server's `/mcp` socket lane, ./direct-post.ts)
+ * with the same answers. See docs/mcp.md for the answers it gives.
  * @module
  */
 import { randomUUID } from 'node:crypto';

@@ -15,6 +15,12 @@
 // event loop (the next call waited), which the store now runs on the thread
 // pool (src/store/wal-sync.ts).
 // Aim (issue): under 1 ms added at p50.
+// The in-process legs put mcpHttpHandler on the Hono Node adapter as a
+// library user may, without `listen()`: they take the Web-standard path.
+// `toolcap serve` (the served legs) answers POSTs to open sessions on the
+// socket lane (src/server/mcp-lane.ts). The served legs also call get-sum,
+// declared a write by the served catalog, so its call waits for the commit
+// of its record: the cost of a call that may write.
 //
 // Second part: the bytes an agent's context pays for the tool list. The
 // GitHub MCP server's 114 tool definitions (../shared/corpus/mcp-github-server)
@@ -42,6 +48,8 @@ import { Registry } from '../dist/index.js';
 import { McpClients } from '../dist/mcp/clients.js';
 import { MCP_DEFAULTS } from '../dist/mcp/config.js';
 import { mcpHttpHandler } from '../dist/mcp/http.js';
+import { createApi } from '../dist/server/app.js';
+import { listen } from '../dist/server/listen.js';
 import { createGatewayServer } from '../dist/mcp/server.js';
 import { ProviderTypes } from '../dist/runtime/providers/provider-types.js';
 import { Runtime } from '../dist/runtime/runtime.js';
@@ -53,6 +61,9 @@ const CALLS = 2_000;
 const ROUNDS = 4; // CALLS / ROUNDS calls per leg per round, legs interleaved
 const ECHO = { message: 'hello from the toolcap bench' };
 const TOOL = 'mcp.everything.echo';
+/** A call that may write: the everything server's get-sum, declared `effects.mode: write` by the served catalog's reviewed layer. */
+const WRITE_TOOL = 'mcp.everything.get-sum';
+const SUM = { a: 19, b: 23 };
 const GITHUB_TOOLS = fileURLToPath(new URL('../../shared/corpus/mcp-github-server/tools.json', import.meta.url));
 /** Tasks as an agent would put them to the GitHub tools, for the search answers measured. */
 const SEARCHES = ['create a new issue in a repository', 'which pull requests are open', 'delete a file', 'list the workflow runs of a repository', 'add a comment to a pull request'];
@@ -147,6 +158,10 @@ function mcpConfig(url) {
     ],
   };
 }
+
+const summed = (result) => {
+  if (result?.isError || !JSON.stringify(result?.content ?? '').includes('42')) throw new Error(`unexpected get-sum result: ${JSON.stringify(result).slice(0, 400)}`);
+};
 
 const echoed = (result) => {
   const text = result?.content?.[0]?.text;
@@ -368,7 +383,9 @@ async function servedLegs(everythingUrl) {
     const serve = async (synchronous) => {
       const root = join(dir, synchronous);
       mkdirSync(join(root, 'reviewed'), { recursive: true });
-      writeFileSync(join(root, 'reviewed', 'echo.json'), JSON.stringify({ toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }] }, null, 2));
+      // get-sum declared a write here (the server hints read): its call waits for the store's commit of its record
+      const reviewed = { toolcap: 1, tools: [{ name: TOOL, approval: { consent: false } }, { name: WRITE_TOOL, effects: { mode: 'write' }, approval: { required: false, consent: false } }] };
+      writeFileSync(join(root, 'reviewed', 'echo.json'), JSON.stringify(reviewed, null, 2));
       const config = ['sources: [reviewed/]', `store: { path: toolcap.db, synchronous: ${synchronous} }`, 'server: { host: 127.0.0.1 }', 'mcp:', '  servers:', '    everything:', `      url: ${everythingUrl}`].join('\n');
       writeFileSync(join(root, 'toolcap.config.yaml'), `${config}\n`);
       const child = spawn(process.execPath, [BIN, 'serve', '--no-watch', '--port', '0', '--config', join(root, 'toolcap.config.yaml')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -387,7 +404,8 @@ async function servedLegs(everythingUrl) {
       clients.push(client);
       // discovery runs in the background at start: wait until the tool is listed
       const deadline = Date.now() + 20_000;
-      while (!(await client.listTools()).tools.some((t) => t.name === TOOL)) {
+      const listed = async () => (await client.listTools()).tools.map((t) => t.name);
+      for (let names = await listed(); !names.includes(TOOL) || !names.includes(WRITE_TOOL); names = await listed()) {
         if (Date.now() > deadline) throw new Error(`serve (${synchronous}) does not list ${TOOL}`);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -401,13 +419,19 @@ async function servedLegs(everythingUrl) {
       direct: async () => echoed(await direct.callTool({ name: 'echo', arguments: ECHO })),
       full: async () => echoed(await full.callTool({ name: TOOL, arguments: ECHO })),
       normal: async () => echoed(await normal.callTool({ name: TOOL, arguments: ECHO })),
+      directSum: async () => summed(await direct.callTool({ name: 'get-sum', arguments: SUM })),
+      fullWrite: async () => summed(await full.callTool({ name: WRITE_TOOL, arguments: SUM })),
+      normalWrite: async () => summed(await normal.callTool({ name: WRITE_TOOL, arguments: SUM })),
     };
-    const samples = { direct: [], full: [], normal: [] };
+    const samples = Object.fromEntries(Object.keys(legs).map((name) => [name, []]));
     for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
     for (let round = 0; round < ROUNDS; round++) for (const [name, fn] of Object.entries(legs)) await timeCalls(fn, CALLS / ROUNDS, samples[name]);
     const d = summary(samples.direct);
     const f = summary(samples.full);
     const n = summary(samples.normal);
+    const ds = summary(samples.directSum);
+    const fw = summary(samples.fullWrite);
+    const nw = summary(samples.normalWrite);
     console.log(`\n## MCP gateway as its own process (toolcap serve, /mcp): tools/call of echo over Streamable HTTP, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
     console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -416,6 +440,10 @@ async function servedLegs(everythingUrl) {
     row('SDK Client -> everything server (baseline)', d, undefined);
     row('SDK Client -> toolcap serve /mcp (store synchronous=full, the default) -> everything server', f, d);
     row('same, store.synchronous: normal', n, d);
+    row('SDK Client -> everything server, get-sum (baseline of the write legs)', ds, undefined);
+    row(`SDK Client -> toolcap serve /mcp, ${WRITE_TOOL} declared a write (waits for its record's commit; synchronous=full)`, fw, ds);
+    row('same write, store.synchronous: normal', nw, ds);
+    console.log(`a call that may write (${WRITE_TOOL}): toolcap serve adds ${fmt(fw.p50 - ds.p50, 3)} ms at p50 (${fmt(fw.p99 - ds.p99, 3)} ms at p99) with synchronous=full, ${fmt(nw.p50 - ds.p50, 3)} ms at p50 (${fmt(nw.p99 - ds.p99, 3)} ms at p99) with normal`);
     console.log(`toolcap serve adds ${fmt(f.p50 - d.p50, 3)} ms at p50 (${fmt(f.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(n.p50 - d.p50, 3)} ms at p50 (${fmt(n.p99 - d.p99, 3)} ms at p99); aim under 1 ms at p50: ${n.p50 - d.p50 < 1 ? 'met with normal' : 'NOT met'}${f.p50 - d.p50 < 1 ? ', met with full' : ''}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
@@ -444,6 +472,9 @@ export async function run() {
   let mcpNormal;
   let httpNormal;
   let viaGatewayNormal;
+  let mcpLane;
+  let served;
+  let viaLane;
   try {
     everything = await startEverything();
     direct = await sdkClient(everything.url);
@@ -472,6 +503,10 @@ export async function run() {
     httpNormal = createServer(getRequestListener((request) => (new URL(request.url).pathname === '/mcp' ? mcpNormal(request) : new Response('not found', { status: 404 }))));
     await new Promise((r) => httpNormal.listen(0, '127.0.0.1', r));
     viaGatewayNormal = await sdkClient(`http://127.0.0.1:${httpNormal.address().port}/mcp`);
+    // the same handler mounted on the HTTP API and put on a socket with listen(), as toolcap serve does: its socket lane answers the calls
+    mcpLane = mcpHttpHandler({ registry, runtime });
+    served = await listen(createApi(registry, { runtime, mcp: mcpLane }), { port: 0 });
+    viaLane = await sdkClient(`${served.url}/mcp`);
 
     const listed = (await viaGateway.listTools()).tools.map((t) => t.name);
     if (!listed.includes(TOOL)) throw new Error(`${TOOL} is not listed by the gateway: ${listed.join(', ')}`);
@@ -490,8 +525,9 @@ export async function run() {
       },
       gateway: async () => echoed(await viaGateway.callTool({ name: TOOL, arguments: ECHO })),
       gatewayNormal: async () => echoed(await viaGatewayNormal.callTool({ name: TOOL, arguments: ECHO })),
+      lane: async () => echoed(await viaLane.callTool({ name: TOOL, arguments: ECHO })),
     };
-    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [], gatewayNormal: [] };
+    const samples = { direct: [], runtime: [], runtimeNormal: [], gateway: [], gatewayNormal: [], lane: [] };
     for (const fn of Object.values(legs)) await timeCalls(fn, WARMUP, []);
     globalThis.gc?.();
     for (let round = 0; round < ROUNDS; round++) {
@@ -503,6 +539,7 @@ export async function run() {
     const rn = summary(samples.runtimeNormal);
     const g = summary(samples.gateway);
     const gn = summary(samples.gatewayNormal);
+    const gl = summary(samples.lane);
     console.log(`\n## MCP gateway: tools/call of the everything server's echo, Streamable HTTP both legs, ${CALLS} sequential calls per leg after ${WARMUP} warm-up (${ROUNDS} interleaved rounds)`);
     console.log('| path | p50 | p99 | mean | calls/s | added at p50 | added at p99 | p50 ratio to direct |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
@@ -515,18 +552,23 @@ export async function run() {
     row(`same, SQLite synchronous=normal (no fsync per commit; not the gateway's store)`, rn, d);
     row(`SDK Client -> toolcap gateway /mcp -> runtime.call -> McpClients -> everything server`, g, d);
     row(`same gateway, store.synchronous: normal`, gn, d);
+    row(`same handler on the HTTP API under listen() (its socket lane, as toolcap serve), store full`, gl, d);
     const added = g.p50 - d.p50;
     console.log(
       `split of the gateway's added p50 (${fmt(added, 3)} ms): runtime.call (pipeline + SQLite record) ${fmt(r.p50 - d.p50, 3)} ms, gateway (second HTTP hop, SDK server, result shaping) ${fmt(g.p50 - r.p50, 3)} ms`,
     );
     console.log(`of runtime.call's share, SQLite synchronous=full vs normal at p50: ${fmt(r.p50 - rn.p50, 3)} ms`);
+    console.log(`under listen() (the socket lane): ${fmt(gl.p50 - d.p50, 3)} ms added at p50, ${fmt(gl.p99 - d.p99, 3)} ms at p99; the same handler on the bare Hono adapter ${fmt(added, 3)} ms`);
     console.log(`aim under 1 ms added at p50: ${added < 1 ? 'met' : 'NOT met'} (${fmt(added, 3)} ms added, ${fmt(g.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(gn.p50 - d.p50, 3)} ms added at p50, ${fmt(gn.p99 - d.p99, 3)} ms at p99; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     await servedLegs(everything.url);
   } finally {
     await viaGateway?.close().catch(() => undefined);
     await viaGatewayNormal?.close().catch(() => undefined);
+    await viaLane?.close().catch(() => undefined);
     await direct?.close().catch(() => undefined);
     await mcp?.close().catch(() => undefined);
+    await mcpLane?.close().catch(() => undefined);
+    await served?.close().catch(() => undefined);
     await mcpNormal?.close().catch(() => undefined);
     for (const server of [http, httpNormal]) if (server) await new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); });
     await runtime?.close().catch(() => undefined);

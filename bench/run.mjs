@@ -5,6 +5,7 @@ import * as http from './http.mjs';
 import * as inference from './inference.mjs';
 import * as load from './load.mjs';
 import * as mcp from './mcp.mjs';
+import * as mcpInbound from './mcp-inbound.mjs';
 import * as module from './module.mjs';
 import * as openapi from './openapi.mjs';
 import * as query from './query.mjs';
@@ -17,7 +18,7 @@ import * as scale from './scale.mjs';
 import * as schemas from './schemas.mjs';
 import * as sessions from './sessions.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, module, console: consolePages, cluster, observability, schemas, sessions, scale };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, 'mcp-inbound': mcpInbound, module, console: consolePages, cluster, observability, schemas, sessions, scale };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

@@ -7,7 +7,9 @@
  * (chunked too, ./body.ts) and JSON, and that a session starts with
  * `initialize`. A client that goes away mid-request is one quiet `warn`
  * line (./client-abort.ts); any other failure is a 500 and goes to
- * `onError`. See docs/mcp.md for the answers it gives.
+ * `onError`. Its `direct()` lane answers a POST to an open session read
+ * straight off a socket (the server's `/mcp` socket lane, ./direct-post.ts)
+ * with the same answers. See docs/mcp.md for the answers it gives.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -19,6 +21,7 @@ import { grantsKey, type Principal } from '../runtime/identity/principal.js';
 import { releaseAnsweredStreams } from './answered-streams.js';
 import { readBodyWithin } from './body.js';
 import { clientGone, clientGoneLine } from './client-abort.js';
+import { DirectLane, laneRequest, type HeaderLookup } from './direct-post.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
 import { SessionTable, type SessionLimits } from './sessions.js';
 import { sessionMetrics } from './session-metrics.js';
@@ -58,6 +61,28 @@ export interface McpRequestContext {
   lengthHeld?: boolean;
 }
 
+/** A POST to an open session, as read straight off a socket (see {@link McpHttpHandler.direct}). */
+export interface DirectPost {
+  /** The absolute URL, as the Web-standard path would have built it. */
+  url: string;
+  /** A request header by lower-case name. */
+  header: HeaderLookup;
+  /** Every header, lower-case names (what the SDK hands handlers as `requestInfo.headers`). */
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as UTF-8 text, already within the size limit. */
+  body: string;
+  /** Receives a function to call when the client goes away before the answer. */
+  abandoned?: (forget: () => void) => void;
+}
+
+/** The answer to a {@link DirectPost}: what the Web-standard path would have answered. */
+export interface DirectAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Null: no body (202). */
+  body: string | null;
+}
+
 /** A Streamable HTTP endpoint: a `(Request, context) => Promise<Response>` with session control. */
 export type McpHttpHandler = ((request: Request, context?: McpRequestContext) => Promise<Response>) & {
   /** Send `notifications/tools/list_changed` to every open session now (reloads send it on their own). */
@@ -66,18 +91,40 @@ export type McpHttpHandler = ((request: Request, context?: McpRequestContext) =>
   readonly sessionCount: number;
   /** Close every session. */
   close(): Promise<void>;
+  /**
+   * The direct lane for a POST carrying `mcp-session-id` (the caller has
+   * authenticated it as {@link McpRequestContext.principal}): a function
+   * answering it, or undefined when the handler itself must (an unknown
+   * session or another principal's, a declared body over the limit, the
+   * endpoint closing). The lane answers exactly what the handler would.
+   */
+  direct(sessionId: string, principal: Principal | undefined, declaredBytes: number): ((post: DirectPost) => Promise<DirectAnswer>) | undefined;
 };
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   gateway: Gateway;
+  lane: DirectLane;
 }
 
-const jsonRpcError = (status: number, code: number, message: string, extra: { headers?: Record<string, string>; data?: unknown } = {}) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null }), {
-    status,
-    headers: { 'content-type': 'application/json', ...extra.headers },
-  });
+/** A JSON-RPC error answer with no id, as the transport gives its own. */
+const jsonRpcErrorAnswer = (status: number, code: number, message: string, extra: { headers?: Record<string, string>; data?: unknown } = {}): DirectAnswer => ({
+  status,
+  headers: { 'content-type': 'application/json', ...extra.headers },
+  body: JSON.stringify({ jsonrpc: '2.0', error: { code, message, ...(extra.data !== undefined ? { data: extra.data } : {}) }, id: null }),
+});
+
+const jsonRpcError = (status: number, code: number, message: string, extra: { headers?: Record<string, string>; data?: unknown } = {}) => {
+  const answer = jsonRpcErrorAnswer(status, code, message, extra);
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+};
+
+/** A Response of the transport as a {@link DirectAnswer} (its bodies are JSON, never a stream, in JSON response mode). */
+const answerOf = async (response: Response): Promise<DirectAnswer> => ({
+  status: response.status,
+  headers: Object.fromEntries(response.headers),
+  body: response.body === null ? null : await response.text(),
+});
 
 /** The JSON-RPC code for errors the MCP transport defines no code for (the SDK uses it for its own 4xx answers). */
 const TRANSPORT_ERROR = ErrorCode.ConnectionClosed;
@@ -122,7 +169,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       // server-initiated messages (list_changed, elicitation) use the session's GET stream
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, principal?.id, { transport, gateway }, principal ? grantsKey(principal) : undefined);
+        sessions.add(id, principal?.id, { transport, gateway, lane }, principal ? grantsKey(principal) : undefined);
         counted.opened('streamable_http');
       },
       ...(allowedHosts || allowedOrigins
@@ -131,7 +178,9 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     });
     // the SDK keeps every answered JSON-mode POST until the session ends (answered-streams.ts)
     releaseAnsweredStreams(transport);
+    const lane = new DirectLane(transport);
     transport.onclose = () => {
+      lane.close();
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await gateway.server.connect(transport);
@@ -141,14 +190,58 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     return response;
   };
 
+  const tooLarge = () => jsonRpcErrorAnswer(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
+  /** A body's text as JSON, or the error answer. */
+  const parseJson = (raw: string): { json: unknown } | DirectAnswer => {
+    try {
+      return { json: JSON.parse(raw) as unknown };
+    } catch {
+      return jsonRpcErrorAnswer(400, ErrorCode.ParseError, 'Parse error: the body is not JSON.');
+    }
+  };
   /** The body of a POST as JSON, or the error answer. */
   const readJson = async (request: Request, lengthHeld: boolean): Promise<{ body: unknown } | Response> => {
     const raw = await readBodyWithin(request, maxBody, lengthHeld);
-    if (raw === undefined) return jsonRpcError(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
+    const read = raw === undefined ? tooLarge() : parseJson(raw);
+    return 'json' in read ? { body: read.json } : new Response(read.body, { status: read.status, headers: read.headers });
+  };
+
+  /** A failure while answering: a client that went away is one quiet line and a 400, anything else goes to onError and is a 500. */
+  const failed = (error: unknown, request: Request): DirectAnswer => {
+    if (clientGone(error, request)) {
+      // nobody reads this answer; the line says what happened without a stack
+      options.warn?.(clientGoneLine(`${request.method} /mcp`, error));
+      return jsonRpcErrorAnswer(400, TRANSPORT_ERROR, 'The client closed the request.');
+    }
+    onError?.(error, request);
+    return jsonRpcErrorAnswer(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
+  };
+
+  /** Whether the transport's own DNS rebinding check (this handler's `allowedHosts`/`allowedOrigins`) refuses the request: it answers it then. */
+  const transportRefuses = (header: HeaderLookup): boolean => {
+    const host = header('host');
+    if (allowedHosts && allowedHosts.length > 0 && (!host || !allowedHosts.includes(host))) return true;
+    const origin = header('origin');
+    return allowedOrigins !== undefined && allowedOrigins.length > 0 && !!origin && !allowedOrigins.includes(origin);
+  };
+
+  /** A POST to `session` read off a socket: on the lane when it can take it, else through the transport as the handler does. */
+  const postDirect = async (sessionId: string, session: Session, post: DirectPost): Promise<DirectAnswer> => {
+    const headerRequest = () => new Request(post.url, { method: 'POST', headers: Object.entries(post.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]])) });
     try {
-      return { body: JSON.parse(raw) as unknown };
-    } catch {
-      return jsonRpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON.');
+      const read = parseJson(post.body);
+      if (!('json' in read)) return read;
+      const message = laneRequest(read.json, post.header);
+      if (message === undefined || session.lane.inFlight(message.id) || transportRefuses(post.header)) {
+        // batches, notifications, initialize, headers the transport refuses: its own answer
+        return await sessions.use(sessionId, async () => answerOf(await session.transport.handleRequest(headerRequest(), { parsedBody: read.json })));
+      }
+      const outcome = await sessions.use(sessionId, () => session.lane.deliver(message, { headers: post.headers, url: new URL(post.url) }, post.abandoned));
+      // the session closed while the call ran: the transport's answer for a closed session
+      if (outcome === 'closed') return jsonRpcErrorAnswer(404, -32001, 'Session not found');
+      return { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: JSON.stringify(outcome) };
+    } catch (error) {
+      return failed(error, headerRequest());
     }
   };
 
@@ -187,13 +280,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         sessions.release(principal?.id);
       }
     } catch (error) {
-      if (clientGone(error, request)) {
-        // nobody reads this answer; the line says what happened without a stack
-        options.warn?.(clientGoneLine(`${request.method} /mcp`, error));
-        return jsonRpcError(400, TRANSPORT_ERROR, 'The client closed the request.');
-      }
-      onError?.(error, request);
-      return jsonRpcError(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
+      const answer = failed(error, request);
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
     }
   };
 
@@ -204,6 +292,14 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       },
     },
     sessionCount: { get: () => sessions.size },
+    direct: {
+      value: (sessionId: string, principal: Principal | undefined, declaredBytes: number) => {
+        if (closed || !(declaredBytes <= maxBody)) return undefined;
+        const session = sessions.get(sessionId, principal?.id, principal ? grantsKey(principal) : undefined);
+        if (!session) return undefined;
+        return (post: DirectPost) => postDirect(sessionId, session, post);
+      },
+    },
     close: {
       value: async () => {
         closed = true;

@@ -18,6 +18,7 @@ import { CallError } from '../runtime/errors.js';
 import { BodyCache } from './body-cache.js';
 import { hostGuard } from './host-guard.js';
 import { httpMetrics } from './http-metrics.js';
+import { registerMcpLane } from './mcp-lane.js';
 import { apiContext, type ApiOptions, type RouteModule } from './context.js';
 import { ApiProblem, callProblem, problem, problemResponse } from './problem.js';
 import { allowedMethods } from './route-table.js';
@@ -100,5 +101,7 @@ export function createApi(registry: Registry, options: ApiOptions = {}): Hono {
     return problemResponse(problem('INTERNAL', 'The server failed to answer; this is a toolcap bug. The error was logged.'));
   });
 
+  // POSTs to open MCP sessions, off the socket before the adapter (`listen()` finds the lane)
+  registerMcpLane(app, ctx);
   return app;
 }

@@ -75,19 +75,29 @@ export function authFailure(auth: ApiAuth, outcome: AuthOutcome & { ok: false },
  */
 export function authorize<E extends PrincipalEnv>(auth: ApiAuth | undefined, action: Action | 'public'): MiddlewareHandler<E> {
   return async (c, next) => {
-    if (auth) {
-      const outcome = await auth.authenticate(c.req.raw);
-      if (outcome.ok) c.set('principal', outcome.principal);
-      if (action !== 'public') {
-        if (!outcome.ok) throw authFailure(auth, outcome, c.req.url);
-        const { principal } = outcome;
-        if (!can(principal, action)) {
-          throw new ApiProblem(problem('FORBIDDEN', `"${principal.id}" (roles: ${principal.roles.join(', ') || 'none'}) may not ${action}.`, { action }));
-        }
-      }
-    }
+    const principal = await admit(auth, action, c.req.raw, c.req.url);
+    if (principal !== undefined) c.set('principal', principal);
     await next();
   };
+}
+
+/**
+ * The check {@link authorize} makes, for a request served outside Hono (the
+ * `/mcp` socket lane): the principal behind the request (undefined without
+ * `auth`, or on a public route without good credentials), or a thrown
+ * {@link ApiProblem} (401, 503, 403).
+ */
+export async function admit(auth: ApiAuth | undefined, action: Action | 'public', request: Request, url: string): Promise<Principal | undefined> {
+  if (!auth) return undefined;
+  const outcome = await auth.authenticate(request);
+  if (action !== 'public') {
+    if (!outcome.ok) throw authFailure(auth, outcome, url);
+    const { principal } = outcome;
+    if (!can(principal, action)) {
+      throw new ApiProblem(problem('FORBIDDEN', `"${principal.id}" (roles: ${principal.roles.join(', ') || 'none'}) may not ${action}.`, { action }));
+    }
+  }
+  return outcome.ok ? outcome.principal : undefined;
 }
 
 /** The principal a request was authenticated as, if any. */

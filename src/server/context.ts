@@ -7,6 +7,7 @@
  * @module
  */
 import { Hono, type Handler, type MiddlewareHandler } from 'hono';
+import type { McpHttpHandler } from '../mcp/http.js';
 import type { RankWeights } from '../query/rank.js';
 import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
@@ -27,8 +28,12 @@ export interface ApiOptions {
   health?: HealthSource;
   /** Largest request body, bytes. @default 1048576 */
   maxBodyBytes?: number;
-  /** The MCP gateway's Streamable HTTP handler, served at `/mcp`; it is told the authenticated principal. */
-  mcp?: (request: Request, context: { principal?: Principal; lengthHeld?: boolean }) => Promise<Response>;
+  /**
+   * The MCP gateway's Streamable HTTP handler, served at `/mcp`; it is told
+   * the authenticated principal. One with a `direct` lane (`mcpHttpHandler`'s)
+   * answers POSTs to its open sessions straight off the socket under `listen()`.
+   */
+  mcp?: ((request: Request, context: { principal?: Principal; lengthHeld?: boolean }) => Promise<Response>) & Partial<Pick<McpHttpHandler, 'direct'>>;
   /**
    * Who is asking. Every route but `/health`, `/openapi.json` and
    * `/.well-known/oauth-protected-resource` needs a principal whose roles

@@ -47,22 +47,36 @@ const normalOrigin = (o: string) => o.trim().toLowerCase().replace(/\/$/, '');
  * A list left undefined is not checked.
  */
 export function hostGuard(allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): MiddlewareHandler {
-  const origins = allowedOrigins?.map(normalOrigin);
+  const refusal = hostRefusal(allowedHosts, allowedOrigins);
   return async (c, next) => {
+    const refused = refusal(c.req.url, (name) => c.req.header(name));
+    if (refused) throw refused;
+    await next();
+  };
+}
+
+/**
+ * The guard's check alone, for a request served outside Hono (the `/mcp`
+ * socket lane): the problem refusing a request with this URL and these
+ * headers, or undefined.
+ */
+export function hostRefusal(allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): (url: string, header: (name: string) => string | undefined) => ApiProblem | undefined {
+  const origins = allowedOrigins?.map(normalOrigin);
+  return (url, header) => {
     if (allowedHosts) {
       // the Node adapter builds the URL from Host, except for an absolute-form target (`GET http://evil.example/x`),
       // whose authority RFC 9112 puts above Host: both must be served here (an in-process Request may carry both too)
-      const urlHost = authority(new URL(c.req.url));
-      for (const host of new Set([c.req.header('host') ?? urlHost, urlHost])) {
+      const urlHost = authority(new URL(url));
+      for (const host of new Set([header('host') ?? urlHost, urlHost])) {
         if (!hostAllowed(host, allowedHosts)) {
-          throw new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
+          return new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
         }
       }
     }
-    const origin = c.req.header('origin');
+    const origin = header('origin');
     if (origins && origin !== undefined && !origins.includes(normalOrigin(origin))) {
-      throw new ApiProblem(problem('FORBIDDEN_ORIGIN', `Requests from origin "${origin}" are not allowed.`));
+      return new ApiProblem(problem('FORBIDDEN_ORIGIN', `Requests from origin "${origin}" are not allowed.`));
     }
-    await next();
+    return undefined;
   };
 }

@@ -35,6 +35,24 @@ export const statusClass = (status: number): string => `${Math.min(5, Math.max(1
  * @example app.use('*', httpMetrics(runtime.metrics))
  */
 export function httpMetrics(metrics: CallMetrics): MiddlewareHandler {
+  const record = httpRecorder(metrics);
+  return async (c, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      // a handler that threw is answered by onError (500) after this runs
+      record(c.req.method, routeTemplate(new URL(c.req.url).pathname), c.finalized ? c.res.status : 500, started);
+    }
+  };
+}
+
+/**
+ * What {@link httpMetrics} records of one request, for a request served
+ * outside Hono (the `/mcp` socket lane): its method, route template, status
+ * and start (`performance.now()`).
+ */
+export function httpRecorder(metrics: CallMetrics): (method: string, route: string, status: number, started: number) => void {
   const requests = metrics.metric(
     'toolcap_http_requests_total',
     (registers) => new Counter({ name: 'toolcap_http_requests_total', help: 'HTTP requests, by method, route template and status class.', labelNames: ['method', 'route', 'status_class'] as const, registers }),
@@ -50,17 +68,9 @@ export function httpMetrics(metrics: CallMetrics): MiddlewareHandler {
         registers,
       }),
   );
-  return async (c, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const method = METHODS.has(c.req.method) ? c.req.method : 'other';
-      const route = routeTemplate(new URL(c.req.url).pathname);
-      // a handler that threw is answered by onError (500) after this runs
-      const status = c.finalized ? c.res.status : 500;
-      requests.inc({ method, route, status_class: statusClass(status) });
-      duration.observe({ method, route }, (performance.now() - started) / 1000);
-    }
+  return (method, route, status, started) => {
+    const known = METHODS.has(method) ? method : 'other';
+    requests.inc({ method: known, route, status_class: statusClass(status) });
+    duration.observe({ method: known, route }, (performance.now() - started) / 1000);
   };
 }

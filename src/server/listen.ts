@@ -5,11 +5,12 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { socketLaneOf } from './mcp-lane.js';
 import { problem, problemResponse } from './problem.js';
 
 export interface ListenOptions {
@@ -57,7 +58,12 @@ export async function listen(app: Hono | ((port: number) => Hono), options: List
   const host = options.host ?? '127.0.0.1';
   let built: Hono | undefined = typeof app === 'function' ? undefined : app;
   const listener = getRequestListener((request, env) => (built ? built.fetch(request, env) : failed()), { errorHandler: unreadable });
-  const handle = (req: Parameters<typeof listener>[0], res: Parameters<typeof listener>[1]) => void listener(req, res);
+  let lane = built ? socketLaneOf(built) : undefined;
+  // a POST to an open MCP session is answered off the socket (mcp-lane.ts); everything else, and whatever the lane leaves, by the app
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (lane?.(req, res, () => void listener(req, res))) return;
+    void listener(req, res);
+  };
   const server: Server = options.tls ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handle) : createHttpServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -70,6 +76,7 @@ export async function listen(app: Hono | ((port: number) => Hono), options: List
   if (!built) {
     try {
       built = (app as (port: number) => Hono)(port);
+      lane = socketLaneOf(built);
     } catch (error) {
       server.close();
       throw error;

@@ -55,8 +55,11 @@ export function laneRequest(body: unknown, header: HeaderLookup): JSONRPCRequest
   return parsed.success ? parsed.data : undefined;
 }
 
-/** What a request on the lane got: its JSON-RPC response, or `closed` when the session ended first. */
-export type LaneOutcome = JSONRPCMessage | 'closed';
+/**
+ * What a request on the lane got: its JSON-RPC response; `closed` when the
+ * session ended first; `gone` when its client went away first.
+ */
+export type LaneOutcome = JSONRPCMessage | 'closed' | 'gone';
 
 /** The lane of one session's transport. Make it once, before the server connects. */
 export class DirectLane {
@@ -90,15 +93,19 @@ export class DirectLane {
 
   /**
    * Hand `message` to the session's server and wait for its response.
-   * `abandoned` receives a function that forgets the request (its client
-   * went away: a cancelled request is never answered).
+   * `abandoned` receives a function to call when the request's client went
+   * away: the wait ends at once with `gone`, and the response, when the
+   * call ends, is still taken here and dropped (the transport has no
+   * request of that id to answer: handed to it, it reported an error).
    */
   deliver(message: JSONRPCRequest, requestInfo: RequestInfo, abandoned?: (forget: () => void) => void): Promise<LaneOutcome> {
     return new Promise<LaneOutcome>((resolve) => {
       const id = message.id;
       this.#pending.set(id, resolve);
       abandoned?.(() => {
-        if (this.#pending.get(id) === resolve) this.#pending.delete(id);
+        if (this.#pending.get(id) !== resolve) return;
+        this.#pending.set(id, () => undefined);
+        resolve('gone');
       });
       const onmessage = this.#transport.onmessage;
       if (onmessage === undefined) {

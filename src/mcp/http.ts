@@ -239,6 +239,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const outcome = await sessions.use(sessionId, () => session.lane.deliver(message, { headers: post.headers, url: new URL(post.url) }, post.abandoned));
       // the session closed while the call ran: the transport's answer for a closed session
       if (outcome === 'closed') return jsonRpcErrorAnswer(404, -32001, 'Session not found');
+      // its client went away: the one quiet line the Web-standard path gives
+      if (outcome === 'gone') return failed(new DOMException('The client closed the request.', 'AbortError'), headerRequest());
       return { status: 200, headers: { 'content-type': 'application/json', 'mcp-session-id': sessionId }, body: JSON.stringify(outcome) };
     } catch (error) {
       return failed(error, headerRequest());

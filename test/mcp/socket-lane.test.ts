@@ -252,6 +252,36 @@ describe('DirectLane', () => {
     expect(lane.inFlight(1)).toBe(false);
   });
 
+  it('a request whose client went away ends its wait at once, and its late answer is dropped, not handed to the transport', async () => {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => 'sid', enableJsonResponse: true });
+    const lane = new DirectLane(transport);
+    const errors: Error[] = [];
+    const server = new Server({ name: 'slow', version: '1' }, { capabilities: { tools: {} } });
+    server.onerror = (error) => errors.push(error);
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      started();
+      await finished;
+      return { tools: [] };
+    });
+    await server.connect(transport);
+    let forget: (() => void) | undefined;
+    const outcome = lane.deliver({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { headers: {} }, (f) => (forget = f));
+    await running;
+    forget!();
+    // the wait ends before the call does (a session must not stay busy for a client that left)
+    expect(await outcome).toBe('gone');
+    expect(lane.inFlight(7)).toBe(true);
+    finish();
+    await waitFor(() => !lane.inFlight(7));
+    // the transport never saw the answer: it has no request 7 and would have reported "No connection established"
+    expect(errors).toEqual([]);
+    await transport.close();
+  });
+
   it('takes one request with the headers the transport accepts, and nothing else', () => {
     const ok = { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': VERSION } as Record<string, string>;
     const header = (h: Record<string, string>) => (name: string) => h[name];

@@ -28,8 +28,8 @@ import { createHmac } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
 import { run } from '../../src/cli/program.js';
 import { createToolcap } from '../../src/host.js';
 import type { TokenSet } from '../../src/runtime/oauth/token-client.js';
@@ -37,8 +37,12 @@ import { browse, CLIENT_SECRET, CLIENTS, startAuthServer, type TestAuthServer } 
 import { newKey } from '../runtime/oauth/fixture.js';
 import { cli } from './helpers.js';
 
-const CHILD = fileURLToPath(new URL('./toolcap-child.ts', import.meta.url));
-const VITE_NODE = fileURLToPath(new URL('../../node_modules/.bin/vite-node', import.meta.url));
+// the CLI compiled once for this file and run with node (through vite-node each start transpiled the sources again)
+let toolcapChild: ChildBundle;
+beforeAll(async () => {
+  toolcapChild = await bundleChild(new URL('./toolcap-child.ts', import.meta.url));
+});
+afterAll(() => toolcapChild.remove());
 const SIGNING_KEY = 'team-notes-signing-key-3b9e0c7f21';
 const SECRET_KEY = newKey();
 /** What the test sets in the environment (and restores afterwards). */
@@ -120,7 +124,7 @@ function dump(file: string): string {
 
 /** `toolcap serve` as its own process; resolves to its base URL. */
 function serve(): Promise<string> {
-  server = spawn(VITE_NODE, [CHILD, 'serve', '--config', config, '--port', '0'], { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [toolcapChild.file, 'serve', '--config', config, '--port', '0'], { env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise<string>((resolve, reject) => {
     server!.stdout!.on('data', (c: Buffer) => {

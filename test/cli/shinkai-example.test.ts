@@ -11,11 +11,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
 
-const CHILD = fileURLToPath(new URL('./toolcap-child.ts', import.meta.url));
-const VITE_NODE = fileURLToPath(new URL('../../node_modules/.bin/vite-node', import.meta.url));
+// the CLI compiled once for this file and run with node (through vite-node each start transpiled the sources again)
+let toolcapChild: ChildBundle;
+beforeAll(async () => {
+  toolcapChild = await bundleChild(new URL('./toolcap-child.ts', import.meta.url));
+});
+afterAll(() => toolcapChild.remove());
 const KEY = 'notes-signing-key-5f0c1a9e7d';
 
 let root: string;
@@ -42,7 +46,7 @@ function envWith(key: string | null): NodeJS.ProcessEnv {
 /** Run `toolcap ...args` as its own process. */
 function toolcap(args: string[], key: string | null = KEY): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(VITE_NODE, [CHILD, ...args], { env: envWith(key), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [toolcapChild.file, ...args], { env: envWith(key), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -99,7 +103,7 @@ describe('examples/shinkai through the HTTP API', () => {
   });
 
   it('calls the tool, sees the notes of the earlier processes, and shows result drift with the tool', async () => {
-    server = spawn(VITE_NODE, [CHILD, 'serve', '--config', config, '--port', '0'], { env: envWith(KEY), stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, [toolcapChild.file, 'serve', '--config', config, '--port', '0'], { env: envWith(KEY), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       server!.stdout!.on('data', (c: Buffer) => {

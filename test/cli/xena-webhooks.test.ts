@@ -10,11 +10,15 @@ import { createHmac } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
 
-const CHILD = fileURLToPath(new URL('./toolcap-child.ts', import.meta.url));
-const VITE_NODE = fileURLToPath(new URL('../../node_modules/.bin/vite-node', import.meta.url));
+// the CLI compiled once for this file and run with node (through vite-node each start transpiled the sources again)
+let toolcapChild: ChildBundle;
+beforeAll(async () => {
+  toolcapChild = await bundleChild(new URL('./toolcap-child.ts', import.meta.url));
+});
+afterAll(() => toolcapChild.remove());
 const SECRET = 'whsec-e2e-0123456789abcdef';
 const dir = mkdtempSync(join(tmpdir(), 'toolcap-xena-hooks-'));
 cpSync('examples/manifests', join(dir, 'manifests'), { recursive: true });
@@ -28,7 +32,7 @@ afterAll(() => {
 });
 
 function serve(configPath: string): { url: Promise<string>; exit: Promise<{ code: number | null; err: string }> } {
-  server = spawn(VITE_NODE, [CHILD, 'serve', '--config', configPath, '--port', '0'], { env: { ...process.env, MANUS_WEBHOOK_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [toolcapChild.file, 'serve', '--config', configPath, '--port', '0'], { env: { ...process.env, MANUS_WEBHOOK_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   server.stderr!.on('data', (c: Buffer) => (err += c.toString()));

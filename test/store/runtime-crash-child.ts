@@ -1,6 +1,6 @@
 /**
- * The runtime crash test's child (test/store/runtime-crash.test.ts), run
- * with vite-node: a Runtime over a real store (SQLite or PostgreSQL) with
+ * The runtime crash test's child (test/store/runtime-crash.test.ts),
+ * bundled by test/helpers/child-bundle.ts and run with node: a Runtime over a real store (SQLite or PostgreSQL) with
  * many concurrent writers: plain writes, approval-gated writes (asked for
  * and approved here) and reads. The fake provider leaves its effect (the
  * call id appended to a file) before answering. A line is printed for every

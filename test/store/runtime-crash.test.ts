@@ -14,19 +14,23 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from '../../src/registry/registry.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { AuditRecord, Store } from '../../src/store/types.js';
+import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
 import { PG_URL, dropSchema, probePostgres, schemaName } from './pg-helpers.js';
 
-const CHILD = fileURLToPath(new URL('./runtime-crash-child.ts', import.meta.url));
-const VITE_NODE = fileURLToPath(new URL('../../node_modules/.bin/vite-node', import.meta.url));
 const ROUNDS = 5;
+// compiled once for the file's ten kills (through vite-node each start transpiled the sources again)
+let child: ChildBundle;
+beforeAll(async () => {
+  child = await bundleChild(new URL('./runtime-crash-child.ts', import.meta.url));
+});
+afterAll(() => child.remove());
 
 const tool = (name: string, mode: 'read' | 'write', approval: boolean) => ({
   name,
@@ -47,18 +51,18 @@ interface Ack {
 
 function runChild(env: Record<string, unknown>, killAfter: number): Promise<{ acks: Ack[]; stderr: string; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(VITE_NODE, [CHILD], { env: { ...process.env, TOOLCAP_CRASH: JSON.stringify(env) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [child.file], { env: { ...process.env, TOOLCAP_CRASH: JSON.stringify(env) }, stdio: ['ignore', 'pipe', 'pipe'] });
     const acks: Ack[] = [];
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    createInterface({ input: child.stdout }).on('line', (line) => {
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    createInterface({ input: proc.stdout }).on('line', (line) => {
       const m = /^([WGR]) (\S+)(?: (\S+))?$/.exec(line);
       if (m) acks.push({ type: m[1] as Ack['type'], callId: m[2]!, ...(m[3] ? { approvalId: m[3] } : {}) });
       // counted in writes: reads are answered without waiting and would reach any count first
-      if (acks.filter((a) => a.type !== 'R').length >= killAfter && child.exitCode === null && !child.killed) child.kill('SIGKILL');
+      if (acks.filter((a) => a.type !== 'R').length >= killAfter && proc.exitCode === null && !proc.killed) proc.kill('SIGKILL');
     });
-    child.on('error', reject);
-    child.on('close', (_code, signal) => resolve({ acks, stderr, signal }));
+    proc.on('error', reject);
+    proc.on('close', (_code, signal) => resolve({ acks, stderr, signal }));
   });
 }
 

@@ -1,4 +1,4 @@
-// The child of sqlite-driver.test.ts's warning test: opens an in-memory
+// The child of sqlite-driver.test.ts's warning test (bundled by test/helpers/child-bundle.ts, run with node): opens an in-memory
 // database with every SQLite driver this Node can run (loading node:sqlite
 // where there is one), prints their names, then emits an unrelated
 // ExperimentalWarning, which must still be printed.

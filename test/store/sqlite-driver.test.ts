@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundleChild } from '../helpers/child-bundle.js';
 import { SQLITE_DRIVERS, availableSqliteDrivers, defaultSqliteDriver, openSqlite, resolveSqliteDriver, sqliteDriverMissing, type SqliteDatabase, type SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { sqliteCodeName } from '../../src/store/sqlite-codes.js';
 
-const VITE_NODE = fileURLToPath(new URL('../../node_modules/.bin/vite-node', import.meta.url));
-const CHILD = fileURLToPath(new URL('./sqlite-driver-child.ts', import.meta.url));
 const BETTER_SQLITE3 = fileURLToPath(new URL('../../node_modules/better-sqlite3', import.meta.url));
 
 const root = mkdtempSync(join(tmpdir(), 'toolcap-sqlite-driver-'));
@@ -303,8 +302,15 @@ describe.each(availableSqliteDrivers())('SQLite driver %s', (driver) => {
 });
 
 describe('node:sqlite loading', () => {
-  it('prints no ExperimentalWarning for node:sqlite, and lets other warnings through', () => {
-    const child = spawnSync(VITE_NODE, [CHILD], { encoding: 'utf8', timeout: 60_000 });
+  it('prints no ExperimentalWarning for node:sqlite, and lets other warnings through', async () => {
+    // bundled and run with node: vite-node would transpile the sources first (seconds on a loaded machine)
+    const bundle = await bundleChild(new URL('./sqlite-driver-child.ts', import.meta.url));
+    let child;
+    try {
+      child = spawnSync(process.execPath, [bundle.file], { encoding: 'utf8', timeout: 60_000 });
+    } finally {
+      bundle.remove();
+    }
     expect(child.status, child.stderr).toBe(0);
     expect(child.stdout.trim()).toBe(availableSqliteDrivers().join(' '));
     expect(child.stderr).not.toMatch(/SQLite is an experimental feature/);

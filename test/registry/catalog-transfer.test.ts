@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/model/hash.js';
 import { BuildMemo, catalogEtag } from '../../src/registry/build-memo.js';
 import { buildCatalog, catalogDocument } from '../../src/registry/catalog.js';
+import { documentEtag } from '../../src/registry/etag.js';
 import { nameOrder, NameOrder } from '../../src/registry/views.js';
 import { CatalogDecoder, CatalogEncoder, type BuiltMessage } from '../../src/registry/catalog-transfer.js';
 import { DEFAULT_LIMITS } from '../../src/source/source.js';
@@ -48,7 +48,7 @@ describe('CatalogEncoder', () => {
     expect((await send(4)).filter((i) => i.v !== undefined).map((i) => i.v!.name).sort()).toEqual(['b.one', 'b.zero']);
   });
 
-  it('the etag computed after encoding (re-imported values that serialise as before take the kept canonical text) is the document hash', async () => {
+  it('the etag computed after encoding (re-imported values that serialise as before take the kept tool digests) is the etag of the document', async () => {
     const tools = (gen: number) => Array.from({ length: 4 }, (_, i) => ({ name: `e.t${i}`, description: i === 1 ? `gen ${gen}` : `tool ${i}` }));
     write('e.json', tools(1));
     const memo = new BuildMemo();
@@ -59,7 +59,7 @@ describe('CatalogEncoder', () => {
       let etag = '';
       encoder.encode(1, result, () => (etag = catalogEtag(catalog, memo)), 0);
       const document = catalogDocument(catalog);
-      return { etag, want: contentHash({ bundles: catalog.bundles, tools: document.tools, skills: document.skills, agents: document.agents, jobs: document.jobs }) };
+      return { etag, want: documentEtag({ bundles: catalog.bundles, tools: document.tools, skills: document.skills, agents: document.agents, jobs: document.jobs }) };
     };
     const first = etagOf();
     expect(first.etag).toBe(first.want);

@@ -39,7 +39,7 @@ interface Head {
   diagnostics: Diagnostic[];
   unreadable: boolean;
   etag: string;
-  /** Loaded documents: path and dialect id; their texts travel beside (`texts`, same order). */
+  /** Loaded documents: path and dialect id; their texts travel beside (`texts`, same order; null: as in the last message). */
   documents: Array<[string, string]>;
   tools: number;
 }
@@ -49,7 +49,8 @@ export interface BuiltMessage {
   kind: 'built';
   id: number;
   head: string;
-  texts: string[];
+  /** Each loaded document's text, or null when it is the text the last message sent for that path (4.7 MB for 10,000 tools: not copied twice per reload for nothing). */
+  texts: Array<string | null>;
   buffer: ArrayBuffer;
   /** Byte offsets of the tool chunks in `buffer`: chunk i is [ends[i-1] ?? 0, ends[i]). */
   ends: number[];
@@ -77,8 +78,8 @@ const unwire = <T>(e: WireEntry<T>): Entry<T> => {
   return fieldOrigins ? { ...rest, fieldOrigins: new Map(fieldOrigins) } : rest;
 };
 
-/** The small part of a build as JSON, and the loaded documents' texts beside it. */
-function headOf(result: CatalogResult, etag: string): { head: string; texts: string[] } {
+/** The small part of a build as JSON, and the loaded documents' texts beside it (null: the text `sent` holds for that path). */
+function headOf(result: CatalogResult, etag: string, sent: Map<string, string>): { head: string; texts: Array<string | null> } {
   const { catalog } = result;
   const documents = [...catalog.documents];
   const head: Head = {
@@ -92,7 +93,10 @@ function headOf(result: CatalogResult, etag: string): { head: string; texts: str
     documents: documents.map(([path, d]) => [path, d.dialect.id]),
     tools: catalog.tools.length,
   };
-  return { head: JSON.stringify(head), texts: documents.map(([, d]) => d.file.text) };
+  const texts = documents.map(([path, d]) => (sent.get(path) === d.file.text ? null : d.file.text));
+  sent.clear();
+  for (const [path, d] of documents) sent.set(path, d.file.text);
+  return { head: JSON.stringify(head), texts };
 }
 
 /** What was sent for one entry: the entry, and the JSON of its rest once computed. */
@@ -112,6 +116,8 @@ interface Sent {
 export class CatalogEncoder {
   #sent: Sent[] = [];
   #at = new Map<string, number>();
+  /** The document texts of the last message, by path. */
+  readonly #texts = new Map<string, string>();
   readonly #order = new NameOrder();
   constructor(private readonly memo: BuildMemo) {}
 
@@ -182,7 +188,7 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag()),
+      ...headOf(result, etag(), this.#texts),
       buffer: buffer.buffer as ArrayBuffer,
       ends,
       stats: this.memo.stats,
@@ -198,7 +204,7 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag),
+      ...headOf(result, etag, this.#texts),
       buffer: new ArrayBuffer(0),
       ends: [],
       stats: this.memo.stats,
@@ -212,6 +218,7 @@ export class CatalogEncoder {
   reset(): void {
     this.#sent = [];
     this.#at = new Map();
+    this.#texts.clear();
   }
 }
 
@@ -227,6 +234,8 @@ export interface DecodedBuild {
 export class CatalogDecoder {
   /** The tool entries of the last message, in its order (what a run refers to). */
   #entries: ReadonlyArray<Entry<Tool>> = [];
+  /** The documents of the last message, by path (what a null text refers to; an unchanged one keeps its parsed positions). */
+  #documents = new Map<string, { text: string; ref?: SourceRef }>();
   constructor(private readonly limits: ParseLimits) {}
 
   /**
@@ -238,10 +247,22 @@ export class CatalogDecoder {
     await yieldNow();
     const head = JSON.parse(message.head) as Head;
     const documents = new Map<string, SourceRef>();
+    const known = new Map<string, { text: string; ref?: SourceRef }>();
+    const sources = new Map<string, string>();
     head.documents.forEach(([path, dialectId], i) => {
+      const sent = message.texts[i];
+      const last = sent === null ? this.#documents.get(path) : undefined;
+      // the worker and this side disagree: a bug; the caller falls back to an in-process build
+      if (sent === null && last === undefined) throw new Error(`build worker sent ${path} as unchanged; this side holds no text for it`);
+      const text = last?.text ?? sent ?? '';
       const dialect = getDialect(dialectId as Parameters<typeof getDialect>[0]);
-      if (dialect) documents.set(path, { file: lazyFile(path, message.texts[i] ?? '', this.limits), dialect });
+      // an unchanged document read the same way keeps its object (and the positions it parsed on demand)
+      const ref = !dialect ? undefined : last?.ref?.dialect === dialect ? last.ref : { file: lazyFile(path, text, this.limits), dialect };
+      if (ref) documents.set(path, ref);
+      known.set(path, ref ? { text, ref } : { text });
+      sources.set(path, text);
     });
+    this.#documents = known;
     const bytes = Buffer.from(message.buffer);
     const tools: Array<Entry<Tool>> = [];
     const last = this.#entries;
@@ -274,14 +295,13 @@ export class CatalogDecoder {
       jobs: head.jobs.map(unwire),
       documents,
     };
-    const sources = new Map<string, string>();
-    head.documents.forEach(([path], i) => sources.set(path, message.texts[i] ?? ''));
     return { result: { catalog, diagnostics: head.diagnostics, unreadable: head.unreadable, sources }, etag: head.etag, order: new Int32Array(message.order) };
   }
 
   /** Forget held entries (a new worker starts from nothing). */
   reset(): void {
     this.#entries = [];
+    this.#documents = new Map();
   }
 }
 

@@ -30,8 +30,9 @@ export interface BuildMemoStats {
 
 /** Per-tool results of one build, for one merged value at one place. */
 interface ToolMemo {
-  /** `file` + `pointer` of the tool's only origin: the same value elsewhere is located elsewhere. */
-  at: string;
+  /** The file and pointer of the tool's only origin: the same value elsewhere is located elsewhere. */
+  file: string;
+  pointer: string;
   completed: Tool;
   findings: readonly Diagnostic[];
 }
@@ -47,7 +48,7 @@ interface ToolMemo {
 export class BuildMemo {
   readonly imports = new ImportCache<LoadedDocument>();
   readonly #tools = new WeakMap<Tool, ToolMemo>();
-  readonly #digests = new WeakMap<object, Buffer>();
+  readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();
   #toolHits = 0;
   #toolMisses = 0;
@@ -59,18 +60,18 @@ export class BuildMemo {
 
   /**
    * The completed value and per-tool findings of a merged tool value found at
-   * `at`: reused when the same value was seen there last time, else computed
-   * by `run` and kept.
+   * `file` and `pointer`: reused when the same value was seen there last
+   * time, else computed by `run` and kept.
    */
-  tool(value: Tool, at: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
+  tool(value: Tool, file: string, pointer: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
     const kept = this.#tools.get(value);
-    if (kept && kept.at === at) {
+    if (kept && kept.file === file && kept.pointer === pointer) {
       this.#toolHits++;
       return kept;
     }
     this.#toolMisses++;
     const fresh = run();
-    this.#tools.set(value, { at, ...fresh });
+    this.#tools.set(value, { file, pointer, ...fresh });
     return fresh;
   }
 
@@ -97,7 +98,7 @@ export class BuildMemo {
   }
 
   /** `toolDigest(value)` (registry/etag.ts), kept per object (a completed tool is never changed after its build). */
-  digest(value: object): Buffer {
+  digest(value: object): string {
     let digest = this.#digests.get(value);
     if (digest === undefined) {
       digest = toolDigest(value);

@@ -99,12 +99,6 @@ function headOf(result: CatalogResult, etag: string, sent: Map<string, string>):
   return { head: JSON.stringify(head), texts };
 }
 
-/** What was sent for one entry: the entry, and the JSON of its rest once computed. */
-interface Sent {
-  entry: Entry<Tool>;
-  rest?: string;
-}
-
 /**
  * The worker's side: remembers what it sent last, so unchanged entries go as
  * runs of their places in the last message (`{"s":start,"n":count}`); a
@@ -114,8 +108,11 @@ interface Sent {
  * failing that, when both serialise to the same text as last time.
  */
 export class CatalogEncoder {
-  #sent: Sent[] = [];
-  #at = new Map<string, number>();
+  /** The tool entries of the last message, in its order, and the JSON of their rests once computed. */
+  #sent: ReadonlyArray<Entry<Tool>> = [];
+  #rests: Array<string | undefined> = [];
+  /** Key -> place in the last message; made only when a key is not at the place it had (a tool added or removed before it). */
+  #at: Map<string, number> | undefined;
   /** The document texts of the last message, by path. */
   readonly #texts = new Map<string, string>();
   readonly #order = new NameOrder();
@@ -130,8 +127,7 @@ export class CatalogEncoder {
     const { catalog } = result;
     const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
     if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
-    const sent: Sent[] = new Array<Sent>(catalog.tools.length);
-    const at = new Map<string, number>();
+    const rests = new Array<string | undefined>(catalog.tools.length);
     const chunks: string[] = [];
     let items: string[] = [];
     let runStart = -1;
@@ -148,19 +144,16 @@ export class CatalogEncoder {
       runLength = 0;
     };
     catalog.tools.forEach((entry, i) => {
-      const now: Sent = { entry };
-      sent[i] = now;
-      at.set(entry.key, i);
-      const j = this.#at.get(entry.key);
+      const j = this.#placeOf(entry.key, i);
       const before = j === undefined ? undefined : this.#sent[j];
       let value: string | undefined;
       let same = false;
       if (before !== undefined) {
-        if (before.entry.value === entry.value && sameRest(before.entry, entry)) same = true;
-        else if ((value = this.memo.json(entry.value)) === this.memo.json(before.entry.value)) {
-          this.memo.same(entry.value, before.entry.value);
-          now.rest = restJson(entry);
-          same = (before.rest ??= restJson(before.entry)) === now.rest;
+        if (before.value === entry.value && sameRest(before, entry)) same = true;
+        else if ((value = this.memo.json(entry.value)) === this.memo.json(before.value)) {
+          this.memo.same(entry.value, before.value);
+          // the rests field by field first: serialising both costs more than the values' comparison did
+          same = sameRest(before, entry) || (this.#rests[j!] ??= restJson(before)) === (rests[i] = restJson(entry));
         }
       }
       if (same) {
@@ -173,12 +166,13 @@ export class CatalogEncoder {
         return;
       }
       flush();
-      push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(now.rest ??= restJson(entry))}}`);
+      push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(rests[i] ??= restJson(entry))}}`);
     });
     flush();
     if (items.length > 0) chunks.push(`[${items.join(',')}]`);
-    this.#sent = sent;
-    this.#at = at;
+    this.#sent = catalog.tools.slice();
+    this.#rests = rests;
+    this.#at = undefined;
     const ends: number[] = [];
     let total = 0;
     for (const c of chunks) ends.push((total += Buffer.byteLength(c)));
@@ -195,6 +189,16 @@ export class CatalogEncoder {
       buildMs: performance.now() - started,
       order: this.#order.of(catalog.tools).buffer as ArrayBuffer,
     };
+  }
+
+  /** Where the entry with `key` was in the last message: `i` when it is still there, else looked up. */
+  #placeOf(key: string, i: number): number | undefined {
+    if (this.#sent[i]?.key === key) return i;
+    if (this.#at === undefined) {
+      this.#at = new Map();
+      for (let k = 0; k < this.#sent.length; k++) this.#at.set(this.#sent[k]!.key, k);
+    }
+    return this.#at.get(key);
   }
 
   /** One build as cloned entries (see `BuiltMessage.cloned`); the next build sends every entry in full. */
@@ -217,7 +221,8 @@ export class CatalogEncoder {
   /** Forget what was sent (the receiver lost its copy: a new worker, a dropped message). */
   reset(): void {
     this.#sent = [];
-    this.#at = new Map();
+    this.#rests = [];
+    this.#at = undefined;
     this.#texts.clear();
   }
 }

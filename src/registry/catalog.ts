@@ -90,7 +90,7 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
       const only = e.origins.length === 1 && !e.fieldOrigins ? e.origins[0] : undefined;
       if (memo && only) {
         // a value seen at the same place last build: its completion and findings are the same
-        ({ completed: value, findings } = memo.tool(e.value, `${only.file}#${only.pointer}`, () => {
+        ({ completed: value, findings } = memo.tool(e.value, only.file, only.pointer, () => {
           const completed = complete(e.value);
           return { completed, findings: toolFindings(completed, entryLocator('tool', e, merged.catalog.documents), checkSchema) };
         }));

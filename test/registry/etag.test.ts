@@ -24,7 +24,7 @@ describe('the snapshot etag', () => {
     const bytes = Buffer.concat([Buffer.from(`toolcap-etag/2\n${canonicalJson(rest)}\n`, 'utf8'), ...tools.map(digest)]);
     expect(snapshot.etag).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
     expect(snapshot.etag).toBe(documentEtag(snapshot.document));
-    expect(toolDigest(tools[0])).toEqual(digest(tools[0]));
+    expect(Buffer.from(toolDigest(tools[0]), 'latin1')).toEqual(digest(tools[0]));
   });
 
   it('is the same for equal documents made of other objects, in another key order', () => {

@@ -45,8 +45,8 @@ export function documentHash(document: SnapshotDocument): string {
 
 /** A read-only map whose backing Map cannot be reached, so it cannot be changed at run time either. */
 export class ReadonlyIndex<K, V> implements ReadonlyMap<K, V> {
-  readonly #map: Map<K, V>;
-  constructor(map: Map<K, V>) {
+  readonly #map: ReadonlyMap<K, V>;
+  constructor(map: ReadonlyMap<K, V>) {
     this.#map = map;
     Object.freeze(this);
   }

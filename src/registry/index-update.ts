@@ -60,11 +60,14 @@ export async function updateIndex(
   const changed: Array<Entry<Tool>> = [];
   const values: Tool[] = new Array<Tool>(tools.length);
   let kept = 0;
+  // the entry at the same place as before is the one its key held, when no key was repeated: no lookup
+  // (the maps may be overlays, a few lookups deep)
+  const last = before.size === previous.tools.length ? previous.tools : [];
   for (let i = 0; i < tools.length; i++) {
     if ((i & 1023) === 0) await pause();
     const entry = tools[i]!;
     values[i] = entry.value;
-    if (before.get(entry.key) === entry) kept++;
+    if (last[i] === entry || before.get(entry.key) === entry) kept++;
     else changed.push(entry);
   }
   if (changed.length > tools.length * MOST_CHANGED || changed.some((e) => hasSchemaDefs(e.value))) return undefined;
@@ -114,14 +117,21 @@ export async function updateIndex(
   for (const e of replaced) names.add(e.value.name);
   for (const e of gone) names.add(e.value.name);
   const lists = new Map<string, Tool[]>();
-  for (let i = 0; i < values.length; i++) {
-    if ((i & 1023) === 0) await pause();
-    const value = values[i]!;
-    if (!names.has(value.name)) continue;
-    const list = lists.get(value.name);
-    if (!list) lists.set(value.name, [value]);
-    else if (scoped(value)) list.push(value);
-    else list.unshift(value); // the shared version first
+  if (!refill && gone.length === 0) {
+    // the same keys in the same places: each list is the previous one with the replaced values put in
+    const put = new Map<Tool, Tool>();
+    changed.forEach((entry, k) => put.set(replaced[k]!.value, entry.value));
+    for (const name of names) lists.set(name, previous.byName.get(name)!.map((t) => put.get(t) ?? t));
+  } else {
+    for (let i = 0; i < values.length; i++) {
+      if ((i & 1023) === 0) await pause();
+      const value = values[i]!;
+      if (!names.has(value.name)) continue;
+      const list = lists.get(value.name);
+      if (!list) lists.set(value.name, [value]);
+      else if (scoped(value)) list.push(value);
+      else list.unshift(value); // the shared version first
+    }
   }
   for (const list of lists.values()) Object.freeze(list);
   let byName: ReadonlyMap<string, readonly Tool[]>;

@@ -14,6 +14,7 @@ import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { LoadedDocument } from '../load/loader.js';
+import type { OriginCache } from './merge.js';
 import { etagOf, toolDigest } from './etag.js';
 
 /** Counters of one build memo (tests assert on these, not on timing). */
@@ -47,6 +48,8 @@ interface ToolMemo {
  */
 export class BuildMemo {
   readonly imports = new ImportCache<LoadedDocument>();
+  /** Origins per loaded document, so an unchanged file's entries carry the same origin objects (registry/merge.ts). */
+  readonly origins: OriginCache = new WeakMap();
   readonly #tools = new WeakMap<Tool, ToolMemo>();
   readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();

@@ -76,7 +76,7 @@ export interface CatalogResult {
  */
 export function buildCatalog(layers: readonly LayerInput[], options: CatalogOptions = {}): CatalogResult {
   const loaded = loadLayers(layers, options.memo ? { ...options, cache: options.memo.imports } : options);
-  const merged = mergeLayers(loaded.layers);
+  const merged = mergeLayers(loaded.layers, options.memo?.origins);
   const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
   const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
   /** Per-tool findings already found while completing (memoised builds). */

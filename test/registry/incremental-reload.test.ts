@@ -147,6 +147,23 @@ describe('an incremental reload equals a full build', () => {
     }
   });
 
+  it('an unchanged file keeps its entries\' origin objects between builds; a changed file\'s entries get new, equal ones', () => {
+    const folders = catalogFolders();
+    const memo = new BuildMemo();
+    const first = buildCatalog(folders.paths, { memo }).catalog.tools;
+    write(join(folders.base, 'b.json'), tools('b', 1));
+    const second = buildCatalog(folders.paths, { memo }).catalog.tools;
+    const before = new Map(first.map((e) => [e.key, e.origins]));
+    const inFile = (name: string) => second.filter((e) => e.origins[0]!.file.endsWith(name));
+    expect(inFile('a.json').length).toBeGreaterThan(0);
+    for (const e of inFile('a.json')) expect(e.origins[0]).toBe(before.get(e.key)![0]);
+    for (const e of inFile('b.json')) {
+      expect(e.origins[0]).toEqual(before.get(e.key)![0]);
+      expect(e.origins[0]).not.toBe(before.get(e.key)![0]);
+    }
+    expect(second).toEqual(buildCatalog(folders.paths).catalog.tools);
+  });
+
   it('updateIndex, given decoded entries that are mostly the previous ones, equals indexing afresh', async () => {
     const folders = catalogFolders();
     const decode = workerTransfer(folders.paths);

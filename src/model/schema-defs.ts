@@ -34,7 +34,12 @@ export const SCHEMA_FIELDS = ['inputSchema', 'outputSchema', 'configSchema'] as 
  * tool's components, shared by identity with other tools in memory).
  */
 export function hasSchemaDefs(tool: Tool): boolean {
-  return SCHEMA_FIELDS.some((field) => isPlainObject(tool[field]) && '$defs' in (tool[field] as object));
+  // a plain loop: a reload asks this of every tool, several times
+  for (const field of SCHEMA_FIELDS) {
+    const schema = tool[field];
+    if (isPlainObject(schema) && '$defs' in schema) return true;
+  }
+  return false;
 }
 
 /** A document-level table of definitions, by name. */

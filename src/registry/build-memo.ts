@@ -4,19 +4,18 @@
  * hash (load/import-cache.ts), and, for every tool whose merged value is the
  * very object the last build saw (its file was a cache hit and no other
  * layer touched it), its completed value, its per-tool findings and its
- * canonical JSON (for the snapshot's etag). Everything kept is a pure
+ * digest for the snapshot's etag (registry/etag.ts). Everything kept is a pure
  * function of what it is keyed by; the keys are the imported objects
  * themselves (WeakMaps), so dropped files take their memos with them.
  * @module
  */
-import { createHash } from 'node:crypto';
 import { ImportCache } from '../load/import-cache.js';
-import { HASH_PREFIX } from '../model/hash.js';
 import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { canonicalJson } from '../model/objects.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { LoadedDocument } from '../load/loader.js';
+import type { OriginCache } from './merge.js';
+import { etagOf, toolDigest } from './etag.js';
 
 /** Counters of one build memo (tests assert on these, not on timing). */
 export interface BuildMemoStats {
@@ -32,8 +31,9 @@ export interface BuildMemoStats {
 
 /** Per-tool results of one build, for one merged value at one place. */
 interface ToolMemo {
-  /** `file` + `pointer` of the tool's only origin: the same value elsewhere is located elsewhere. */
-  at: string;
+  /** The file and pointer of the tool's only origin: the same value elsewhere is located elsewhere. */
+  file: string;
+  pointer: string;
   completed: Tool;
   findings: readonly Diagnostic[];
 }
@@ -48,8 +48,10 @@ interface ToolMemo {
  */
 export class BuildMemo {
   readonly imports = new ImportCache<LoadedDocument>();
+  /** Origins per loaded document, so an unchanged file's entries carry the same origin objects (registry/merge.ts). */
+  readonly origins: OriginCache = new WeakMap();
   readonly #tools = new WeakMap<Tool, ToolMemo>();
-  readonly #json = new WeakMap<object, string>();
+  readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();
   #toolHits = 0;
   #toolMisses = 0;
@@ -61,18 +63,18 @@ export class BuildMemo {
 
   /**
    * The completed value and per-tool findings of a merged tool value found at
-   * `at`: reused when the same value was seen there last time, else computed
-   * by `run` and kept.
+   * `file` and `pointer`: reused when the same value was seen there last
+   * time, else computed by `run` and kept.
    */
-  tool(value: Tool, at: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
+  tool(value: Tool, file: string, pointer: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
     const kept = this.#tools.get(value);
-    if (kept && kept.at === at) {
+    if (kept && kept.file === file && kept.pointer === pointer) {
       this.#toolHits++;
       return kept;
     }
     this.#toolMisses++;
     const fresh = run();
-    this.#tools.set(value, { at, ...fresh });
+    this.#tools.set(value, { file, pointer, ...fresh });
     return fresh;
   }
 
@@ -88,32 +90,33 @@ export class BuildMemo {
 
   /**
    * Tell the memo that `value` serialises (`JSON.stringify`) exactly as `as`
-   * does, so its canonical JSON is the one kept for `as`, if any: a tool of a
-   * re-imported file that did not change is not serialised canonically again.
-   * Tool values are plain JSON data, for which equal texts mean equal content.
+   * does, so its etag digest is the one kept for `as`, if any: a tool of a
+   * re-imported file that did not change is not hashed again. Tool values
+   * are plain JSON data, for which equal texts mean equal content.
    */
   same(value: object, as: object): void {
-    if (value === as || this.#json.has(value)) return;
-    const text = this.#json.get(as);
-    if (text !== undefined) this.#json.set(value, text);
+    if (value === as || this.#digests.has(value)) return;
+    const digest = this.#digests.get(as);
+    if (digest !== undefined) this.#digests.set(value, digest);
   }
 
-  /** `canonicalJson(value)`, kept per object (a completed tool is never changed after its build). */
-  canonicalJson(value: object): string {
-    let text = this.#json.get(value);
-    if (text === undefined) {
-      text = canonicalJson(value);
-      this.#json.set(value, text);
+  /** `toolDigest(value)` (registry/etag.ts), kept per object (a completed tool is never changed after its build). */
+  digest(value: object): string {
+    let digest = this.#digests.get(value);
+    if (digest === undefined) {
+      digest = toolDigest(value);
+      this.#digests.set(value, digest);
     }
-    return text;
+    return digest;
   }
 }
 
 /**
  * The etag of the document a snapshot of `catalog` serves: the same value as
- * `contentHash(snapshot.document)`, with each tool's canonical JSON taken
- * from the memo (so an unchanged tool is not serialised again). Empty when
- * tools carry schema definitions: the snapshot then hashes the shared form.
+ * `documentEtag(snapshot.document)` (registry/etag.ts), with each tool's
+ * digest taken from the memo (so an unchanged tool is not hashed again).
+ * Empty when tools carry schema definitions: the snapshot then hashes the
+ * shared form.
  */
 export function catalogEtag(
   catalog: {
@@ -127,11 +130,7 @@ export function catalogEtag(
 ): string {
   // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
   if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return '';
-  const hash = createHash('sha256');
   const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
-  // canonicalJson of { bundles, tools, skills, agents, jobs }: keys in sorted order, tools one by one
-  hash.update(`{"agents":${canonicalJson(values(catalog.agents))},"bundles":${canonicalJson(catalog.bundles)},"jobs":${canonicalJson(values(catalog.jobs))},"skills":${canonicalJson(values(catalog.skills))},"tools":[`);
-  catalog.tools.forEach((entry, i) => hash.update(i === 0 ? memo.canonicalJson(entry.value) : `,${memo.canonicalJson(entry.value)}`));
-  hash.update(']}');
-  return HASH_PREFIX + hash.digest('hex');
+  const rest = { bundles: catalog.bundles, skills: values(catalog.skills), agents: values(catalog.agents), jobs: values(catalog.jobs) };
+  return etagOf(rest, catalog.tools.map((entry) => memo.digest(entry.value)));
 }

@@ -39,7 +39,7 @@ interface Head {
   diagnostics: Diagnostic[];
   unreadable: boolean;
   etag: string;
-  /** Loaded documents: path and dialect id; their texts travel beside (`texts`, same order). */
+  /** Loaded documents: path and dialect id; their texts travel beside (`texts`, same order; null: as in the last message). */
   documents: Array<[string, string]>;
   tools: number;
 }
@@ -49,7 +49,8 @@ export interface BuiltMessage {
   kind: 'built';
   id: number;
   head: string;
-  texts: string[];
+  /** Each loaded document's text, or null when it is the text the last message sent for that path (4.7 MB for 10,000 tools: not copied twice per reload for nothing). */
+  texts: Array<string | null>;
   buffer: ArrayBuffer;
   /** Byte offsets of the tool chunks in `buffer`: chunk i is [ends[i-1] ?? 0, ends[i]). */
   ends: number[];
@@ -77,8 +78,8 @@ const unwire = <T>(e: WireEntry<T>): Entry<T> => {
   return fieldOrigins ? { ...rest, fieldOrigins: new Map(fieldOrigins) } : rest;
 };
 
-/** The small part of a build as JSON, and the loaded documents' texts beside it. */
-function headOf(result: CatalogResult, etag: string): { head: string; texts: string[] } {
+/** The small part of a build as JSON, and the loaded documents' texts beside it (null: the text `sent` holds for that path). */
+function headOf(result: CatalogResult, etag: string, sent: Map<string, string>): { head: string; texts: Array<string | null> } {
   const { catalog } = result;
   const documents = [...catalog.documents];
   const head: Head = {
@@ -92,13 +93,10 @@ function headOf(result: CatalogResult, etag: string): { head: string; texts: str
     documents: documents.map(([path, d]) => [path, d.dialect.id]),
     tools: catalog.tools.length,
   };
-  return { head: JSON.stringify(head), texts: documents.map(([, d]) => d.file.text) };
-}
-
-/** What was sent for one entry: the entry, and the JSON of its rest once computed. */
-interface Sent {
-  entry: Entry<Tool>;
-  rest?: string;
+  const texts = documents.map(([path, d]) => (sent.get(path) === d.file.text ? null : d.file.text));
+  sent.clear();
+  for (const [path, d] of documents) sent.set(path, d.file.text);
+  return { head: JSON.stringify(head), texts };
 }
 
 /**
@@ -110,8 +108,13 @@ interface Sent {
  * failing that, when both serialise to the same text as last time.
  */
 export class CatalogEncoder {
-  #sent: Sent[] = [];
-  #at = new Map<string, number>();
+  /** The tool entries of the last message, in its order, and the JSON of their rests once computed. */
+  #sent: ReadonlyArray<Entry<Tool>> = [];
+  #rests: Array<string | undefined> = [];
+  /** Key -> place in the last message; made only when a key is not at the place it had (a tool added or removed before it). */
+  #at: Map<string, number> | undefined;
+  /** The document texts of the last message, by path. */
+  readonly #texts = new Map<string, string>();
   readonly #order = new NameOrder();
   constructor(private readonly memo: BuildMemo) {}
 
@@ -124,8 +127,7 @@ export class CatalogEncoder {
     const { catalog } = result;
     const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
     if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
-    const sent: Sent[] = new Array<Sent>(catalog.tools.length);
-    const at = new Map<string, number>();
+    const rests = new Array<string | undefined>(catalog.tools.length);
     const chunks: string[] = [];
     let items: string[] = [];
     let runStart = -1;
@@ -142,19 +144,16 @@ export class CatalogEncoder {
       runLength = 0;
     };
     catalog.tools.forEach((entry, i) => {
-      const now: Sent = { entry };
-      sent[i] = now;
-      at.set(entry.key, i);
-      const j = this.#at.get(entry.key);
+      const j = this.#placeOf(entry.key, i);
       const before = j === undefined ? undefined : this.#sent[j];
       let value: string | undefined;
       let same = false;
       if (before !== undefined) {
-        if (before.entry.value === entry.value && sameRest(before.entry, entry)) same = true;
-        else if ((value = this.memo.json(entry.value)) === this.memo.json(before.entry.value)) {
-          this.memo.same(entry.value, before.entry.value);
-          now.rest = restJson(entry);
-          same = (before.rest ??= restJson(before.entry)) === now.rest;
+        if (before.value === entry.value && sameRest(before, entry)) same = true;
+        else if ((value = this.memo.json(entry.value)) === this.memo.json(before.value)) {
+          this.memo.same(entry.value, before.value);
+          // the rests field by field first: serialising both costs more than the values' comparison did
+          same = sameRest(before, entry) || (this.#rests[j!] ??= restJson(before)) === (rests[i] = restJson(entry));
         }
       }
       if (same) {
@@ -167,12 +166,13 @@ export class CatalogEncoder {
         return;
       }
       flush();
-      push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(now.rest ??= restJson(entry))}}`);
+      push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(rests[i] ??= restJson(entry))}}`);
     });
     flush();
     if (items.length > 0) chunks.push(`[${items.join(',')}]`);
-    this.#sent = sent;
-    this.#at = at;
+    this.#sent = catalog.tools.slice();
+    this.#rests = rests;
+    this.#at = undefined;
     const ends: number[] = [];
     let total = 0;
     for (const c of chunks) ends.push((total += Buffer.byteLength(c)));
@@ -182,13 +182,23 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag()),
+      ...headOf(result, etag(), this.#texts),
       buffer: buffer.buffer as ArrayBuffer,
       ends,
       stats: this.memo.stats,
       buildMs: performance.now() - started,
       order: this.#order.of(catalog.tools).buffer as ArrayBuffer,
     };
+  }
+
+  /** Where the entry with `key` was in the last message: `i` when it is still there, else looked up. */
+  #placeOf(key: string, i: number): number | undefined {
+    if (this.#sent[i]?.key === key) return i;
+    if (this.#at === undefined) {
+      this.#at = new Map();
+      for (let k = 0; k < this.#sent.length; k++) this.#at.set(this.#sent[k]!.key, k);
+    }
+    return this.#at.get(key);
   }
 
   /** One build as cloned entries (see `BuiltMessage.cloned`); the next build sends every entry in full. */
@@ -198,7 +208,7 @@ export class CatalogEncoder {
     return {
       kind: 'built',
       id,
-      ...headOf(result, etag),
+      ...headOf(result, etag, this.#texts),
       buffer: new ArrayBuffer(0),
       ends: [],
       stats: this.memo.stats,
@@ -211,7 +221,9 @@ export class CatalogEncoder {
   /** Forget what was sent (the receiver lost its copy: a new worker, a dropped message). */
   reset(): void {
     this.#sent = [];
-    this.#at = new Map();
+    this.#rests = [];
+    this.#at = undefined;
+    this.#texts.clear();
   }
 }
 
@@ -227,6 +239,8 @@ export interface DecodedBuild {
 export class CatalogDecoder {
   /** The tool entries of the last message, in its order (what a run refers to). */
   #entries: ReadonlyArray<Entry<Tool>> = [];
+  /** The documents of the last message, by path (what a null text refers to; an unchanged one keeps its parsed positions). */
+  #documents = new Map<string, { text: string; ref?: SourceRef }>();
   constructor(private readonly limits: ParseLimits) {}
 
   /**
@@ -238,10 +252,22 @@ export class CatalogDecoder {
     await yieldNow();
     const head = JSON.parse(message.head) as Head;
     const documents = new Map<string, SourceRef>();
+    const known = new Map<string, { text: string; ref?: SourceRef }>();
+    const sources = new Map<string, string>();
     head.documents.forEach(([path, dialectId], i) => {
+      const sent = message.texts[i];
+      const last = sent === null ? this.#documents.get(path) : undefined;
+      // the worker and this side disagree: a bug; the caller falls back to an in-process build
+      if (sent === null && last === undefined) throw new Error(`build worker sent ${path} as unchanged; this side holds no text for it`);
+      const text = last?.text ?? sent ?? '';
       const dialect = getDialect(dialectId as Parameters<typeof getDialect>[0]);
-      if (dialect) documents.set(path, { file: lazyFile(path, message.texts[i] ?? '', this.limits), dialect });
+      // an unchanged document read the same way keeps its object (and the positions it parsed on demand)
+      const ref = !dialect ? undefined : last?.ref?.dialect === dialect ? last.ref : { file: lazyFile(path, text, this.limits), dialect };
+      if (ref) documents.set(path, ref);
+      known.set(path, ref ? { text, ref } : { text });
+      sources.set(path, text);
     });
+    this.#documents = known;
     const bytes = Buffer.from(message.buffer);
     const tools: Array<Entry<Tool>> = [];
     const last = this.#entries;
@@ -274,14 +300,13 @@ export class CatalogDecoder {
       jobs: head.jobs.map(unwire),
       documents,
     };
-    const sources = new Map<string, string>();
-    head.documents.forEach(([path], i) => sources.set(path, message.texts[i] ?? ''));
     return { result: { catalog, diagnostics: head.diagnostics, unreadable: head.unreadable, sources }, etag: head.etag, order: new Int32Array(message.order) };
   }
 
   /** Forget held entries (a new worker starts from nothing). */
   reset(): void {
     this.#entries = [];
+    this.#documents = new Map();
   }
 }
 

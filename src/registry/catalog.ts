@@ -76,7 +76,7 @@ export interface CatalogResult {
  */
 export function buildCatalog(layers: readonly LayerInput[], options: CatalogOptions = {}): CatalogResult {
   const loaded = loadLayers(layers, options.memo ? { ...options, cache: options.memo.imports } : options);
-  const merged = mergeLayers(loaded.layers);
+  const merged = mergeLayers(loaded.layers, options.memo?.origins);
   const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
   const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
   /** Per-tool findings already found while completing (memoised builds). */
@@ -90,7 +90,7 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
       const only = e.origins.length === 1 && !e.fieldOrigins ? e.origins[0] : undefined;
       if (memo && only) {
         // a value seen at the same place last build: its completion and findings are the same
-        ({ completed: value, findings } = memo.tool(e.value, `${only.file}#${only.pointer}`, () => {
+        ({ completed: value, findings } = memo.tool(e.value, only.file, only.pointer, () => {
           const completed = complete(e.value);
           return { completed, findings: toolFindings(completed, entryLocator('tool', e, merged.catalog.documents), checkSchema) };
         }));

@@ -1,9 +1,10 @@
 /**
  * A snapshot's indexes made from the previous snapshot's, when most tool
  * entries are the very objects the previous build had (the build worker's
- * decoder hands back unchanged entries as they were): the maps are copied
- * and only the keys and names that changed are redone, instead of indexing
- * every tool again. The previous indexes are not touched (snapshots stay
+ * decoder hands back unchanged entries as they were): the maps are the
+ * previous ones with the changed keys and names laid over them
+ * (registry/overlay-map.ts), instead of indexing every tool again or copying
+ * every map. The previous indexes are not touched (snapshots stay
  * immutable); the result equals what `indexTools` gives for the same tools
  * (a test holds the two equal).
  * @module
@@ -12,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Tool } from '../model/schema.js';
 import type { Entry } from './merge.js';
+import { OverlayMap } from './overlay-map.js';
 import type { SnapshotIndex } from './snapshot-index.js';
 import { toolViewSteps } from './views.js';
 import { replacedViews } from './views-update.js';
@@ -20,6 +22,17 @@ import { replacedViews } from './views-update.js';
 const MOST_CHANGED = 0.25;
 
 const scoped = (t: Tool | undefined) => (t?.scope?.personas?.length ?? 0) > 0;
+
+/** Whether the keys of `tools` are not those of `previous`, in the same order, less the keys in `gone`. */
+function moved(previous: ReadonlyArray<Entry<Tool>>, tools: ReadonlyArray<Entry<Tool>>, gone: ReadonlySet<string>): boolean {
+  let j = 0;
+  for (const entry of tools) {
+    while (j < previous.length && gone.has(previous[j]!.key)) j++;
+    if (previous[j]?.key !== entry.key) return true;
+    j++;
+  }
+  return false;
+}
 
 /**
  * The indexes of `tools` made from `previous` (the serving snapshot's), in
@@ -47,21 +60,24 @@ export async function updateIndex(
   const changed: Array<Entry<Tool>> = [];
   const values: Tool[] = new Array<Tool>(tools.length);
   let kept = 0;
+  // the entry at the same place as before is the one its key held, when no key was repeated: no lookup
+  // (the maps may be overlays, a few lookups deep)
+  const last = before.size === previous.tools.length ? previous.tools : [];
   for (let i = 0; i < tools.length; i++) {
     if ((i & 1023) === 0) await pause();
     const entry = tools[i]!;
     values[i] = entry.value;
-    if (before.get(entry.key) === entry) kept++;
+    if (last[i] === entry || before.get(entry.key) === entry) kept++;
     else changed.push(entry);
   }
   if (changed.length > tools.length * MOST_CHANGED || changed.some((e) => hasSchemaDefs(e.value))) return undefined;
   // what was there before and is replaced (same key) or gone (key dropped); keys new to the catalog
   const replaced: Array<Entry<Tool>> = [];
-  let added = false;
+  let refill = false; // a key new to the catalog, or keys that moved: the maps are made afresh
   for (const entry of changed) {
     const old = before.get(entry.key);
     if (old) replaced.push(old);
-    else added = true;
+    else refill = true; // a new key
   }
   const gone: Array<Entry<Tool>> = [];
   if (before.size > kept + replaced.length) {
@@ -70,31 +86,26 @@ export async function updateIndex(
     for (const entry of tools) now.add(entry.key);
     for (const [key, old] of before) if (!now.has(key)) gone.push(old);
   }
-  await pause();
   // the maps keep merge order, as a fresh indexing makes them: replacing a key keeps its place and
-  // dropping one keeps the others' order; a new key has its place in merge order, so then they are refilled
-  let entries: Map<string, Entry<Tool>>;
-  let byKey: Map<string, Tool>;
-  if (added) {
-    entries = new Map();
-    byKey = new Map();
+  // dropping one keeps the others' order; a new key has its place in merge order, and keys that moved
+  // (tools reordered in a file) have new places, so then they are refilled
+  if (!refill) refill = moved(previous.tools, tools, new Set(gone.map((old) => old.key)));
+  await pause();
+  let entries: ReadonlyMap<string, Entry<Tool>>;
+  let byKey: ReadonlyMap<string, Tool>;
+  if (refill) {
+    const [newEntries, newByKey] = [new Map<string, Entry<Tool>>(), new Map<string, Tool>()];
     for (let i = 0; i < tools.length; i++) {
       if ((i & 1023) === 0) await pause();
       const entry = tools[i]!;
-      entries.set(entry.key, entry);
-      byKey.set(entry.key, entry.value);
+      newEntries.set(entry.key, entry);
+      newByKey.set(entry.key, entry.value);
     }
+    [entries, byKey] = [newEntries, newByKey];
   } else {
-    entries = new Map(before);
-    byKey = new Map(previous.byKey);
-    for (const old of gone) {
-      entries.delete(old.key);
-      byKey.delete(old.key);
-    }
-    for (const entry of changed) {
-      entries.set(entry.key, entry);
-      byKey.set(entry.key, entry.value);
-    }
+    const goneKeys = gone.map((old) => old.key);
+    entries = OverlayMap.over(before, changed.map((entry) => [entry.key, entry] as const), goneKeys);
+    byKey = OverlayMap.over(previous.byKey, changed.map((entry) => [entry.key, entry.value] as const), goneKeys);
   }
   // a repeated key: the maps would hold fewer than the tools; let a fresh indexing decide as it always has
   if (entries.size !== tools.length) return undefined;
@@ -106,32 +117,39 @@ export async function updateIndex(
   for (const e of replaced) names.add(e.value.name);
   for (const e of gone) names.add(e.value.name);
   const lists = new Map<string, Tool[]>();
-  for (let i = 0; i < values.length; i++) {
-    if ((i & 1023) === 0) await pause();
-    const value = values[i]!;
-    if (!names.has(value.name)) continue;
-    const list = lists.get(value.name);
-    if (!list) lists.set(value.name, [value]);
-    else if (scoped(value)) list.push(value);
-    else list.unshift(value); // the shared version first
+  if (!refill && gone.length === 0) {
+    // the same keys in the same places: each list is the previous one with the replaced values put in
+    const put = new Map<Tool, Tool>();
+    changed.forEach((entry, k) => put.set(replaced[k]!.value, entry.value));
+    for (const name of names) lists.set(name, previous.byName.get(name)!.map((t) => put.get(t) ?? t));
+  } else {
+    for (let i = 0; i < values.length; i++) {
+      if ((i & 1023) === 0) await pause();
+      const value = values[i]!;
+      if (!names.has(value.name)) continue;
+      const list = lists.get(value.name);
+      if (!list) lists.set(value.name, [value]);
+      else if (scoped(value)) list.push(value);
+      else list.unshift(value); // the shared version first
+    }
   }
   for (const list of lists.values()) Object.freeze(list);
-  let byName: Map<string, Tool[]>;
-  if (added) {
+  let byName: ReadonlyMap<string, readonly Tool[]>;
+  if (refill) {
     // names in order of first appearance, as indexTools adds them
-    byName = new Map();
+    const newByName = new Map<string, readonly Tool[]>();
     for (let i = 0; i < values.length; i++) {
       if ((i & 1023) === 0) await pause();
       const name = values[i]!.name;
-      if (!byName.has(name)) byName.set(name, lists.get(name) ?? previous.byName.get(name)!);
+      if (!newByName.has(name)) newByName.set(name, lists.get(name) ?? previous.byName.get(name)!);
     }
+    byName = newByName;
   } else {
-    byName = new Map(previous.byName);
-    for (const name of names) {
-      const list = lists.get(name);
-      if (list) byName.set(name, list);
-      else byName.delete(name);
-    }
+    byName = OverlayMap.over(
+      previous.byName,
+      [...lists],
+      [...names].filter((name) => !lists.has(name)),
+    );
   }
   // personas change only when a scoped tool came or went
   let personas = previous.personas;

@@ -123,8 +123,40 @@ function hasPath(obj: object, path: string): boolean {
   return isPlainObject(v) && v[sub] !== undefined;
 }
 
-/** Merge layers in order. Duplicates within one layer are errors; the first is kept. */
-export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog; diagnostics: Diagnostic[] } {
+/**
+ * Origins kept between the builds of one registry (registry/build-memo.ts),
+ * per loaded document and the layer it was read in: the import cache hands
+ * back the very document while its file is unchanged, so that file's entries
+ * carry the very origin objects of the last build, and the build worker's
+ * encoder finds them unchanged by identity instead of field by field
+ * (registry/entry-compare.ts). Origins are never changed once made.
+ */
+export type OriginCache = WeakMap<LoadedDocument, { layer: number; source: string; byPointer: Map<string, Origin> }>;
+
+function keptOrigins(doc: LoadedDocument, layer: Layer, cache: OriginCache | undefined): (pointer: string) => Origin {
+  const make = (pointer: string): Origin => ({ file: doc.file.path, pointer, dialect: doc.dialect.id, layer: layer.index, source: layer.source });
+  if (!cache) return make;
+  let kept = cache.get(doc);
+  if (!kept || kept.layer !== layer.index || kept.source !== layer.source) {
+    kept = { layer: layer.index, source: layer.source, byPointer: new Map() };
+    cache.set(doc, kept);
+  }
+  const { byPointer } = kept;
+  return (pointer) => {
+    let origin = byPointer.get(pointer);
+    if (!origin) {
+      origin = make(pointer);
+      byPointer.set(pointer, origin);
+    }
+    return origin;
+  };
+}
+
+/**
+ * Merge layers in order. Duplicates within one layer are errors; the first is
+ * kept. `origins`: kept between the builds of one registry (see {@link OriginCache}).
+ */
+export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { catalog: MergedCatalog; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const catalog: MergedCatalog = { bundles: [], tools: [], skills: [], agents: [], jobs: [], documents: new Map() };
   const maps = { tools: new Map<string, Entry<Tool>>(), skills: new Map<string, Entry<Skill>>(), agents: new Map<string, Entry<Agent>>(), jobs: new Map<string, Entry<Job>>() };
@@ -149,7 +181,7 @@ export function mergeLayers(layers: readonly Layer[]): { catalog: MergedCatalog;
       }
       catalog.documents.set(doc.file.path, doc);
       if (doc.imported.bundle) catalog.bundles.push(doc.imported.bundle);
-      const originOf = (pointer: string): Origin => ({ file: doc.file.path, pointer, dialect: doc.dialect.id, layer: layer.index, source: layer.source });
+      const originOf = keptOrigins(doc, layer, origins);
       const add = <T extends Named>(kind: keyof typeof maps, entries: ReadonlyArray<{ value: T; pointer: string }>, keyOf: (v: T) => string) => {
         const map = maps[kind] as unknown as Map<string, Entry<T>>;
         for (const { value, pointer } of entries) {

@@ -16,9 +16,10 @@ import { toolViews, toolViewSteps, type ToolViews } from './views.js';
 export interface SnapshotIndex {
   /** The entries indexed (a snapshot checks it is given its own). */
   tools: ReadonlyArray<Entry<Tool>>;
-  byName: Map<string, Tool[]>;
-  byKey: Map<string, Tool>;
-  entries: Map<string, Entry<Tool>>;
+  /** Never changed once made (a reload's are the previous ones with changes laid over, registry/overlay-map.ts). */
+  byName: ReadonlyMap<string, readonly Tool[]>;
+  byKey: ReadonlyMap<string, Tool>;
+  entries: ReadonlyMap<string, Entry<Tool>>;
   personas: readonly string[];
   views: ToolViews;
   /** The tools' values in merge order: the snapshot document's `tools` (as `catalogDocument(catalog).tools`). */

@@ -12,12 +12,12 @@
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
-import { contentHash } from '../model/hash.js';
 import { shareDefs } from '../model/schema-defs.js';
 import { compareToolOrder } from '../model/tool-key.js';
 import { catalogDocument, personaTools, type Catalog, type CatalogResult, type PositionedOrigin } from './catalog.js';
 import { originPosition, type Entry } from './merge.js';
 import { indexToolsNow, type SnapshotIndex } from './snapshot-index.js';
+import { documentEtag } from './etag.js';
 import { entryLocator } from '../validate/locate.js';
 import type { Locate } from '../validate/rules.js';
 
@@ -31,22 +31,22 @@ export interface SnapshotDocument {
 }
 
 /**
- * What a snapshot's etag is: the content hash of its document in the shared
- * form (schema definitions that several tools share hashed once, in `$defs`;
- * model/schema-defs.ts), so hashing costs the catalog's size, not the size of
- * every tool's schemas expanded. A document sharing nothing hashes as
- * `contentHash(document)`.
+ * What a snapshot's etag is: the etag (registry/etag.ts `documentEtag`) of
+ * its document in the shared form (schema definitions that several tools
+ * share hashed once, in `$defs`; model/schema-defs.ts), so hashing costs the
+ * catalog's size, not the size of every tool's schemas expanded. A document
+ * sharing nothing hashes as `documentEtag(document)`.
  */
 export function documentHash(document: SnapshotDocument): string {
   const shared = shareDefs(document.tools);
-  if (shared.$defs === undefined) return contentHash(document);
-  return contentHash({ ...document, tools: shared.tools, $defs: shared.$defs });
+  if (shared.$defs === undefined) return documentEtag(document);
+  return documentEtag({ ...document, tools: shared.tools, $defs: shared.$defs });
 }
 
 /** A read-only map whose backing Map cannot be reached, so it cannot be changed at run time either. */
 export class ReadonlyIndex<K, V> implements ReadonlyMap<K, V> {
-  readonly #map: Map<K, V>;
-  constructor(map: Map<K, V>) {
+  readonly #map: ReadonlyMap<K, V>;
+  constructor(map: ReadonlyMap<K, V>) {
     this.#map = map;
     Object.freeze(this);
   }
@@ -110,7 +110,7 @@ export interface SnapshotInit {
   builtAt: string;
   /**
    * The etag, when the builder already computed it (registry/build-memo.ts
-   * `catalogEtag`, equal to `contentHash(document)`); absent: hashed here.
+   * `catalogEtag`, equal to `documentHash(document)`); absent: hashed here.
    */
   etag?: string;
   /** The indexes, when the registry already built them (in slices) for this very catalog; absent: built here. */
@@ -126,7 +126,7 @@ export interface SnapshotInit {
 export class Snapshot {
   /** Monotonic: a later successful build has a higher version. */
   readonly version: number;
-  /** `sha256:` + hex of the canonical JSON of {@link Snapshot.document}: equal content, equal etag. */
+  /** {@link documentHash} of {@link Snapshot.document} (registry/etag.ts): equal content, equal etag; any change, a new etag. */
   readonly etag: string;
   /** When the build finished (ISO 8601). */
   readonly builtAt: string;

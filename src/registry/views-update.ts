@@ -3,7 +3,9 @@
  * snapshot's when a reload only replaced tool values: the same keys in the
  * same merge order, and no replaced tool enabled or disabled. Every view then
  * holds the same tools at the same places, so each is the previous one with
- * the replaced values put in, instead of being built again from the names.
+ * the replaced values put in, instead of being built again from the names:
+ * each replaced value is found by a binary search on its name (the views are
+ * sorted by name) and the view copied once, not mapped tool by tool.
  * The result equals `toolViews` for the new entries (a test holds them equal).
  * @module
  */
@@ -34,16 +36,41 @@ export function replacedViews(
     put.set(old, entry.value);
   }
   if (put.size === 0) return previous;
-  const swap = (view: readonly Tool[]) => Object.freeze(view.map((t) => put.get(t) ?? t));
-  const ordered = Object.freeze(
-    previous.ordered.map((pair) => {
-      const value = put.get(pair.value);
-      return value === undefined ? pair : Object.freeze({ key: pair.key, value });
-    }),
-  );
+  const swap = (view: readonly Tool[]): readonly Tool[] => {
+    let out: Tool[] | undefined;
+    for (const [old, value] of put) {
+      const i = placeOf(view, old.name, (t) => t.name, (t) => t === old);
+      if (i >= 0) (out ??= view.slice())[i] = value;
+    }
+    return out ? Object.freeze(out) : view; // a view none of them is in stays as it was
+  };
+  let pairs: Array<{ readonly key: string; readonly value: Tool }> | undefined;
+  for (const [old, value] of put) {
+    const i = placeOf(previous.ordered, old.name, (p) => p.value.name, (p) => p.value === old);
+    if (i < 0) return undefined; // every tool is in the order: not the previous views after all
+    (pairs ??= previous.ordered.slice())[i] = Object.freeze({ key: previous.ordered[i]!.key, value });
+  }
+  const ordered = Object.freeze(pairs!);
   const personas = new Map<string, readonly Tool[]>();
   for (const [persona, view] of previous.personas) personas.set(persona, swap(view));
   return { ordered, all: swap(previous.all), shared: swap(previous.shared), personas };
+}
+
+/**
+ * Where the item `is` picks is in `view`, sorted by `nameOf` (code unit
+ * order, as views.ts sorts): a binary search for `name`, then a scan of the
+ * items with that name. -1 when it is not there.
+ */
+function placeOf<T>(view: readonly T[], name: string, nameOf: (item: T) => string, is: (item: T) => boolean): number {
+  let lo = 0;
+  let hi = view.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (nameOf(view[mid]!) < name) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < view.length && nameOf(view[i]!) === name; i++) if (is(view[i]!)) return i;
+  return -1;
 }
 
 /** The same personas in the tools' scopes (the views only ask whether one is included). */

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/model/hash.js';
 import { BuildMemo, catalogEtag } from '../../src/registry/build-memo.js';
-import { buildCatalog, catalogDocument } from '../../src/registry/catalog.js';
+import { buildCatalog, catalogDocument, provenance } from '../../src/registry/catalog.js';
+import { documentEtag } from '../../src/registry/etag.js';
 import { nameOrder, NameOrder } from '../../src/registry/views.js';
 import { CatalogDecoder, CatalogEncoder, type BuiltMessage } from '../../src/registry/catalog-transfer.js';
 import { DEFAULT_LIMITS } from '../../src/source/source.js';
@@ -48,7 +48,7 @@ describe('CatalogEncoder', () => {
     expect((await send(4)).filter((i) => i.v !== undefined).map((i) => i.v!.name).sort()).toEqual(['b.one', 'b.zero']);
   });
 
-  it('the etag computed after encoding (re-imported values that serialise as before take the kept canonical text) is the document hash', async () => {
+  it('the etag computed after encoding (re-imported values that serialise as before take the kept tool digests) is the etag of the document', async () => {
     const tools = (gen: number) => Array.from({ length: 4 }, (_, i) => ({ name: `e.t${i}`, description: i === 1 ? `gen ${gen}` : `tool ${i}` }));
     write('e.json', tools(1));
     const memo = new BuildMemo();
@@ -59,7 +59,7 @@ describe('CatalogEncoder', () => {
       let etag = '';
       encoder.encode(1, result, () => (etag = catalogEtag(catalog, memo)), 0);
       const document = catalogDocument(catalog);
-      return { etag, want: contentHash({ bundles: catalog.bundles, tools: document.tools, skills: document.skills, agents: document.agents, jobs: document.jobs }) };
+      return { etag, want: documentEtag({ bundles: catalog.bundles, tools: document.tools, skills: document.skills, agents: document.agents, jobs: document.jobs }) };
     };
     const first = etagOf();
     expect(first.etag).toBe(first.want);
@@ -67,6 +67,33 @@ describe('CatalogEncoder', () => {
     const second = etagOf();
     expect(second.etag).toBe(second.want);
     expect(second.etag).not.toBe(first.etag);
+  });
+});
+
+describe('document texts', () => {
+  it('go only when changed since the last message; the decoded sources and positions are the build\'s either way', async () => {
+    const sub = mkdtempSync(join(dir, 'texts-'));
+    const put = (file: string, tools: Array<Record<string, unknown>>) => writeFileSync(join(sub, file), JSON.stringify({ toolcap: 1, tools }, null, 2));
+    put('a.json', [{ name: 'a.one', description: 'one' }]);
+    put('b.json', [{ name: 'b.one', description: 'one', inputSchema: { type: 'nope' } }]);
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const decoder = new CatalogDecoder(DEFAULT_LIMITS);
+    const send = async () => {
+      const result = buildCatalog([sub], { memo });
+      const message = encoder.encode(1, result, catalogEtag(result.catalog, memo), 0);
+      const decoded = await decoder.decode(message, async () => undefined);
+      expect(decoded.result.sources).toEqual(result.sources);
+      expect(provenance(decoded.result.catalog)).toEqual(provenance(result.catalog));
+      return message;
+    };
+    expect((await send()).texts.every((t) => typeof t === 'string')).toBe(true);
+    const again = await send();
+    expect(again.texts).toEqual([null, null]);
+    put('a.json', [{ name: 'a.zero', description: 'zero' }, { name: 'a.one', description: 'one' }]);
+    expect((await send()).texts.map((t) => t === null)).toEqual([false, true]);
+    // a side that holds no texts (a new main-thread decoder) refuses a message that refers to them
+    await expect(new CatalogDecoder(DEFAULT_LIMITS).decode(again, async () => undefined)).rejects.toThrow(/as unchanged/);
   });
 });
 

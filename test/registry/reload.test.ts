@@ -2,9 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { contentHash } from '../../src/model/hash.js';
 import { Registry, RegistryNotReadyError, type ChangeSource, type ReloadEvent } from '../../src/registry/registry.js';
-import type { Snapshot } from '../../src/registry/snapshot.js';
+import { documentHash, type Snapshot } from '../../src/registry/snapshot.js';
 
 const made: string[] = [];
 afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -54,7 +53,7 @@ describe('reload under concurrent reads', () => {
         expect(s.byName.get(tool.name)?.[0]).toBe(tool);
       }
       expect(descriptions(s).size).toBe(1); // one generation of the file, never a mix
-      expect(contentHash(s.document)).toBe(s.etag);
+      expect(documentHash(s.document)).toBe(s.etag);
     };
     let stop = false;
     const versionsSeen = new Set<number>();

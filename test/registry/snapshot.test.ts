@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { complete } from '../../src/model/derive.js';
 import type { Tool } from '../../src/model/schema.js';
-import { contentHash } from '../../src/model/hash.js';
 import { buildCatalog, personaTools, type Catalog } from '../../src/registry/catalog.js';
 import { toolKey } from '../../src/registry/merge.js';
-import { createSnapshot, deepFreeze, type Snapshot } from '../../src/registry/snapshot.js';
+import { createSnapshot, deepFreeze, documentHash, type Snapshot } from '../../src/registry/snapshot.js';
 
 const BASE = 'test/fixtures/core/base';
 const OVERLAY = 'test/fixtures/core/overlay';
@@ -80,9 +79,9 @@ describe('snapshot immutability', () => {
   ];
 
   it.each(mutations)('refuses a change to %s', (_what, mutate) => {
-    const before = contentHash(s.document);
+    const before = documentHash(s.document);
     expect(() => mutate(s)).toThrow(TypeError);
-    expect(contentHash(s.document)).toBe(before);
+    expect(documentHash(s.document)).toBe(before);
     expect(s.etag).toBe(before);
   });
 });
@@ -103,11 +102,11 @@ tools:
     effects: { mode: write, sideEffects: filesystem, reversible: full }
 `;
 
-  it('is the content hash of the document, and the same for two builds of the same files', () => {
+  it('is the etag of the document (registry/etag.ts), and the same for two builds of the same files', () => {
     const path = write('same.yaml', base);
     const [one, two] = [snap([path], 1), snap([path], 2)];
     expect(one.etag).toBe(two.etag);
-    expect(one.etag).toBe(contentHash(one.document));
+    expect(one.etag).toBe(documentHash(one.document));
     expect(one.etag).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { contentHash } from '../../src/model/hash.js';
 import { buildCatalog, personaTools } from '../../src/registry/catalog.js';
 import { Registry, type ReloadEvent } from '../../src/registry/registry.js';
 import { toolViews } from '../../src/registry/views.js';
+import { documentHash } from '../../src/registry/snapshot.js';
 
 const DIST_WORKER = new URL('../../dist/registry/build-worker.js', import.meta.url);
 const DIST_INDEX = new URL('../../dist/index.js', import.meta.url);
@@ -62,7 +62,7 @@ describe('reloads through the build worker', () => {
       const snap = registry.snapshot();
       expect(snap.tool('b.tool1')?.description).toBe('Tool 1, gen 1');
       expect(snap.tool('a.tool1')?.description).toBe('Tool 1, gen 0');
-      expect(contentHash(snap.document)).toBe(snap.etag);
+      expect(documentHash(snap.document)).toBe(snap.etag);
 
       // a file is added
       writeFileSync(join(dir, 'c.json'), manifest('c', 0, 2));
@@ -76,7 +76,7 @@ describe('reloads through the build worker', () => {
       expect(removed.work).toMatchObject({ importedFiles: 0, reusedFiles: 2 });
       expect(registry.snapshot().tools.map((t) => t.name)).toEqual(['b.tool0', 'b.tool1', 'b.tool2', 'c.tool0', 'c.tool1']);
       expect(registry.snapshot().tool('a.tool0')).toBeUndefined();
-      expect(contentHash(registry.snapshot().document)).toBe(registry.snapshot().etag);
+      expect(documentHash(registry.snapshot().document)).toBe(registry.snapshot().etag);
     } finally {
       await registry.close();
     }
@@ -188,7 +188,7 @@ describe('main-thread builds reuse unchanged files too', () => {
       expect(reloaded(await registry.start()).work).toMatchObject({ where: 'main', importedFiles: 2, reusedFiles: 0 });
       writeFileSync(join(dir, 'a.json'), manifest('a', 1));
       expect(reloaded(await registry.refresh({ force: true })).work).toMatchObject({ where: 'main', importedFiles: 1, reusedFiles: 1, checkedTools: 3, reusedTools: 3 });
-      expect(contentHash(registry.snapshot().document)).toBe(registry.snapshot().etag);
+      expect(documentHash(registry.snapshot().document)).toBe(registry.snapshot().etag);
     } finally {
       await registry.close();
     }

@@ -96,6 +96,14 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
   const serve = async (req: IncomingMessage, res: ServerResponse, fallback: () => void, url: string, sessionId: string, declared: number, started: number) => {
     let status = 500;
     const request = headerRequest(url, req);
+    // watched from the start: a client may hang up while its credentials are checked, before the body is read
+    let gone = false;
+    let forget: (() => void) | undefined;
+    const onClose = () => {
+      gone = true;
+      forget?.();
+    };
+    res.once('close', onClose);
     try {
       let principal;
       try {
@@ -111,15 +119,18 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       if (direct === undefined) {
         // an unknown session (or another principal's): the app answers it, and counts it
         status = -1;
+        res.off('close', onClose);
         fallback();
         return;
       }
+      // a body cut short by the hang-up would never end, and a whole one would run a call nobody waits for
+      if (gone || req.destroyed) throw Object.assign(new Error('the client went away before its body was read'), { code: 'ECONNRESET' });
       const header = headerOf(req);
-      let forget: (() => void) | undefined;
-      const onClose = () => forget?.();
-      res.once('close', onClose);
-      const answer = await direct({ url, header, headers: req.headers, body: await readBody(req), abandoned: (f: () => void) => (forget = f) });
-      res.off('close', onClose);
+      const abandoned = (f: () => void) => {
+        forget = f;
+        if (gone) f();
+      };
+      const answer = await direct({ url, header, headers: req.headers, body: await readBody(req), abandoned });
       status = answer.status;
       write(res, answer);
     } catch (error) {
@@ -136,6 +147,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       }
       await writeResponse(res, problemResponse(problem('INTERNAL', 'The server failed to answer; this is a toolcap bug. The error was logged.')));
     } finally {
+      res.off('close', onClose);
       if (status !== -1) record?.('POST', '/mcp', status, started);
     }
   };

@@ -8,7 +8,7 @@
  * The real SDK client then runs a session through the lane.
  */
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -204,6 +204,63 @@ describe('the /mcp socket lane answers as the Hono path does', () => {
     expect(await count()).toBe(start + 1);
     const refused = await s.env.runtime.metrics.registry.getSingleMetric('toolcap_http_requests_total')?.get();
     expect(refused?.values.find((v) => v.labels['route'] === '/mcp' && v.labels['status_class'] === '4xx')?.value).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('a client that hangs up while the lane checks its credentials', () => {
+  /** An API whose authentication of "Bearer slow" waits for `open()`: the window between the request's head and its body being read. */
+  async function slowAuthSetup() {
+    const { env } = await examplesEnv();
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime });
+    let entered!: () => void;
+    const checking = new Promise<void>((resolve) => (entered = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const auth: ApiAuth = {
+      authenticate: async (request) => {
+        if (request.headers.get('authorization') === 'Bearer slow') {
+          entered();
+          await gate;
+        }
+        return { ok: true, principal: ALICE };
+      },
+    };
+    const lines: string[] = [];
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler, auth, warn: (line) => void lines.push(line) }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const sessionId = opened.headers['mcp-session-id']!;
+    const gone = async () => {
+      const metric = await env.runtime.metrics.registry.getSingleMetric('toolcap_http_requests_total')?.get();
+      return metric?.values.find((v) => v.labels['route'] === '/mcp' && v.labels['method'] === 'POST' && v.labels['status_class'] === '4xx')?.value ?? 0;
+    };
+    return { port: server.port, sessionId, checking, open, lines, gone };
+  }
+
+  it.each([
+    ['whole', 0],
+    ['cut short', 10],
+  ])('a body sent %s: the request is ended as one that went away (499, one line), not left waiting or run for nobody', async (_name, missing) => {
+    const t = await slowAuthSetup();
+    const body = call(31, 'text.reverse', { text: 'left' });
+    const sent = body.slice(0, body.length - missing);
+    const socket = connect(t.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${t.port}\r\nauthorization: Bearer slow\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\n` +
+        `mcp-session-id: ${t.sessionId}\r\nmcp-protocol-version: ${VERSION}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${sent}`,
+    );
+    await t.checking;
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.destroy();
+    await closed;
+    // let the server see the hang-up before the credentials check ends
+    await new Promise((r) => setTimeout(r, 50));
+    const before = await t.gone();
+    t.open();
+    expect(await waitFor(async () => (await t.gone()) === before + 1, 60)).toBe(true);
+    expect(t.lines.filter((l) => l.includes('went away during POST /mcp'))).toHaveLength(1);
   });
 });
 

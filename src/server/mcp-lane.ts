@@ -43,9 +43,20 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 /** `/mcp` with a query of plain URL characters: the adapter's URL is then exactly `scheme://host` + this. */
 const MCP_TARGET = /^\/mcp(?:\?[A-Za-z0-9\-._~%!$&'()*+,;=:@/?]*)?$/;
 
+/**
+ * A request header as the Node adapter's `Request` reads it: every line of a
+ * repeated name, joined. Node's `req.headers` keeps only the first of some
+ * (Host, Content-Type, Authorization…): a second `Host: evil.example` the
+ * guard refuses on the Hono path must not pass here.
+ */
 const headerOf = (req: IncomingMessage) => (name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
 };
 
 /** The request's headers as a Web `Request` without a body: what `ApiAuth.authenticate` is given on every path. */

@@ -207,6 +207,36 @@ describe('the /mcp socket lane answers as the Hono path does', () => {
   });
 });
 
+/** One request written on a raw socket (headers a Node client would not send: repeated ones), and its status line's code. */
+async function rawStatus(port: number, head: string, body: string): Promise<number> {
+  const socket = connect(port, '127.0.0.1');
+  let answer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (c: string) => {
+    answer += c;
+    if (/\r\n\r\n/.test(answer)) socket.end();
+  });
+  socket.write(`POST /mcp HTTP/1.1\r\n${head}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+}
+
+describe('repeated headers on the lane', () => {
+  it.each([
+    ['a second Host not allowed', 'host: 127.0.0.1\r\nhost: evil.example\r\n', 421],
+    ['a second Origin not allowed', 'host: 127.0.0.1\r\norigin: http://127.0.0.1\r\norigin: http://evil.example\r\n', 403],
+  ])('%s is refused as the Hono path refuses it', async (_name, extra, status) => {
+    const s = await setup();
+    const id = await openSession(s, 'alice');
+    const head = `${extra}authorization: Bearer alice\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\nmcp-session-id: ${id}\r\nmcp-protocol-version: ${VERSION}\r\n`;
+    const body = call(41, 'text.reverse', { text: 'x' });
+    const viaApp = await rawStatus(s.plainPort, head, body);
+    const viaLane = await rawStatus(s.lane.port, head, body);
+    expect(viaApp).toBe(status);
+    expect(viaLane).toBe(status);
+  });
+});
+
 describe('a client that hangs up while the lane checks its credentials', () => {
   /** An API whose authentication of "Bearer slow" waits for `open()`: the window between the request's head and its body being read. */
   async function slowAuthSetup() {

@@ -80,12 +80,18 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   write(res, { status: response.status, headers: Object.fromEntries(response.headers), body });
 }
 
+/** UTF-8 text as a Web body's `text()` decodes it: a leading byte order mark is dropped. */
+const utf8 = (bytes: Buffer): string => {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+};
+
 /** The body, whole (its length is held by Node's parser to the declared one, within the limit). */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(utf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
     req.once('error', reject);
     req.once('aborted', () => reject(Object.assign(new Error('the request was aborted'), { code: 'ECONNRESET' })));
   });

@@ -147,6 +147,8 @@ const CASES: Case[] = [
   { name: "another principal's session", token: 'carol', body: call(12, 'text.reverse', { text: 'x' }), onLane: false, status: 404 },
   { name: 'no credentials', token: '', body: call(13, 'text.reverse', { text: 'x' }), onLane: true, status: 401 },
   { name: 'bad JSON', body: '{"jsonrpc":"2.0",', onLane: true, status: 400 },
+  // a Web body's text() drops a leading UTF-8 BOM; the lane must read the same JSON
+  { name: 'a body starting with a UTF-8 BOM', body: `\uFEFF${call(24, 'text.reverse', { text: 'bom' })}`, onLane: true, status: 200 },
   { name: 'a body over the MCP limit', body: call(14, 'text.reverse', { text: 'x'.repeat(MCP_LIMIT) }), onLane: false, status: 413 },
   { name: 'a body over the API limit', body: call(15, 'text.reverse', { text: 'x'.repeat(API_LIMIT) }), onLane: false, status: 413 },
   { name: 'an unsupported protocol version header', headers: { 'mcp-protocol-version': '1999-01-01' }, body: call(16, 'text.reverse', { text: 'x' }), onLane: true, status: 400 },

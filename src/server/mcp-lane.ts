@@ -121,6 +121,9 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       forget?.();
     };
     res.once('close', onClose);
+    // a response queued behind another on a pipelined connection has no socket yet, and no 'close' when the client hangs up: its socket's is heard
+    const queued = res.socket === null ? req.socket : undefined;
+    queued?.once('close', onClose);
     try {
       let principal;
       try {
@@ -137,6 +140,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
         // an unknown session (or another principal's): the app answers it, and counts it
         status = -1;
         res.off('close', onClose);
+        queued?.off('close', onClose);
         fallback();
         return;
       }
@@ -165,6 +169,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       await writeResponse(res, problemResponse(problem('INTERNAL', 'The server failed to answer; this is a toolcap bug. The error was logged.')));
     } finally {
       res.off('close', onClose);
+      queued?.off('close', onClose);
       if (status !== -1) record?.('POST', '/mcp', status, started);
     }
   };

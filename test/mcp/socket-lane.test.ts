@@ -7,8 +7,10 @@
  * socket; the refusals the lane leaves to the app are the app's refusals.
  * The real SDK client then runs a session through the lane.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,7 +24,7 @@ import type { Principal } from '../../src/runtime/identity/principal.js';
 import { createApi } from '../../src/server/app.js';
 import type { ApiAuth } from '../../src/server/auth.js';
 import { listen, type RunningServer } from '../../src/server/listen.js';
-import { closeAll, examplesEnv, textOf, track, type Env } from './gateway-helpers.js';
+import { closeAll, examplesEnv, openEnv, tempDir, textOf, track, writeManifest, type Env } from './gateway-helpers.js';
 import { waitFor } from './helpers.js';
 import { ALICE, CAROL } from './principals.js';
 
@@ -293,6 +295,36 @@ describe('a client that hangs up while the lane checks its credentials', () => {
     t.open();
     expect(await waitFor(async () => (await t.gone()) === before + 1, 60)).toBe(true);
     expect(t.lines.filter((l) => l.includes('went away during POST /mcp'))).toHaveLength(1);
+  });
+});
+
+describe('a pipelined request whose client hangs up', () => {
+  it('ends its wait when the connection closes, though its response, queued behind the first, hears no close of its own', { timeout: 20_000 }, async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'slow.mjs'), 'export async function slow() { await new Promise((r) => setTimeout(r, 3000)); return { ok: true }; }\n');
+    writeManifest(join(dir, 'slow.yaml'), [
+      { name: 'slow.wait', description: 'Waits a while.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
+    ]);
+    const env = await openEnv([dir]);
+    const lines: string[] = [];
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime, warn: (line) => void lines.push(line) });
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const sessionId = opened.headers['mcp-session-id']!;
+    const head = `host: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\nmcp-session-id: ${sessionId}\r\nmcp-protocol-version: ${VERSION}\r\n`;
+    const post = (id: number) => {
+      const body = call(id, 'slow.wait', {});
+      return `POST /mcp HTTP/1.1\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(post(51) + post(52));
+    await new Promise((r) => setTimeout(r, 300));
+    socket.destroy();
+    // both waits end at the hang-up, long before the calls do (3 s): neither keeps the session busy
+    expect(await waitFor(() => lines.filter((l) => l.includes('went away during POST /mcp')).length === 2, 30)).toBe(true);
   });
 });
 

@@ -328,6 +328,40 @@ describe('a pipelined request whose client hangs up', () => {
   });
 });
 
+describe('a request sent under the id of one whose client went away', () => {
+  it.each([
+    ['on the lane', {}],
+    ['through the route (a chunked body, which the lane leaves to it)', { 'transfer-encoding': 'chunked' }],
+  ])('%s: is answered when its own call ends, not held for the abandoned call', { timeout: 20_000 }, async (_how, extra: Record<string, string>) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'wait.mjs'), 'export async function wait({ ms }) { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }\n');
+    writeManifest(join(dir, 'wait.yaml'), [
+      { name: 'wait.for', description: 'Waits as long as asked.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './wait.mjs', export: 'wait' } }] },
+      { name: 'wait.again', description: 'Waits as long as asked, too.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './wait.mjs', export: 'wait' } }] },
+    ]);
+    const env = await openEnv([dir]);
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime, warn: () => undefined });
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler, warn: () => undefined }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const headers = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': opened.headers['mcp-session-id']!, 'mcp-protocol-version': VERSION };
+    // the first try hangs (4 s) and its client gives up
+    const first = httpRequest({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/mcp', headers });
+    first.on('error', () => undefined);
+    first.end(call(61, 'wait.for', { ms: 4000 }));
+    await new Promise((r) => setTimeout(r, 300));
+    first.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    // the next request under that id (another tool: calls of the one module tool waited for each other here) ends at once: it must not wait for the first
+    const started = Date.now();
+    const retry = await raw(server.port, { headers: { ...headers, ...extra }, body: call(61, 'wait.again', { ms: 10 }) });
+    expect(retry.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.parse(retry.body)).toMatchObject({ id: 61, result: { structuredContent: { waited: 10 } } });
+  });
+});
+
 describe('the SDK client over the lane', () => {
   it('initializes, lists, calls, hears list_changed on its GET stream and deletes its session', async () => {
     const s = await setup();

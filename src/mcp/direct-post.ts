@@ -65,6 +65,8 @@ export type LaneOutcome = JSONRPCMessage | 'closed' | 'gone';
 export class DirectLane {
   readonly #transport: WebStandardStreamableHTTPServerTransport;
   readonly #pending = new Map<RequestId, (outcome: LaneOutcome) => void>();
+  /** Ids in {@link #pending} whose client went away: only their late answers are awaited, to be dropped. */
+  readonly #abandoned = new Set<RequestId>();
 
   constructor(transport: WebStandardStreamableHTTPServerTransport) {
     this.#transport = transport;
@@ -77,6 +79,7 @@ export class DirectLane {
         if (resolve !== undefined) {
           if (response) {
             this.#pending.delete(id!);
+            this.#abandoned.delete(id!);
             resolve(message);
           }
           return Promise.resolve();
@@ -89,6 +92,17 @@ export class DirectLane {
   /** Whether a request with this id is answered on the lane now (a second one must take the transport). */
   inFlight(id: RequestId): boolean {
     return this.#pending.has(id);
+  }
+
+  /**
+   * A new request arrived under `id`: a request of that id whose client went
+   * away stops waiting for its answer, so the new one is not held behind it
+   * (for ever, if that call hangs). The first answer for the id, from either
+   * call, is then the new request's; the other goes to the transport, which
+   * has no request left for it, as on the Web-standard path.
+   */
+  supersede(id: RequestId): void {
+    if (this.#abandoned.delete(id)) this.#pending.delete(id);
   }
 
   /**
@@ -105,6 +119,7 @@ export class DirectLane {
       abandoned?.(() => {
         if (this.#pending.get(id) !== resolve) return;
         this.#pending.set(id, () => undefined);
+        this.#abandoned.add(id);
         resolve('gone');
       });
       const onmessage = this.#transport.onmessage;
@@ -121,6 +136,7 @@ export class DirectLane {
   close(): void {
     const waiting = [...this.#pending.values()];
     this.#pending.clear();
+    this.#abandoned.clear();
     for (const resolve of waiting) resolve('closed');
   }
 }

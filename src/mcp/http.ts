@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ErrorCode, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
 import { grantsKey, type Principal } from '../runtime/identity/principal.js';
@@ -232,6 +232,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const read = parseJson(post.body);
       if (!('json' in read)) return read;
       const message = laneRequest(read.json, post.header);
+      if (message !== undefined) session.lane.supersede(message.id);
       if (message === undefined || session.lane.inFlight(message.id) || transportRefuses(post.header)) {
         // batches, notifications, initialize, headers the transport refuses: its own answer
         return await sessions.use(sessionId, async () => answerOf(await session.transport.handleRequest(headerRequest(), { parsedBody: read.json })));
@@ -259,6 +260,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         if (request.method !== 'POST') return await sessions.use(sessionId, () => session.transport.handleRequest(request));
         const read = await readJson(request, context.lengthHeld === true);
         if (read instanceof Response) return read;
+        // a request under the id of a lane request whose client went away is not held behind it (DirectLane.supersede)
+        for (const m of Array.isArray(read.body) ? (read.body as unknown[]) : [read.body]) if (isJSONRPCRequest(m)) session.lane.supersede(m.id);
         return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
       }
       if (request.method !== 'POST') {

@@ -12,10 +12,39 @@
  * the answer is read: a JSON answer once fetch resolves (the transport reads
  * it at once), an event stream when the stream ends. Closing the transport
  * still aborts every request and stream in flight.
+ *
+ * A call the SDK gives up on (its caller's signal, its timeout) is only
+ * rejected and followed by a `notifications/cancelled` POST: the request
+ * carrying it goes on, on its own connection, for as long as the server
+ * keeps it (an untrusted server trickling its answer a byte at a time keeps
+ * it for ever). Here that notification aborts the request in flight with
+ * the id it names.
  * @module
  */
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** The id a `notifications/cancelled` body names, if it is one. */
+function cancelledId(body: string): string | number | undefined {
+  if (!body.includes('"notifications/cancelled"')) return undefined;
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { requestId?: unknown } };
+    const id = message.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a request body (one message or a batch) carries a request with this id. */
+function carries(body: string, id: string | number): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return (Array.isArray(parsed) ? parsed : [parsed]).some((m: unknown) => typeof m === 'object' && m !== null && 'method' in m && (m as { id?: unknown }).id === id);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Wrap `base` (the global fetch by default) so each request gets a private
@@ -23,13 +52,24 @@ type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
  * @example new StreamableHTTPClientTransport(url, { fetch: isolatedSignalFetch() })
  */
 export function isolatedSignalFetch(base: FetchLike = (url, init) => fetch(url, init)): FetchLike {
+  /** The requests in flight with a string body, which a cancellation may name. */
+  const inFlight = new Map<AbortController, string>();
   return async (url, init) => {
+    const sentBody = typeof init?.body === 'string' ? init.body : undefined;
+    const cancelled = sentBody === undefined ? undefined : cancelledId(sentBody);
+    if (cancelled !== undefined) {
+      for (const [controller, sent] of inFlight) if (carries(sent, cancelled)) controller.abort(new DOMException('The call was cancelled.', 'AbortError'));
+    }
     const parent = init?.signal ?? undefined;
     if (!parent || parent.aborted) return base(url, init);
     const own = new AbortController();
     const forward = () => own.abort(parent.reason);
     parent.addEventListener('abort', forward, { once: true });
-    const release = () => parent.removeEventListener('abort', forward);
+    if (sentBody !== undefined) inFlight.set(own, sentBody);
+    const release = () => {
+      parent.removeEventListener('abort', forward);
+      inFlight.delete(own);
+    };
     let response: Response;
     try {
       response = await base(url, { ...init, signal: own.signal });

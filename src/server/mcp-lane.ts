@@ -43,9 +43,20 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 /** `/mcp` with a query of plain URL characters: the adapter's URL is then exactly `scheme://host` + this. */
 const MCP_TARGET = /^\/mcp(?:\?[A-Za-z0-9\-._~%!$&'()*+,;=:@/?]*)?$/;
 
+/**
+ * A request header as the Node adapter's `Request` reads it: every line of a
+ * repeated name, joined. Node's `req.headers` keeps only the first of some
+ * (Host, Content-Type, Authorization…): a second `Host: evil.example` the
+ * guard refuses on the Hono path must not pass here.
+ */
 const headerOf = (req: IncomingMessage) => (name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v;
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
 };
 
 /** The request's headers as a Web `Request` without a body: what `ApiAuth.authenticate` is given on every path. */
@@ -69,12 +80,18 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   write(res, { status: response.status, headers: Object.fromEntries(response.headers), body });
 }
 
+/** UTF-8 text as a Web body's `text()` decodes it: a leading byte order mark is dropped. */
+const utf8 = (bytes: Buffer): string => {
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+};
+
 /** The body, whole (its length is held by Node's parser to the declared one, within the limit). */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => resolve(utf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))));
     req.once('error', reject);
     req.once('aborted', () => reject(Object.assign(new Error('the request was aborted'), { code: 'ECONNRESET' })));
   });
@@ -96,6 +113,17 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
   const serve = async (req: IncomingMessage, res: ServerResponse, fallback: () => void, url: string, sessionId: string, declared: number, started: number) => {
     let status = 500;
     const request = headerRequest(url, req);
+    // watched from the start: a client may hang up while its credentials are checked, before the body is read
+    let gone = false;
+    let forget: (() => void) | undefined;
+    const onClose = () => {
+      gone = true;
+      forget?.();
+    };
+    res.once('close', onClose);
+    // a response queued behind another on a pipelined connection has no socket yet, and no 'close' when the client hangs up: its socket's is heard
+    const queued = res.socket === null ? req.socket : undefined;
+    queued?.once('close', onClose);
     try {
       let principal;
       try {
@@ -111,15 +139,19 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       if (direct === undefined) {
         // an unknown session (or another principal's): the app answers it, and counts it
         status = -1;
+        res.off('close', onClose);
+        queued?.off('close', onClose);
         fallback();
         return;
       }
+      // a body cut short by the hang-up would never end, and a whole one would run a call nobody waits for
+      if (gone || req.destroyed) throw Object.assign(new Error('the client went away before its body was read'), { code: 'ECONNRESET' });
       const header = headerOf(req);
-      let forget: (() => void) | undefined;
-      const onClose = () => forget?.();
-      res.once('close', onClose);
-      const answer = await direct({ url, header, headers: req.headers, body: await readBody(req), abandoned: (f: () => void) => (forget = f) });
-      res.off('close', onClose);
+      const abandoned = (f: () => void) => {
+        forget = f;
+        if (gone) f();
+      };
+      const answer = await direct({ url, header, headers: req.headers, body: await readBody(req), abandoned });
       status = answer.status;
       write(res, answer);
     } catch (error) {
@@ -136,6 +168,8 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       }
       await writeResponse(res, problemResponse(problem('INTERNAL', 'The server failed to answer; this is a toolcap bug. The error was logged.')));
     } finally {
+      res.off('close', onClose);
+      queued?.off('close', onClose);
       if (status !== -1) record?.('POST', '/mcp', status, started);
     }
   };

@@ -3,13 +3,18 @@
  * the transport's shared signal ends every request with no listener left
  * (undici's own listener per request would stay until garbage collection),
  * an event stream keeps its bridge while it is read, and aborting the shared
- * signal still aborts a request or a stream in flight. Against a real
- * node:http server.
+ * signal still aborts a request or a stream in flight; a call the SDK
+ * client gives up on takes its request with it. Against real node:http
+ * servers.
  */
 import { createServer, type Server } from 'node:http';
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isolatedSignalFetch } from '../../src/mcp/isolated-fetch.js';
+import { upstreamFetch } from '../../src/mcp/upstream-fetch.js';
+import { waitFor } from './helpers.js';
 
 let server: Server;
 let url: string;
@@ -97,5 +102,52 @@ describe('isolatedSignalFetch', () => {
     const shared = new AbortController();
     shared.abort();
     await expect(isolatedSignalFetch()(`${url}/json`, { signal: shared.signal })).rejects.toThrow();
+  });
+});
+
+describe('a call the SDK client gives up on', () => {
+  it('has its request aborted by the cancellation the client sends, though the server trickles its answer for ever', async () => {
+    let openPosts = 0;
+    const slow = createServer((req, res) => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        const m = JSON.parse(text) as { id?: number; method: string; params?: { protocolVersion?: string } };
+        if (m.method === 'initialize') {
+          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1' } } }));
+        }
+        if (m.id === undefined) return void res.writeHead(202).end();
+        // a call: the head, then a byte now and then, never the whole declared body (undici's idle timeout never fires)
+        openPosts++;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+        const trickle = setInterval(() => res.write(' '), 100);
+        res.on('close', () => {
+          clearInterval(trickle);
+          openPosts--;
+        });
+      });
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const address = slow.address();
+    const mcpUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+    const up = upstreamFetch('slow', mcpUrl);
+    const client = new Client({ name: 'c', version: '1' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { fetch: up.fetch }));
+      const caller = new AbortController();
+      const call = client.callTool({ name: 'x', arguments: {} }, undefined, { signal: caller.signal, timeout: 2 ** 31 - 1 });
+      await waitFor(() => openPosts === 1);
+      caller.abort(new Error('the caller gave up'));
+      await expect(call).rejects.toThrow('the caller gave up');
+      // the request goes with the call, not when the server chooses to end it
+      expect(await waitFor(() => openPosts === 0, 40)).toBe(true);
+    } finally {
+      await client.close();
+      await up.close();
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
   });
 });

@@ -7,8 +7,10 @@
  * socket; the refusals the lane leaves to the app are the app's refusals.
  * The real SDK client then runs a session through the lane.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getRequestListener } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,7 +24,7 @@ import type { Principal } from '../../src/runtime/identity/principal.js';
 import { createApi } from '../../src/server/app.js';
 import type { ApiAuth } from '../../src/server/auth.js';
 import { listen, type RunningServer } from '../../src/server/listen.js';
-import { closeAll, examplesEnv, textOf, track, type Env } from './gateway-helpers.js';
+import { closeAll, examplesEnv, openEnv, tempDir, textOf, track, writeManifest, type Env } from './gateway-helpers.js';
 import { waitFor } from './helpers.js';
 import { ALICE, CAROL } from './principals.js';
 
@@ -147,6 +149,8 @@ const CASES: Case[] = [
   { name: "another principal's session", token: 'carol', body: call(12, 'text.reverse', { text: 'x' }), onLane: false, status: 404 },
   { name: 'no credentials', token: '', body: call(13, 'text.reverse', { text: 'x' }), onLane: true, status: 401 },
   { name: 'bad JSON', body: '{"jsonrpc":"2.0",', onLane: true, status: 400 },
+  // a Web body's text() drops a leading UTF-8 BOM; the lane must read the same JSON
+  { name: 'a body starting with a UTF-8 BOM', body: `\uFEFF${call(24, 'text.reverse', { text: 'bom' })}`, onLane: true, status: 200 },
   { name: 'a body over the MCP limit', body: call(14, 'text.reverse', { text: 'x'.repeat(MCP_LIMIT) }), onLane: false, status: 413 },
   { name: 'a body over the API limit', body: call(15, 'text.reverse', { text: 'x'.repeat(API_LIMIT) }), onLane: false, status: 413 },
   { name: 'an unsupported protocol version header', headers: { 'mcp-protocol-version': '1999-01-01' }, body: call(16, 'text.reverse', { text: 'x' }), onLane: true, status: 400 },
@@ -204,6 +208,157 @@ describe('the /mcp socket lane answers as the Hono path does', () => {
     expect(await count()).toBe(start + 1);
     const refused = await s.env.runtime.metrics.registry.getSingleMetric('toolcap_http_requests_total')?.get();
     expect(refused?.values.find((v) => v.labels['route'] === '/mcp' && v.labels['status_class'] === '4xx')?.value).toBeGreaterThanOrEqual(1);
+  });
+});
+
+/** One request written on a raw socket (headers a Node client would not send: repeated ones), and its status line's code. */
+async function rawStatus(port: number, head: string, body: string): Promise<number> {
+  const socket = connect(port, '127.0.0.1');
+  let answer = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (c: string) => {
+    answer += c;
+    if (/\r\n\r\n/.test(answer)) socket.end();
+  });
+  socket.write(`POST /mcp HTTP/1.1\r\n${head}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+}
+
+describe('repeated headers on the lane', () => {
+  it.each([
+    ['a second Host not allowed', 'host: 127.0.0.1\r\nhost: evil.example\r\n', 421],
+    ['a second Origin not allowed', 'host: 127.0.0.1\r\norigin: http://127.0.0.1\r\norigin: http://evil.example\r\n', 403],
+  ])('%s is refused as the Hono path refuses it', async (_name, extra, status) => {
+    const s = await setup();
+    const id = await openSession(s, 'alice');
+    const head = `${extra}authorization: Bearer alice\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\nmcp-session-id: ${id}\r\nmcp-protocol-version: ${VERSION}\r\n`;
+    const body = call(41, 'text.reverse', { text: 'x' });
+    const viaApp = await rawStatus(s.plainPort, head, body);
+    const viaLane = await rawStatus(s.lane.port, head, body);
+    expect(viaApp).toBe(status);
+    expect(viaLane).toBe(status);
+  });
+});
+
+describe('a client that hangs up while the lane checks its credentials', () => {
+  /** An API whose authentication of "Bearer slow" waits for `open()`: the window between the request's head and its body being read. */
+  async function slowAuthSetup() {
+    const { env } = await examplesEnv();
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime });
+    let entered!: () => void;
+    const checking = new Promise<void>((resolve) => (entered = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const auth: ApiAuth = {
+      authenticate: async (request) => {
+        if (request.headers.get('authorization') === 'Bearer slow') {
+          entered();
+          await gate;
+        }
+        return { ok: true, principal: ALICE };
+      },
+    };
+    const lines: string[] = [];
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler, auth, warn: (line) => void lines.push(line) }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const sessionId = opened.headers['mcp-session-id']!;
+    const gone = async () => {
+      const metric = await env.runtime.metrics.registry.getSingleMetric('toolcap_http_requests_total')?.get();
+      return metric?.values.find((v) => v.labels['route'] === '/mcp' && v.labels['method'] === 'POST' && v.labels['status_class'] === '4xx')?.value ?? 0;
+    };
+    return { port: server.port, sessionId, checking, open, lines, gone };
+  }
+
+  it.each([
+    ['whole', 0],
+    ['cut short', 10],
+  ])('a body sent %s: the request is ended as one that went away (499, one line), not left waiting or run for nobody', async (_name, missing) => {
+    const t = await slowAuthSetup();
+    const body = call(31, 'text.reverse', { text: 'left' });
+    const sent = body.slice(0, body.length - missing);
+    const socket = connect(t.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${t.port}\r\nauthorization: Bearer slow\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\n` +
+        `mcp-session-id: ${t.sessionId}\r\nmcp-protocol-version: ${VERSION}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${sent}`,
+    );
+    await t.checking;
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.destroy();
+    await closed;
+    // let the server see the hang-up before the credentials check ends
+    await new Promise((r) => setTimeout(r, 50));
+    const before = await t.gone();
+    t.open();
+    expect(await waitFor(async () => (await t.gone()) === before + 1, 60)).toBe(true);
+    expect(t.lines.filter((l) => l.includes('went away during POST /mcp'))).toHaveLength(1);
+  });
+});
+
+describe('a pipelined request whose client hangs up', () => {
+  it('ends its wait when the connection closes, though its response, queued behind the first, hears no close of its own', { timeout: 20_000 }, async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'slow.mjs'), 'export async function slow() { await new Promise((r) => setTimeout(r, 3000)); return { ok: true }; }\n');
+    writeManifest(join(dir, 'slow.yaml'), [
+      { name: 'slow.wait', description: 'Waits a while.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
+    ]);
+    const env = await openEnv([dir]);
+    const lines: string[] = [];
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime, warn: (line) => void lines.push(line) });
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const sessionId = opened.headers['mcp-session-id']!;
+    const head = `host: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\nmcp-session-id: ${sessionId}\r\nmcp-protocol-version: ${VERSION}\r\n`;
+    const post = (id: number) => {
+      const body = call(id, 'slow.wait', {});
+      return `POST /mcp HTTP/1.1\r\n${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write(post(51) + post(52));
+    await new Promise((r) => setTimeout(r, 300));
+    socket.destroy();
+    // both waits end at the hang-up, long before the calls do (3 s): neither keeps the session busy
+    expect(await waitFor(() => lines.filter((l) => l.includes('went away during POST /mcp')).length === 2, 30)).toBe(true);
+  });
+});
+
+describe('a request sent under the id of one whose client went away', () => {
+  it.each([
+    ['on the lane', {}],
+    ['through the route (a chunked body, which the lane leaves to it)', { 'transfer-encoding': 'chunked' }],
+  ])('%s: is answered when its own call ends, not held for the abandoned call', { timeout: 20_000 }, async (_how, extra: Record<string, string>) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'wait.mjs'), 'export async function wait({ ms }) { await new Promise((r) => setTimeout(r, ms)); return { waited: ms }; }\n');
+    writeManifest(join(dir, 'wait.yaml'), [
+      { name: 'wait.for', description: 'Waits as long as asked.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './wait.mjs', export: 'wait' } }] },
+      { name: 'wait.again', description: 'Waits as long as asked, too.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './wait.mjs', export: 'wait' } }] },
+    ]);
+    const env = await openEnv([dir]);
+    const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime, warn: () => undefined });
+    const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler, warn: () => undefined }), { port: 0 });
+    setups.push({ env, handler, lane: server, appCalls: () => 0, plainPort: 0, close: async () => (await handler.close(), await server.close()) });
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const opened = await raw(server.port, { headers: { 'content-type': 'application/json', accept: ACCEPT }, body: JSON.stringify(init) });
+    const headers = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': opened.headers['mcp-session-id']!, 'mcp-protocol-version': VERSION };
+    // the first try hangs (4 s) and its client gives up
+    const first = httpRequest({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/mcp', headers });
+    first.on('error', () => undefined);
+    first.end(call(61, 'wait.for', { ms: 4000 }));
+    await new Promise((r) => setTimeout(r, 300));
+    first.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    // the next request under that id (another tool: calls of the one module tool waited for each other here) ends at once: it must not wait for the first
+    const started = Date.now();
+    const retry = await raw(server.port, { headers: { ...headers, ...extra }, body: call(61, 'wait.again', { ms: 10 }) });
+    expect(retry.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(JSON.parse(retry.body)).toMatchObject({ id: 61, result: { structuredContent: { waited: 10 } } });
   });
 });
 

@@ -54,6 +54,10 @@ const V6_RANGES: Range[] = [
   ['100::', 64, 'reserved'],
   ['2001::', 32, 'reserved'], // Teredo hides the real IPv4 address
   ['::', 96, 'reserved'], // IPv4-compatible, deprecated
+  // IPv4 behind a translator, where the IPv4 address cannot be read back for sure: SIIT's IPv4-translated
+  // addresses, and the local-use NAT64 prefix (RFC 8215), whose layout the network's operator picks
+  ['::ffff:0:0:0', 96, 'reserved'],
+  ['64:ff9b:1::', 48, 'reserved'],
 ];
 
 const lists = new Map<AddressKind, BlockList>();

@@ -36,6 +36,11 @@ describe('addressKind', () => {
     ['64:ff9b::a00:1', 'private'],
     ['2002:7f00:1::', 'loopback'],
     ['::127.0.0.1', 'reserved'],
+    // IPv4 behind a translator: SIIT's IPv4-translated form, and the local-use NAT64 prefix (RFC 8215), whose layout the operator picks
+    ['::ffff:0:7f00:1', 'reserved'],
+    ['::ffff:0:169.254.169.254', 'reserved'],
+    ['64:ff9b:1::a9fe:a9fe', 'reserved'],
+    ['64:ff9b:1:a9fe:a9:fe00::', 'reserved'],
   ])('%s is %s', (address, kind) => {
     expect(addressKind(address)).toBe(kind);
   });

@@ -75,6 +75,14 @@ export interface RouteLog {
 type Choice = { name: string; instance: ProviderInstance } | { retryAt: number };
 
 /**
+ * Failures that a retry of the same provider would meet again: the egress
+ * policy refused the host, or the answer passed the size limit. The call
+ * fails over to the next provider, never back to this one (a read retried
+ * them up to `maxAttempts` times: three downloads of an answer too large).
+ */
+const SAME_AGAIN: ReadonlySet<string> = new Set(['EGRESS_DENIED', 'RESPONSE_TOO_LARGE']);
+
+/**
  * Routes calls over the providers of their tools.
  * @example
  * const log = { attempts: [], skipped: [], count: 0 };
@@ -99,6 +107,8 @@ export class Router {
     const takesKey = tool.execution?.idempotencyKey !== undefined && tool.execution.idempotencyKey !== false;
     const idempotencyKey = request.idempotencyKey ?? (takesKey ? callId : undefined);
     const failed = new Set<string>();
+    /** Providers whose failure would come again ({@link SAME_AGAIN}): not tried again in this call. */
+    const spent = new Set<string>();
     /** Providers this call already tried: its own failure's backoff does not stop its own retries. */
     const tried = new Set<string>();
     let lastError: { code: CallErrorCode; message: string } | undefined;
@@ -154,10 +164,18 @@ export class Router {
         if (callerSignal?.aborted) throw new CallError(code, `The caller aborted the call to "${tool.name}".`, { providers: log.attempts, callId });
         // may this call go again (on the next provider, or the same one after a pause)?
         const retryable = before || retryClass === 'safe' || (retryClass === 'guarded' && request.idempotencyKey !== undefined);
-        if (!retryable || attempt >= this.#o.maxAttempts + (before ? slots.length : 0)) {
+        if (!timedOut && error instanceof ProviderError && SAME_AGAIN.has(error.code)) spent.add(chosen.name);
+        const left = slots.some((s) => s.instance && !spent.has(s.entry.name));
+        if (!retryable || !left || attempt >= this.#o.maxAttempts + (before ? slots.length : 0)) {
           throw new CallError(
             code,
-            `${message}${retryable ? '' : ` Not retried: retry class "${retryClass}"${retryClass === 'guarded' ? ' without an idempotency key' : ''}, and the failure may have had effects.`}`,
+            `${message}${
+              !retryable
+                ? ` Not retried: retry class "${retryClass}"${retryClass === 'guarded' ? ' without an idempotency key' : ''}, and the failure may have had effects.`
+                : !left
+                  ? ' Not retried: every provider left would meet the same refusal again (egress policy or size limit).'
+                  : ''
+            }`,
             { providers: log.attempts, callId },
           );
         }
@@ -165,6 +183,7 @@ export class Router {
         // every provider failed once: start over after a pause
         if (slots.every((s) => !s.instance || failed.has(s.entry.name))) {
           failed.clear();
+          for (const name of spent) failed.add(name);
           await sleep(backoffDelay(attempt, this.#pause, this.#o.random), callerSignal);
         }
       }

@@ -150,6 +150,27 @@ describe('retries by retry class', () => {
     expect(h.fakes.count()).toBe(3);
   });
 
+  it.each([
+    ['RESPONSE_TOO_LARGE', false],
+    ['EGRESS_DENIED', true],
+  ] as const)('safe: %s is not retried on the same provider, only failed over', async (code, beforeEffect) => {
+    // a retry would meet the same refusal (the egress policy, the size limit): three downloads of an answer too large
+    const one = await harness([fakeTool('big', { execution: execution('safe') })], { maxAttempts: 3, health: noBackoff() });
+    one.fakes.on('p1', fail(code, 'refused', beforeEffect));
+    const e = await expectCode(one.runtime.call('big', {}), 'PROVIDER_ERROR');
+    expect(one.fakes.count()).toBe(1);
+    expect(e.message).toContain('Not retried: every provider left would meet the same refusal again');
+    const two = await harness([fakeTool('big', { execution: execution('safe'), providers: fakeProviders(['p1', 0], ['p2', 1]) })], { maxAttempts: 3, health: noBackoff() });
+    let n = 0;
+    two.fakes.on('p1', fail(code, 'refused', beforeEffect)).on('p2', async () => {
+      if (++n === 1) throw new Error('transient');
+      return 'from p2';
+    });
+    await expect(two.runtime.call('big', {})).resolves.toMatchObject({ status: 'ok', provider: 'p2', attempts: 3 });
+    // p2's ordinary failure is retried after the pause; p1 is never asked again
+    expect(two.fakes.order()).toEqual(['p1', 'p2', 'p2']);
+  });
+
   it('failures before any effect get one extra attempt per provider on top of maxAttempts', async () => {
     const h = await harness([fakeTool('multi', { execution: execution('never'), providers: fakeProviders(['p1', 0], ['p2', 1]) })], { maxAttempts: 1, health: noBackoff() });
     h.fakes.on('p1', fail('PROVIDER_UNAVAILABLE', 'refused', true)).on('p2', fail('PROVIDER_UNAVAILABLE', 'refused', true));

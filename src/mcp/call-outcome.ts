@@ -89,8 +89,8 @@ export function callFailure(err: unknown, context: { what: string; signal: Abort
     return new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });
   }
   const refused = upstreamRefusal(err);
-  if (refused instanceof UpstreamTooLargeError) return new ProviderError('RESPONSE_TOO_LARGE', `${what}: ${refused.message}`, false, { cause: err, detail: { limit: refused.limit, part: refused.part } });
-  if (refused instanceof UpstreamRedirectError) return new ProviderError('EGRESS_DENIED', `${what}: ${refused.message}`, false, { cause: err });
+  if (refused instanceof UpstreamTooLargeError) return new ProviderError('RESPONSE_TOO_LARGE', `${what}: ${refused.reason}`, false, { cause: err, detail: { limit: refused.limit, part: refused.part } });
+  if (refused instanceof UpstreamRedirectError) return new ProviderError('EGRESS_DENIED', `${what}: ${refused.reason}`, false, { cause: err });
   // a connection the egress policy refused never opened: nothing was sent
   if (refused instanceof EgressError) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, true, { cause: err, detail: { host: refused.host, refusal: refused.code } });
   if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });

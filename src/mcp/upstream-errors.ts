@@ -15,6 +15,8 @@ export type OversizePart = 'body' | 'event';
 export class UpstreamTooLargeError extends Error {
   override readonly name = 'UpstreamTooLargeError';
   readonly code = 'RESPONSE_TOO_LARGE';
+  /** The message without the server's name, for a caller that names the server already. */
+  readonly reason: string;
   constructor(
     /** Who answered, e.g. `MCP server "docs"`. */
     readonly upstream: string,
@@ -22,7 +24,9 @@ export class UpstreamTooLargeError extends Error {
     readonly part: OversizePart,
     options?: ErrorOptions,
   ) {
-    super(`${upstream}: ${part === 'body' ? 'the answer' : 'an event-stream message'} exceeds ${limit} bytes (mcp.maxResponseBytes); the connection was dropped`, options);
+    const reason = `${part === 'body' ? 'the answer' : 'an event-stream message'} exceeds ${limit} bytes (mcp.maxResponseBytes); the connection was dropped`;
+    super(`${upstream}: ${reason}`, options);
+    this.reason = reason;
   }
 }
 

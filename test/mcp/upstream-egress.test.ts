@@ -182,8 +182,8 @@ describe('the upstream hop: answers past mcp.maxResponseBytes', () => {
     expect(statusOf(clients, 'jsonup')?.state).toBe('up');
     const err = await rejection(clients.callTool('jsonup', 'big', {}, signal()));
     expect(err).toMatchObject({ code: 'RESPONSE_TOO_LARGE', detail: { limit: LIMIT, part: 'body' } });
-    expect(err.message).toContain('MCP server "jsonup"');
-    expect(err.message).toContain(`${LIMIT} bytes (mcp.maxResponseBytes)`);
+    // the server named once, by the call's own words
+    expect(err.message).toBe(`MCP tool "big" on server "jsonup": the answer exceeds ${LIMIT} bytes (mcp.maxResponseBytes); the connection was dropped`);
     expect(await clients.callTool('jsonup', 'echo', { message: 'after' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: after' }] });
   });
 
@@ -344,7 +344,10 @@ describe('through the gateway, from a config file', () => {
       // the runtime reports a provider's failure as PROVIDER_ERROR with the provider's own code in its words
       expect(errorMeta(big)).toMatchObject({ code: 'PROVIDER_ERROR' });
       expect(textOf(big)).toContain('(RESPONSE_TOO_LARGE)');
-      expect(textOf(big)).toContain(`MCP server "up": the answer exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+      expect(textOf(big)).toContain(`MCP tool "big" on server "up": the answer exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+      expect(textOf(big)).not.toContain('MCP server "up"');
+      // not retried on the same server: the same limit would refuse it again
+      expect(textOf(big)).toContain('Not retried: every provider left would meet the same refusal again');
       expect(textOf(await client.callTool({ name: 'mcp.up.echo', arguments: { message: 'after' } }))).toContain('Echo: after');
     } finally {
       await toolcap.close();

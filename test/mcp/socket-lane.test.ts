@@ -28,7 +28,9 @@ import { closeAll, examplesEnv, openEnv, tempDir, textOf, track, writeManifest, 
 import { waitFor } from './helpers.js';
 import { ALICE, CAROL } from './principals.js';
 
-const PRINCIPALS: Record<string, Principal> = { alice: ALICE, carol: CAROL };
+/** A key that authenticates but grants no role, so no `list`: refused with 403 on either path. */
+const NO_ROLE: Principal = { id: 'norole', roles: [], personas: [], via: 'api-key' };
+const PRINCIPALS: Record<string, Principal> = { alice: ALICE, carol: CAROL, norole: NO_ROLE };
 /** Authentication by a test header: the same ApiAuth serves both sockets. */
 const AUTH: ApiAuth = {
   authenticate: async (request) => {
@@ -148,6 +150,8 @@ const CASES: Case[] = [
   { name: 'an unknown session', session: 'unknown', body: call(11, 'text.reverse', { text: 'x' }), onLane: false, status: 404 },
   { name: "another principal's session", token: 'carol', body: call(12, 'text.reverse', { text: 'x' }), onLane: false, status: 404 },
   { name: 'no credentials', token: '', body: call(13, 'text.reverse', { text: 'x' }), onLane: true, status: 401 },
+  { name: 'an unknown token', token: 'mallory', body: call(25, 'text.reverse', { text: 'x' }), onLane: true, status: 401 },
+  { name: 'a principal without the list permission', token: 'norole', body: call(26, 'text.reverse', { text: 'x' }), onLane: true, status: 403 },
   { name: 'bad JSON', body: '{"jsonrpc":"2.0",', onLane: true, status: 400 },
   // a Web body's text() drops a leading UTF-8 BOM; the lane must read the same JSON
   { name: 'a body starting with a UTF-8 BOM', body: `\uFEFF${call(24, 'text.reverse', { text: 'bom' })}`, onLane: true, status: 200 },

@@ -4,15 +4,13 @@
  * `warn`, and nothing on the onError paths (the handler's and the HTTP
  * app's) nor on the console; a real failure still reaches onError.
  */
-import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientGone } from '../../src/mcp/client-abort.js';
 import { mcpHttpHandler } from '../../src/mcp/http.js';
 import { createApi } from '../../src/server/app.js';
 import { listen } from '../../src/server/listen.js';
-import { closeAll, examplesEnv, openEnv, tempDir, writeManifest } from './gateway-helpers.js';
+import { closeAll, examplesEnv, slowToolEnv } from './gateway-helpers.js';
 import { waitFor } from './helpers.js';
 
 afterEach(() => vi.restoreAllMocks());
@@ -59,12 +57,7 @@ function post(port: number, body: string, headers: Record<string, string>, opts:
 
 describe('a slow client that hangs up', () => {
   it('mid-body and mid-call: one quiet line per request at most, no stack trace, no onError', { timeout: 20_000 }, async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'slow.mjs'), 'export async function slow() { await new Promise((r) => setTimeout(r, 300)); return { ok: true }; }\n');
-    writeManifest(join(dir, 'slow.yaml'), [
-      { name: 'slow.wait', description: 'Waits a moment.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
-    ]);
-    const env = await openEnv([dir]);
+    const env = await slowToolEnv(300);
     const lines: string[] = [];
     const handlerError = vi.fn();
     const appError = vi.fn();

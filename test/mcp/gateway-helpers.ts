@@ -50,6 +50,19 @@ export function writeManifest(file: string, tools: unknown[]): void {
   writeFileSync(file, JSON.stringify({ toolcap: 1, tools }, null, 2));
 }
 
+/**
+ * An env serving one read tool, `slow.wait`, a module that answers after
+ * `waitMs`: long enough for a client to hang up mid-call.
+ */
+export async function slowToolEnv(waitMs: number): Promise<Env> {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'slow.mjs'), `export async function slow() { await new Promise((r) => setTimeout(r, ${waitMs})); return { ok: true }; }\n`);
+  writeManifest(join(dir, 'slow.yaml'), [
+    { name: 'slow.wait', description: 'Waits a while.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
+  ]);
+  return openEnv([dir]);
+}
+
 export interface Env {
   registry: Registry;
   store: Store;

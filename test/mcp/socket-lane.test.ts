@@ -24,7 +24,7 @@ import type { Principal } from '../../src/runtime/identity/principal.js';
 import { createApi } from '../../src/server/app.js';
 import type { ApiAuth } from '../../src/server/auth.js';
 import { listen, type RunningServer } from '../../src/server/listen.js';
-import { closeAll, examplesEnv, openEnv, tempDir, textOf, track, writeManifest, type Env } from './gateway-helpers.js';
+import { closeAll, examplesEnv, openEnv, slowToolEnv, tempDir, textOf, track, writeManifest, type Env } from './gateway-helpers.js';
 import { waitFor } from './helpers.js';
 import { ALICE, CAROL } from './principals.js';
 
@@ -304,12 +304,7 @@ describe('a client that hangs up while the lane checks its credentials', () => {
 
 describe('a pipelined request whose client hangs up', () => {
   it('ends its wait when the connection closes, though its response, queued behind the first, hears no close of its own', { timeout: 20_000 }, async () => {
-    const dir = tempDir();
-    writeFileSync(join(dir, 'slow.mjs'), 'export async function slow() { await new Promise((r) => setTimeout(r, 3000)); return { ok: true }; }\n');
-    writeManifest(join(dir, 'slow.yaml'), [
-      { name: 'slow.wait', description: 'Waits a while.', version: '1.0.0', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { type: 'object' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './slow.mjs', export: 'slow' } }] },
-    ]);
-    const env = await openEnv([dir]);
+    const env = await slowToolEnv(3000);
     const lines: string[] = [];
     const handler = mcpHttpHandler({ registry: env.registry, runtime: env.runtime, warn: (line) => void lines.push(line) });
     const server = await listen(createApi(env.registry, { runtime: env.runtime, mcp: handler }), { port: 0 });

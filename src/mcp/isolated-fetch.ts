@@ -21,6 +21,7 @@
  * the id it names.
  * @module
  */
+import { requestIds } from './request-ids.js';
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -36,16 +37,6 @@ function cancelledId(body: string): string | number | undefined {
   }
 }
 
-/** Whether a request body (one message or a batch) carries a request with this id. */
-function carries(body: string, id: string | number): boolean {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return (Array.isArray(parsed) ? parsed : [parsed]).some((m: unknown) => typeof m === 'object' && m !== null && 'method' in m && (m as { id?: unknown }).id === id);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Wrap `base` (the global fetch by default) so each request gets a private
  * signal bridged from the one it was given.
@@ -58,7 +49,7 @@ export function isolatedSignalFetch(base: FetchLike = (url, init) => fetch(url, 
     const sentBody = typeof init?.body === 'string' ? init.body : undefined;
     const cancelled = sentBody === undefined ? undefined : cancelledId(sentBody);
     if (cancelled !== undefined) {
-      for (const [controller, sent] of inFlight) if (carries(sent, cancelled)) controller.abort(new DOMException('The call was cancelled.', 'AbortError'));
+      for (const [controller, sent] of inFlight) if (requestIds(sent).includes(cancelled)) controller.abort(new DOMException('The call was cancelled.', 'AbortError'));
     }
     const parent = init?.signal ?? undefined;
     if (!parent || parent.aborted) return base(url, init);

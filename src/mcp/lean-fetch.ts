@@ -46,6 +46,7 @@ import type { EgressGuard } from '../runtime/containment/egress.js';
 import { limitEventStream } from '../runtime/containment/event-stream-limit.js';
 import type { CrossOriginRedirects } from '../runtime/containment/redirects.js';
 import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
+import { requestIds } from './request-ids.js';
 import { followRedirect, type RedirectRules } from './upstream-redirects.js';
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -106,7 +107,6 @@ function decodersFor(value: string | null): Array<() => NodeJS.ReadWriteStream> 
   return found.every((d) => d !== undefined) ? (found as Array<() => NodeJS.ReadWriteStream>).reverse() : undefined;
 }
 
-
 /** Options of {@link leanFetch}. */
 export interface LeanFetchOptions {
   /** Where connections come from (e.g. a `guardedDispatcher`). @default undici's global dispatcher */
@@ -164,19 +164,6 @@ async function readWhole(source: Readable, raw: Readable, max: number, tooLarge:
     chunks.push(chunk as Buffer);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-}
-
-/** The JSON-RPC ids a request body asks for (one request or a batch); empty when none can be read. */
-function requestIds(body: unknown): Array<string | number> {
-  if (typeof body !== 'string') return [];
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return (Array.isArray(parsed) ? parsed : [parsed])
-      .map((m: unknown) => (typeof m === 'object' && m !== null && 'method' in m ? (m as { id?: unknown }).id : undefined))
-      .filter((id): id is string | number => typeof id === 'string' || typeof id === 'number');
-  } catch {
-    return [];
-  }
 }
 
 /**

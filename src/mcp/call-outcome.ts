@@ -75,15 +75,19 @@ export function callValue(result: CallResult, what: string): unknown {
 
 /**
  * The ProviderError for a `tools/call` that failed with `err`.
- * @param context what was called, the call's signal, the server's stderr tail, and why toolcap closed the connection if it did
+ * @param context what was called, the call's signal, the server's stderr tail, why toolcap closed the connection if it did
+ * (`closedBy`), and the size refusal whose error answer `err` is, if it is one (`oversize`: ./upstream-fetch.ts tells)
  */
-export function callFailure(err: unknown, context: { what: string; signal: AbortSignal; stderr: string; closeReason?: string }): ProviderError {
+export function callFailure(
+  err: unknown,
+  context: { what: string; signal: AbortSignal; stderr: string; closedBy?: UpstreamTooLargeError; oversize?: UpstreamTooLargeError },
+): ProviderError {
   const { what, signal, stderr } = context;
   if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
-  if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed && context.closeReason !== undefined) {
-    // toolcap closed it (an answer past the limit on an HTTP+SSE stream): the call may have run
-    return new ProviderError('PROVIDER_ERROR', `${what}: ${context.closeReason}`, false, { cause: err });
-  }
+  // toolcap closed the connection (an HTTP+SSE message past the limit) or answered the call itself (a Streamable HTTP message
+  // past it): the call may have run, and a retry on this server would meet the same answer
+  const tooLarge = err instanceof McpError && err.code === ErrorCode.ConnectionClosed ? context.closedBy : context.oversize;
+  if (tooLarge) return new ProviderError('RESPONSE_TOO_LARGE', `${what}: ${tooLarge.reason}`, false, { cause: err, detail: { limit: tooLarge.limit, part: tooLarge.part } });
   if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
     const tail = stderr.trim() === '' ? '' : ` (stderr: ${lastLines(stderr)})`;
     return new ProviderError('PROVIDER_ERROR', `server exited during the call`, false, { cause: err, detail: `${what}${tail}` });

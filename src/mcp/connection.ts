@@ -55,7 +55,7 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
   e.retryTimer = undefined;
   e.state = 'connecting';
   e.stderr = '';
-  delete e.closeReason;
+  delete e.closedBy;
   const client = new Client(ctx.options.clientInfo ?? { name: 'toolcap', version: '0' }, { capabilities: {} });
   try {
     let transport: ContainedStdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
@@ -86,7 +86,7 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
           ctx.options.warn?.(error.message);
           // HTTP+SSE answers every call on its one stream, and which answer was cut cannot be told: the calls in flight fail now, not at their timeouts
           if (cfg.transport === 'sse' && error.part === 'event' && e.client === client) {
-            e.closeReason = error.message;
+            e.closedBy = error;
             void client.close().catch(() => {});
           }
         },
@@ -144,7 +144,7 @@ function onClose(ctx: ClientsContext, e: ServerEntry, client: Client): void {
   if (e.client !== client || ctx.closed) return;
   e.client = undefined;
   clearTimeout(e.refreshTimer);
-  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : (e.closeReason ?? 'connection closed'));
+  failed(ctx, e, e.config.transport === 'stdio' ? `server exited${e.stderr.trim() === '' ? '' : `; stderr: ${lastLines(e.stderr)}`}` : (e.closedBy?.message ?? 'connection closed'));
 }
 
 /** Mark a server down and schedule the next attempt. */

@@ -123,6 +123,11 @@ export interface LeanFetchOptions {
   upstream?: string;
   /** Told of every answer past the limit (the request fails with the same error). */
   onOversize?: (error: UpstreamTooLargeError) => void;
+  /**
+   * Put in the `data` of the JSON-RPC error answers written for an event-stream message past the limit
+   * (`{ oversize: marker }`), so the caller can tell them from a server's own errors: a secret the server never sees.
+   */
+  oversizeMarker?: string;
   /** Sends a request whose body is not a string or bytes. @default the global fetch over `dispatcher`, redirects not followed */
   fallback?: FetchLike;
 }
@@ -241,7 +246,7 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
         onOverflow: () => {
           // the request is read only now: a normal answer costs no parse
           const ids = requestIds(sent);
-          return ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message);
+          return ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message, options.oversizeMarker);
         },
         overflowError: tooLarge('event'),
       });
@@ -256,9 +261,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Most redirects one request follows (fetch's own limit is 20; the http provider's is 5). */
 export const MAX_REDIRECTS = 5;
 
-/** An event stream ending with an error answer to each request id: the calls waiting on it fail with `message`. */
-function errorEvents(ids: ReadonlyArray<string | number>, message: string): Uint8Array {
+/** An event stream ending with an error answer to each request id: the calls waiting on it fail with `message` (and `{ oversize: marker }` as data). */
+function errorEvents(ids: ReadonlyArray<string | number>, message: string, marker: string | undefined): Uint8Array {
   // -32603: JSON-RPC's internal error; the SDK rejects the waiting request with it
-  const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message } })}\n\n`);
+  const error = { code: -32603, message, ...(marker !== undefined ? { data: { oversize: marker } } : {}) };
+  const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
   return new TextEncoder().encode(events.join(''));
 }

@@ -15,6 +15,7 @@ import type { BackoffPolicy } from '../runtime/backoff.js';
 import type { Resolver } from '../runtime/containment/egress.js';
 import type { ProviderEgress } from '../runtime/providers/types.js';
 import type { UpstreamFetch } from './upstream-fetch.js';
+import type { UpstreamTooLargeError } from './upstream-errors.js';
 import { contentHash } from '../model/hash.js';
 import type { McpConfig, McpServerConfig } from './config.js';
 import { readDiscoveryCache, type McpServerInfo } from './discovery.js';
@@ -80,7 +81,7 @@ export interface ServerEntry {
   discoveredAt?: string;
   connecting?: Promise<void> | undefined;
   /** Why toolcap closed the connection itself (an HTTP+SSE message past the size limit); cleared by the next connect. */
-  closeReason?: string;
+  closedBy?: UpstreamTooLargeError;
   /** An HTTP server's guarded fetch and its connection pool (closed by disconnect). */
   upstream?: UpstreamFetch | undefined;
   discovery: Promise<unknown>;

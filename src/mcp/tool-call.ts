@@ -33,7 +33,8 @@ export async function callServerTool(
   try {
     result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
   } catch (err) {
-    throw callFailure(err, { what, signal, stderr: e.stderr, ...(e.closeReason !== undefined ? { closeReason: e.closeReason } : {}) });
+    const oversize = e.upstream?.oversizeAnswer(err);
+    throw callFailure(err, { what, signal, stderr: e.stderr, ...(e.closedBy !== undefined ? { closedBy: e.closedBy } : {}), ...(oversize !== undefined ? { oversize } : {}) });
   }
   return callValue(result, what);
 }

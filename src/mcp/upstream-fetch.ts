@@ -21,6 +21,7 @@
  *   {@link UpstreamTooLargeError} and drops its connection (./lean-fetch.ts).
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { Agent } from 'undici';
 import { DEFAULT_MAX_BODY_BYTES } from '../runtime/containment/body-limit.js';
 import { guardedDispatcher } from '../runtime/containment/dispatcher.js';
@@ -28,7 +29,7 @@ import { defaultEgressAllow, EgressGuard, type Resolver } from '../runtime/conta
 import type { ProviderEgress } from '../runtime/providers/types.js';
 import { isolatedSignalFetch } from './isolated-fetch.js';
 import { leanFetch } from './lean-fetch.js';
-import type { UpstreamTooLargeError } from './upstream-errors.js';
+import { UpstreamTooLargeError } from './upstream-errors.js';
 
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -50,6 +51,11 @@ export interface UpstreamFetchOptions {
 export interface UpstreamFetch {
   fetch: FetchLike;
   guard: EgressGuard;
+  /**
+   * The size refusal behind a request's error, when the error is the JSON-RPC answer toolcap wrote itself for an
+   * event-stream message past the limit (the SDK turns it into an McpError; a server cannot write one that matches).
+   */
+  oversizeAnswer(err: unknown): UpstreamTooLargeError | undefined;
   /** End the pool: its kept-alive connections and anything still on them (call once the server's client is closed). */
   close(): Promise<void>;
 }
@@ -68,16 +74,26 @@ export function upstreamAllow(url: string, egress: ProviderEgress | undefined): 
 export function upstreamFetch(name: string, url: string, options: UpstreamFetchOptions = {}): UpstreamFetch {
   const guard = new EgressGuard({ allow: upstreamAllow(url, options.egress) }, options.resolver ? { resolver: options.resolver } : {});
   const dispatcher: Agent = guardedDispatcher(guard);
+  const max = options.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const upstream = `MCP server "${name}"`;
+  // known to this process only: the answers that carry it are toolcap's own
+  const marker = randomUUID();
   const fetch = isolatedSignalFetch(
     leanFetch({
       dispatcher,
       egress: guard,
-      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_BODY_BYTES,
+      maxResponseBytes: max,
       crossOriginRedirects: options.egress?.crossOriginRedirects ?? 'drop-credentials',
       credentialHeaders: options.credentialHeaders ?? [],
-      upstream: `MCP server "${name}"`,
+      upstream,
+      oversizeMarker: marker,
       ...(options.onOversize ? { onOversize: options.onOversize } : {}),
     }),
   );
-  return { fetch, guard, close: () => dispatcher.destroy() };
+  const oversizeAnswer = (err: unknown): UpstreamTooLargeError | undefined => {
+    const data: unknown = typeof err === 'object' && err !== null ? (err as { data?: unknown }).data : undefined;
+    const ours = typeof data === 'object' && data !== null && (data as { oversize?: unknown }).oversize === marker;
+    return ours ? new UpstreamTooLargeError(upstream, max, 'event', { cause: err }) : undefined;
+  };
+  return { fetch, guard, oversizeAnswer, close: () => dispatcher.destroy() };
 }

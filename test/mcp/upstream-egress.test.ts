@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +49,8 @@ function mcpServer(fat: boolean): Server {
   ];
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    // a server's own error answer dressed as toolcap's size refusal: it cannot know the marker
+    if (request.params.name === 'forged') throw new McpError(ErrorCode.InternalError, `MCP server "sseup": an event-stream message exceeds ${LIMIT} bytes`, { oversize: String(request.params.arguments?.marker) });
     const text = request.params.name === 'big' ? 'y'.repeat(BIG) : `Echo: ${String(request.params.arguments?.message)}`;
     return { content: [{ type: 'text', text }] };
   });
@@ -187,19 +189,28 @@ describe('the upstream hop: answers past mcp.maxResponseBytes', () => {
     expect(await clients.callTool('jsonup', 'echo', { message: 'after' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: after' }] });
   });
 
-  it('an event-stream message past the limit fails that call at once with a JSON-RPC error naming the server and the limit; the next call works', async () => {
+  it('an event-stream message past the limit fails that call at once with RESPONSE_TOO_LARGE naming the server and the limit; the next call works', async () => {
     const clients = await started([httpServer('sseup', `${base}/mcp`)], { maxResponseBytes: LIMIT });
     const err = await rejection(clients.callTool('sseup', 'big', {}, signal()));
-    expect(err.code).toBe('PROVIDER_ERROR');
-    expect(err.message).toContain(`MCP server "sseup": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+    // toolcap's own error answer, told apart from the server's: the router fails over rather than download it again
+    expect(err).toMatchObject({ code: 'RESPONSE_TOO_LARGE', detail: { limit: LIMIT, part: 'event' } });
+    expect(err.message).toBe(`MCP tool "big" on server "sseup": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes); the connection was dropped`);
     expect(await clients.callTool('sseup', 'echo', { message: 'still here' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: still here' }] });
+  });
+
+  it("a server's own JSON-RPC error that imitates the size refusal stays the server's error (PROVIDER_ERROR)", async () => {
+    const clients = await started([httpServer('sseup', `${base}/mcp`)], { maxResponseBytes: LIMIT });
+    for (const marker of ['', 'undefined', '00000000-0000-4000-8000-000000000000']) {
+      const err = await rejection(clients.callTool('sseup', 'forged', { marker }, signal()));
+      expect(err.code).toBe('PROVIDER_ERROR');
+    }
   });
 
   it('an endless event-stream message is cut at the limit: the call fails in time, the connection is dropped, the server stays usable', async () => {
     const clients = await started([httpServer('flood', `${base}/mcp`)], { maxResponseBytes: LIMIT });
     const started_ = Date.now();
     const err = await rejection(clients.callTool('flood', 'flood', {}, signal()));
-    expect(err.message).toContain(`MCP server "flood": an event-stream message exceeds ${LIMIT} bytes`);
+    expect(err).toMatchObject({ code: 'RESPONSE_TOO_LARGE', message: expect.stringContaining(`on server "flood": an event-stream message exceeds ${LIMIT} bytes`) });
     expect(Date.now() - started_).toBeLessThan(10_000);
     // the server sees its response closed: toolcap dropped the connection rather than reading on
     await floodClosed;
@@ -212,7 +223,8 @@ describe('the upstream hop: answers past mcp.maxResponseBytes', () => {
     expect(statusOf(clients, 'legacy')?.state).toBe('up');
     const started_ = Date.now();
     const err = await rejection(clients.callTool('legacy', 'big', {}, signal()));
-    expect(err.message).toContain(`MCP server "legacy": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes)`);
+    expect(err).toMatchObject({ code: 'RESPONSE_TOO_LARGE', detail: { limit: LIMIT, part: 'event' } });
+    expect(err.message).toBe(`MCP tool "big" on server "legacy": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes); the connection was dropped`);
     expect(Date.now() - started_).toBeLessThan(10_000);
     expect(await waitFor(() => statusOf(clients, 'legacy')?.state === 'up')).toBe(true);
     expect(await clients.callTool('legacy', 'echo', { message: 'again' }, signal())).toEqual({ content: [{ type: 'text', text: 'Echo: again' }] });

@@ -84,8 +84,9 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
         credentialHeaders: Object.keys(cfg.headers),
         onOversize: (error) => {
           ctx.options.warn?.(error.message);
-          // HTTP+SSE answers every call on its one stream, and which answer was cut cannot be told: the calls in flight fail now, not at their timeouts
-          if (cfg.transport === 'sse' && error.part === 'event' && e.client === client) {
+          // HTTP+SSE answers every call on its one stream, and which answer was cut cannot be told: the calls in flight fail now,
+          // not at their timeouts; so does the initialize of a connect in progress (closing its client rejects it)
+          if (cfg.transport === 'sse' && error.part === 'event' && (e.client === client || e.pending === client)) {
             e.closedBy = error;
             void client.close().catch(() => {});
           }
@@ -124,7 +125,9 @@ async function doConnect(ctx: ClientsContext, e: ServerEntry): Promise<void> {
   } catch (err) {
     e.pending = undefined;
     await client.close().catch(() => {});
-    failed(ctx, e, `could not connect: ${describe(e, err)}`);
+    // closedBy: set by onOversize while the connect waited (the narrowing from `delete` above does not see that)
+    const closedBy = (e as ServerEntry).closedBy;
+    failed(ctx, e, `could not connect: ${closedBy?.message ?? describe(e, err)}`);
     return;
   }
   await queueDiscovery(ctx, e);

@@ -40,8 +40,8 @@ const seen: Array<{ method: string; url: string; headers: IncomingMessage['heade
 let floodClosed: Promise<void> = Promise.resolve();
 
 /** The tools every test server lists; `fat` adds one whose description is past the limit. */
-function mcpServer(fat: boolean): Server {
-  const server = new Server({ name: 'upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
+function mcpServer(fat: boolean, fatInstructions = false): Server {
+  const server = new Server({ name: 'upstream', version: '1.0.0' }, { capabilities: { tools: {} }, ...(fatInstructions ? { instructions: 'i'.repeat(BIG) } : {}) });
   const tools = [
     { name: 'echo', description: 'Echo the message.', inputSchema: { type: 'object' as const, properties: { message: { type: 'string' } } } },
     { name: 'big', description: `Answer with ${BIG} characters.`, inputSchema: { type: 'object' as const, properties: {} } },
@@ -92,11 +92,12 @@ async function route(req: IncomingMessage, res: ServerResponse, raw: string): Pr
       return answerMcp(req, res, body, { json: true, fat: false });
     case '/mcp-fat':
       return answerMcp(req, res, body, { json: true, fat: true });
-    case '/legacy/sse': {
-      // the older HTTP+SSE transport: answers come on this one stream
+    case '/legacy/sse':
+    case '/legacy-fat/sse': {
+      // the older HTTP+SSE transport: answers come on this one stream (legacy-fat: an initialize answer past the limit)
       const transport = new SSEServerTransport('/legacy/messages', res);
       legacy.set(transport.sessionId, transport);
-      await mcpServer(false).connect(transport);
+      await mcpServer(false, path === '/legacy-fat/sse').connect(transport);
       return;
     }
     case '/legacy/messages': {
@@ -231,6 +232,16 @@ describe('the upstream hop: answers past mcp.maxResponseBytes', () => {
     // the operator is told too, and the server's last error says why it reconnected
     expect(warnings.some((w) => w.includes(`MCP server "legacy": an event-stream message exceeds ${LIMIT} bytes`))).toBe(true);
     expect(warnings.some((w) => w.startsWith('MCP server "legacy" is down (MCP server "legacy": an event-stream message exceeds'))).toBe(true);
+  });
+
+  it('HTTP+SSE: an initialize answer past the limit fails the connect at once (not at the connect timeout), with the limit named', async () => {
+    const warnings: string[] = [];
+    const started_ = Date.now();
+    const clients = await started([httpServer('fatinit', `${base}/legacy-fat/sse`, {}, 'sse')], { maxResponseBytes: LIMIT, retryMs: 60_000, warn: (m) => warnings.push(m) });
+    expect(Date.now() - started_).toBeLessThan(10_000);
+    const status = statusOf(clients, 'fatinit');
+    expect(status?.state).toBe('down');
+    expect(status?.lastError).toBe(`could not connect: MCP server "fatinit": an event-stream message exceeds ${LIMIT} bytes (mcp.maxResponseBytes); the connection was dropped`);
   });
 
   it('a tools/list past the limit fails discovery with the limit named; the server stays up', async () => {

@@ -26,7 +26,7 @@
  */
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
 import { entityWord, entityWords, namedIdWords, extractEntities, isEntityWord, type Entity } from './entities.js';
-import { cjkRuns, foldContractions, numberTerms, stem } from './tokenize.js';
+import { cjkRuns, foldContractions, numberTerms, stem, tokenize } from './tokenize.js';
 import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
 
@@ -55,7 +55,11 @@ export interface Understanding {
   sentences: string[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
   weak: string;
-  /** The task's numbers as terms ("difficulty 3", "the year 2025"): matched only against parameter text, where they are example values. */
+  /**
+   * The task's numbers as terms ("difficulty 3", "the year 2025"), and its ids written as one word ("224x224x3",
+   * "ABCD1234"): matched only where the catalog spells them out (a parameter's example value, a model's input
+   * size), and only in tools the task's words matched.
+   */
   values: string[];
   entities: Entity[];
 }
@@ -303,6 +307,16 @@ function clauses(text: string): Clause[] {
   return out;
 }
 
+/**
+ * The index term of an id written as one word ("224x224x3", "ABCD1234"), which a catalog may spell out as
+ * it is; none for an id of parts or camel humps ("XOVtFd5vEhp", "INC-4512": its pieces are not the id) or
+ * a bare number ("#4512": numbers are matched as numbers).
+ */
+function idTerm(text: string): string[] {
+  const parts = words(text);
+  return parts.length === 1 && !/^\d+$/.test(parts[0]!) ? tokenize(parts[0]!) : [];
+}
+
 /** Was this plural word a noun in the task (a list signal)? */
 function pluralNoun(word: string): boolean {
   return word.length > 3 && /[^s]s$/.test(word) && !/(us|is|ss|ous|ics|news|status|access|alias|always|was|has|does|yes|this|its|lets|thanks|towards|afterwards)$/.test(word) && stem(word) !== word && !isEntityWord(word);
@@ -398,7 +412,7 @@ export function understand(task: string): Understanding {
     content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
     sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
     weak: weak.join(' '),
-    values: [...new Set(entities.filter((e) => e.kind === 'number').flatMap((e) => numberTerms(e.text)))],
+    values: [...new Set(entities.flatMap((e) => (e.kind === 'number' ? numberTerms(e.text) : e.kind === 'id' ? idTerm(e.text) : [])))],
     entities,
   };
 }

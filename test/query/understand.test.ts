@@ -18,6 +18,7 @@ describe('sentence form: questions and lookups read', () => {
     ['the latest release of acme/web', 'read'],
     ['open issues in acme/widgets', 'read'],
     ['could you tell me how many stars the repo has', 'read'],
+    ['explore the governance structure of the library network', 'read'],
   ])('%s -> %s', (task, intent) => {
     expect(understand(task).intent).toBe(intent);
   });
@@ -25,6 +26,10 @@ describe('sentence form: questions and lookups read', () => {
   it('a question is a read with confidence 0.8; a verb in verb position 0.9', () => {
     expect(understand('which repos do we have?')).toMatchObject({ intent: 'read', confidence: 0.8 });
     expect(understand('list the repos')).toMatchObject({ intent: 'read', confidence: 0.9 });
+  });
+
+  it('"explore …" asks for something: its sentence is a step of the task', () => {
+    expect(understand('Retrieve the energy sustainability data. Then, explore the library network governance. Finally, search the museum catalogue.').sentences).toHaveLength(3);
   });
 
   it('a request in question form is a request', () => {

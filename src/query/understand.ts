@@ -51,8 +51,11 @@ export interface Understanding {
   steps: number;
   /** Text whose terms are matched at full weight. */
   content: string;
-  /** The content text of each sentence that asks for something (a verb in verb position, a question), when there is more than one: each step's own words; else empty. */
-  sentences: string[];
+  /**
+   * Each sentence that asks for something (a verb in verb position, a question), when there is more than one:
+   * each step's own content words and its own numbers (`values`, in the same form as the task's); else empty.
+   */
+  sentences: Sentence[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
   weak: string;
   /**
@@ -62,6 +65,12 @@ export interface Understanding {
    */
   values: string[];
   entities: Entity[];
+}
+
+/** One asking sentence of a task: its content text and its numbers as terms. */
+export interface Sentence {
+  content: string;
+  values: string[];
 }
 
 /** Words that open a question. */
@@ -367,11 +376,24 @@ export function understand(task: string): Understanding {
   // content and weak terms
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
-  const bySentence = new Map<number, string[]>();
+  const bySentence = new Map<number, Sentence>();
+  const own = (sentence: number): Sentence => {
+    let s = bySentence.get(sentence);
+    if (!s) bySentence.set(sentence, (s = { content: '', values: [] }));
+    return s;
+  };
+  // the number entities in text order, as their stand-ins appear in the clauses (one pass of one pattern found them)
+  const numbers = entities.filter((e) => e.kind === 'number');
+  let nextNumber = 0;
   // quoted names, slugs' words and files' formats may share words with a tool's description: weakly
   const weak = [...terms, ...entityWords(entities)];
   for (const clause of parts) {
     for (const w of clause.words) {
+      if (w === NUMBER_WORD) {
+        const e = numbers[nextNumber++];
+        if (e !== undefined && asking.has(clause.sentence)) own(clause.sentence).values.push(...numberTerms(e.text));
+        continue;
+      }
       if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
       // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
       const participle = participleVerdict(w);
@@ -379,9 +401,8 @@ export function understand(task: string): Understanding {
       else {
         content.push(w);
         if (!asking.has(clause.sentence)) continue;
-        let own = bySentence.get(clause.sentence);
-        if (!own) bySentence.set(clause.sentence, (own = []));
-        own.push(w);
+        const s = own(clause.sentence);
+        s.content = s.content === '' ? w : `${s.content} ${w}`;
       }
     }
   }
@@ -410,7 +431,7 @@ export function understand(task: string): Understanding {
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
     // CJK runs have no spaces for the clause reader to split at: matched whole, at full weight (tokenize pairs their characters)
     content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
-    sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
+    sentences: [...bySentence.values()].filter((s) => s.content !== '').length > 1 ? [...bySentence.values()].filter((s) => s.content !== '').map((s) => ({ ...s, values: [...new Set(s.values)] })) : [],
     weak: weak.join(' '),
     values: [...new Set(entities.flatMap((e) => (e.kind === 'number' ? numberTerms(e.text) : e.kind === 'id' ? idTerm(e.text) : [])))],
     entities,

@@ -19,6 +19,7 @@ describe('sentence form: questions and lookups read', () => {
     ['open issues in acme/widgets', 'read'],
     ['could you tell me how many stars the repo has', 'read'],
     ['explore the governance structure of the library network', 'read'],
+    ['gather information about the COVID-19 cases in the world', 'read'],
   ])('%s -> %s', (task, intent) => {
     expect(understand(task).intent).toBe(intent);
   });
@@ -28,8 +29,9 @@ describe('sentence form: questions and lookups read', () => {
     expect(understand('list the repos')).toMatchObject({ intent: 'read', confidence: 0.9 });
   });
 
-  it('"explore …" asks for something: its sentence is a step of the task', () => {
+  it('"explore …" and "gather …" ask for something: their sentences are steps of the task', () => {
     expect(understand('Retrieve the energy sustainability data. Then, explore the library network governance. Finally, search the museum catalogue.').sentences).toHaveLength(3);
+    expect(understand('I want to gather information about the flu cases. Then, check the subway schedule.').sentences).toHaveLength(2);
   });
 
   it('a request in question form is a request', () => {

@@ -121,6 +121,10 @@ describe('values kept out of the terms', () => {
     expect(tokenize(u.content).join(' ')).not.toMatch(/\d{3}/);
   });
 
+  it('lists the entities in the order they appear, whichever pattern found them', () => {
+    expect(extractEntities('runs 1 2 3 4 5 for XOVtFd5vEhpQrS and ABC-123-x').entities.map((e) => e.text)).toEqual(['1', '2', '3', '4', '5', 'XOVtFd5vEhpQrS', 'ABC-123-x']);
+  });
+
   it('a kind may add its word at the weak weight (a path is about files)', () => {
     expect(understand("what's in /etc/hosts?").weak.split(' ')).toContain('file');
     expect(understand("what's in /etc/hosts?").content).not.toContain('etc');

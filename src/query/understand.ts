@@ -316,6 +316,9 @@ function clauses(text: string): Clause[] {
   return out;
 }
 
+/** The terms a value stands for when matched: a number's ({@link numberTerms}), a one-word id's ({@link idTerm}). */
+const valueTerms = (e: Entity): string[] => (e.kind === 'number' ? numberTerms(e.text) : e.kind === 'id' ? idTerm(e.text) : []);
+
 /**
  * The index term of an id written as one word ("224x224x3", "ABCD1234"), which a catalog may spell out as
  * it is; none for an id of parts or camel humps ("XOVtFd5vEhp", "INC-4512": its pieces are not the id) or
@@ -382,19 +385,22 @@ export function understand(task: string): Understanding {
     if (!s) bySentence.set(sentence, (s = { content: '', values: [] }));
     return s;
   };
-  // the number entities in text order, as their stand-ins appear in the clauses (one pass of one pattern found them)
-  const numbers = entities.filter((e) => e.kind === 'number');
-  let nextNumber = 0;
+  // the entities are listed in the order of their stand-ins in the text: the k-th stand-in is the k-th entity
+  let nextEntity = 0;
   // quoted names, slugs' words and files' formats may share words with a tool's description: weakly
   const weak = [...terms, ...entityWords(entities)];
   for (const clause of parts) {
     for (const w of clause.words) {
-      if (w === NUMBER_WORD) {
-        const e = numbers[nextNumber++];
-        if (e !== undefined && asking.has(clause.sentence)) own(clause.sentence).values.push(...numberTerms(e.text));
+      if (isEntityWord(w)) {
+        const e = entities[nextEntity++];
+        if (e === undefined || !asking.has(clause.sentence)) continue;
+        // a sentence's numbers and one-word ids are its values; the words of an id of parts ("COVID-19") its content
+        const s = own(clause.sentence);
+        s.values.push(...valueTerms(e));
+        for (const named of namedIdWords([e])) s.content = s.content === '' ? named : `${s.content} ${named}`;
         continue;
       }
-      if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
+      if (FILLER.has(w) || found.replaced.has(w)) continue;
       // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
       const participle = participleVerdict(w);
       if (found.weakVerbs.has(w) || GENERIC.has(w) || (participle !== undefined && participle !== 'read')) weak.push(w);
@@ -433,7 +439,7 @@ export function understand(task: string): Understanding {
     content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
     sentences: [...bySentence.values()].filter((s) => s.content !== '').length > 1 ? [...bySentence.values()].filter((s) => s.content !== '').map((s) => ({ ...s, values: [...new Set(s.values)] })) : [],
     weak: weak.join(' '),
-    values: [...new Set(entities.flatMap((e) => (e.kind === 'number' ? numberTerms(e.text) : e.kind === 'id' ? idTerm(e.text) : [])))],
+    values: [...new Set(entities.flatMap(valueTerms))],
     entities,
   };
 }

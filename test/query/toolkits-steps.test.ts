@@ -131,4 +131,10 @@ describe('multi-step tasks', () => {
     const ranked = rankTools(hidden, seal, { limit: 5 }).candidates.map((c) => c.tool.name);
     expect(ranked.indexOf('searchHiddenObjects')).toBeLessThan(ranked.indexOf('findHiddenObjects'));
   });
+
+  it("an id's word and a one-word id are their own sentence's", () => {
+    const u = understand('I want to gather information about the COVID-19 cases in the world. Then, check the schedule of subway line 7. Finally, get the layer for 224x224x3 images.');
+    expect(u.sentences.map((s) => s.content)).toEqual([expect.stringContaining('COVID'), expect.not.stringContaining('COVID'), expect.not.stringContaining('COVID')]);
+    expect(u.sentences.map((s) => s.values)).toEqual([[], ['7'], ['224x224x3']]);
+  });
 });

@@ -40,7 +40,8 @@ export const STEP_BEST_MIN_SENTENCES = 3;
 
 /**
  * A task of several sentences asks for several tools, and a long sentence's
- * terms swamp a short one's in one sum: each sentence is scored on its own,
+ * terms swamp a short one's in one sum: each sentence is scored on its own
+ * (its content words, then its values, as the whole task's are),
  * and a tool gets STEP_FIT of the task's best score times its share of its
  * sentence's best, when that is more than its own (each step's best tool
  * reaches the top 10). In a task of STEP_BEST_MIN_SENTENCES or more, each

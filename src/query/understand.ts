@@ -53,7 +53,7 @@ export interface Understanding {
   content: string;
   /**
    * Each sentence that asks for something (a verb in verb position, a question), when there is more than one:
-   * each step's own content words and its own numbers (`values`, in the same form as the task's); else empty.
+   * each step's own content words and its own values (numbers, one-word ids: as the task's `values`); else empty.
    */
   sentences: Sentence[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
@@ -67,7 +67,7 @@ export interface Understanding {
   entities: Entity[];
 }
 
-/** One asking sentence of a task: its content text and its numbers as terms. */
+/** One asking sentence of a task: its content text, and its values as terms (as {@link Understanding.values}). */
 export interface Sentence {
   content: string;
   values: string[];
@@ -426,6 +426,8 @@ export function understand(task: string): Understanding {
   if (asksMany) scope = 'list';
   else if (named) scope = 'item';
   else if (plural && all.length <= 12) scope = 'list';
+  // a sentence with values but no word to match is no step of its own
+  const steps = [...bySentence.values()].filter((s) => s.content !== '').map((s) => ({ content: s.content, values: [...new Set(s.values)] }));
   return {
     intent,
     confidence,
@@ -437,7 +439,7 @@ export function understand(task: string): Understanding {
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
     // CJK runs have no spaces for the clause reader to split at: matched whole, at full weight (tokenize pairs their characters)
     content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
-    sentences: [...bySentence.values()].filter((s) => s.content !== '').length > 1 ? [...bySentence.values()].filter((s) => s.content !== '').map((s) => ({ ...s, values: [...new Set(s.values)] })) : [],
+    sentences: steps.length > 1 ? steps : [],
     weak: weak.join(' '),
     values: [...new Set(entities.flatMap(valueTerms))],
     entities,

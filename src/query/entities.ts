@@ -44,6 +44,7 @@ const KINDS: ReadonlyArray<{ kind: EntityKind; pattern: RegExp; term?: string }>
 export interface Extracted {
   /** The text with every entity replaced by a placeholder word (sentence structure is kept for reading verbs). */
   text: string;
+  /** The entities in the order of their placeholders in `text`. */
   entities: Entity[];
   /** Index terms the entities' kinds contribute ("file" for a path), once each. */
   terms: string[];
@@ -63,26 +64,36 @@ export const isEntityWord = (word: string): boolean => word.startsWith('zq') && 
  */
 export function extractEntities(task: string): Extracted {
   let text = task;
-  const found: Array<Entity & { at: number }> = [];
+  const found: Entity[] = [];
   const terms = new Set<string>();
+  // each entity is first replaced by a mark of its own (lowercase letters only: no later pattern matches one), so
+  // that the entities can be listed in the order they appear in the task, whichever pass found them
+  const mark = (kind: EntityKind, match: string): string => ` ${markWord(found.push({ kind, text: match.slice(0, 80) }) - 1)} `;
   for (const { kind, pattern, term } of KINDS) {
-    text = text.replace(pattern, (match: string, ...rest: unknown[]) => {
-      const at = rest.find((r) => typeof r === 'number') as number;
-      found.push({ kind, text: match.slice(0, 80), at });
+    text = text.replace(pattern, (match: string) => {
       if (term) terms.add(term);
-      return ` ${entityWord(kind)} `;
+      return mark(kind, match);
     });
   }
   // random-case ids ("RGvXGjIWyIW", "gDigAX6tNT"): many short camel humps, unlike a name ("getAvailableRooms")
-  text = text.replace(/\b[A-Za-z0-9]{7,}\b/g, (match: string, at: number) => {
+  text = text.replace(/\b[A-Za-z0-9]{7,}\b/g, (match: string) => {
     const humps = match.match(/[A-Z]+[a-z0-9]*|[a-z0-9]+/g) ?? [];
     if (humps.length < 4 || match.length / humps.length >= 3) return match;
-    found.push({ kind: 'id', text: match.slice(0, 80), at });
-    return ` ${entityWord('id')} `;
+    return mark('id', match);
   });
-  found.sort((a, b) => a.at - b.at);
-  return { text, entities: found.map(({ kind, text: t }) => ({ kind, text: t })), terms: [...terms] };
+  const entities: Entity[] = [];
+  text = text.replace(MARK, (_: string, serial: string) => {
+    const e = found[markSerial(serial)]!;
+    entities.push(e);
+    return entityWord(e.kind);
+  });
+  return { text, entities, terms: [...terms] };
 }
+
+/** A mark and its serial number, written in the letters a-z only. */
+const MARK = /zqe([a-z]+)qz/g;
+const markWord = (serial: number): string => `zqe${[...serial.toString(26)].map((c) => String.fromCharCode(Number.parseInt(c, 26) + 97)).join('')}qz`;
+const markSerial = (letters: string): number => Number.parseInt([...letters].map((c) => (c.charCodeAt(0) - 97).toString(26)).join(''), 26);
 
 /** Entities whose own words may name what a tool works on. */
 const WORDY_KINDS: ReadonlySet<EntityKind> = new Set(['quoted', 'slug']);

@@ -10,7 +10,7 @@
 import { acquireScores, impactsOf, releaseScores } from './score-buffers.js';
 import { scoreInto, type Expansion, type SearchIndex } from './search.js';
 import { tokenize } from './tokenize.js';
-import type { Understanding } from './understand.js';
+import type { Sentence, Understanding } from './understand.js';
 
 /** How much a generic verb ("show", "get") or an entity's kind counts, against a content term's 1. */
 export const WEAK_TERM_WEIGHT = 0.35;
@@ -40,7 +40,8 @@ export const STEP_BEST_MIN_SENTENCES = 3;
 
 /**
  * A task of several sentences asks for several tools, and a long sentence's
- * terms swamp a short one's in one sum: each sentence is scored on its own,
+ * terms swamp a short one's in one sum: each sentence is scored on its own
+ * (its content words, then its values, as the whole task's are),
  * and a tool gets STEP_FIT of the task's best score times its share of its
  * sentence's best, when that is more than its own (each step's best tool
  * reaches the top 10). In a task of STEP_BEST_MIN_SENTENCES or more, each
@@ -48,7 +49,7 @@ export const STEP_BEST_MIN_SENTENCES = 3;
  * tool that gathers words of several steps no longer outranks, on a near
  * tie, the tool one step asks for.
  */
-function liftStepBests(index: SearchIndex, sentences: readonly string[], scores: Float64Array, touched: number[]): void {
+function liftStepBests(index: SearchIndex, sentences: readonly Sentence[], scores: Float64Array, touched: number[]): void {
   let best = 0;
   for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
   if (best === 0) return;
@@ -56,7 +57,8 @@ function liftStepBests(index: SearchIndex, sentences: readonly string[], scores:
   for (const sentence of sentences) {
     const stepScores = acquireScores(index);
     const stepTouched: number[] = [];
-    scoreInto(index, sentence, {}, stepScores, stepTouched);
+    scoreInto(index, sentence.content, {}, stepScores, stepTouched);
+    if (sentence.values.length > 0) addValues(index, sentence.values, stepScores);
     let top = 0;
     for (const doc of stepTouched) if (stepScores[doc]! > top) top = stepScores[doc]!;
     if (top > 0) {

@@ -26,7 +26,7 @@
  */
 import { verdictOf, words, type Verdict } from '../model/evidence.js';
 import { entityWord, entityWords, namedIdWords, extractEntities, isEntityWord, type Entity } from './entities.js';
-import { cjkRuns, foldContractions, numberTerms, stem } from './tokenize.js';
+import { cjkRuns, foldContractions, numberTerms, stem, tokenize } from './tokenize.js';
 import { matchPhrase } from './phrases.js';
 import { canonicalVerbs, participleVerdict, requestVerdict } from './verbs.js';
 
@@ -51,13 +51,26 @@ export interface Understanding {
   steps: number;
   /** Text whose terms are matched at full weight. */
   content: string;
-  /** The content text of each sentence that asks for something (a verb in verb position, a question), when there is more than one: each step's own words; else empty. */
-  sentences: string[];
+  /**
+   * Each sentence that asks for something (a verb in verb position, a question), when there is more than one:
+   * each step's own content words and its own values (numbers, one-word ids: as the task's `values`); else empty.
+   */
+  sentences: Sentence[];
   /** Generic verbs and the entities' kinds, matched at a low weight. */
   weak: string;
-  /** The task's numbers as terms ("difficulty 3", "the year 2025"): matched only against parameter text, where they are example values. */
+  /**
+   * The task's numbers as terms ("difficulty 3", "the year 2025"), and its ids written as one word ("224x224x3",
+   * "ABCD1234"): matched only where the catalog spells them out (a parameter's example value, a model's input
+   * size), and only in tools the task's words matched.
+   */
   values: string[];
   entities: Entity[];
+}
+
+/** One asking sentence of a task: its content text, and its values as terms (as {@link Understanding.values}). */
+export interface Sentence {
+  content: string;
+  values: string[];
 }
 
 /** Words that open a question. */
@@ -303,6 +316,19 @@ function clauses(text: string): Clause[] {
   return out;
 }
 
+/** The terms a value stands for when matched: a number's ({@link numberTerms}), a one-word id's ({@link idTerm}). */
+const valueTerms = (e: Entity): string[] => (e.kind === 'number' ? numberTerms(e.text) : e.kind === 'id' ? idTerm(e.text) : []);
+
+/**
+ * The index term of an id written as one word ("224x224x3", "ABCD1234"), which a catalog may spell out as
+ * it is; none for an id of parts or camel humps ("XOVtFd5vEhp", "INC-4512": its pieces are not the id) or
+ * a bare number ("#4512": numbers are matched as numbers).
+ */
+function idTerm(text: string): string[] {
+  const parts = words(text);
+  return parts.length === 1 && !/^\d+$/.test(parts[0]!) ? tokenize(parts[0]!) : [];
+}
+
 /** Was this plural word a noun in the task (a list signal)? */
 function pluralNoun(word: string): boolean {
   return word.length > 3 && /[^s]s$/.test(word) && !/(us|is|ss|ous|ics|news|status|access|alias|always|was|has|does|yes|this|its|lets|thanks|towards|afterwards)$/.test(word) && stem(word) !== word && !isEntityWord(word);
@@ -353,21 +379,36 @@ export function understand(task: string): Understanding {
   // content and weak terms
   const all = parts.flatMap((c) => c.words);
   const content: string[] = [];
-  const bySentence = new Map<number, string[]>();
+  const bySentence = new Map<number, Sentence>();
+  const own = (sentence: number): Sentence => {
+    let s = bySentence.get(sentence);
+    if (!s) bySentence.set(sentence, (s = { content: '', values: [] }));
+    return s;
+  };
+  // the entities are listed in the order of their stand-ins in the text: the k-th stand-in is the k-th entity
+  let nextEntity = 0;
   // quoted names, slugs' words and files' formats may share words with a tool's description: weakly
   const weak = [...terms, ...entityWords(entities)];
   for (const clause of parts) {
     for (const w of clause.words) {
-      if (FILLER.has(w) || isEntityWord(w) || found.replaced.has(w)) continue;
+      if (isEntityWord(w)) {
+        const e = entities[nextEntity++];
+        if (e === undefined || !asking.has(clause.sentence)) continue;
+        // a sentence's numbers and one-word ids are its values; the words of an id of parts ("COVID-19") its content
+        const s = own(clause.sentence);
+        s.values.push(...valueTerms(e));
+        for (const named of namedIdWords([e])) s.content = s.content === '' ? named : `${s.content} ${named}`;
+        continue;
+      }
+      if (FILLER.has(w) || found.replaced.has(w)) continue;
       // generic verbs, and participles of writes ("the message I posted", "the archived channel"): the object's history, not the job
       const participle = participleVerdict(w);
       if (found.weakVerbs.has(w) || GENERIC.has(w) || (participle !== undefined && participle !== 'read')) weak.push(w);
       else {
         content.push(w);
         if (!asking.has(clause.sentence)) continue;
-        let own = bySentence.get(clause.sentence);
-        if (!own) bySentence.set(clause.sentence, (own = []));
-        own.push(w);
+        const s = own(clause.sentence);
+        s.content = s.content === '' ? w : `${s.content} ${w}`;
       }
     }
   }
@@ -385,6 +426,8 @@ export function understand(task: string): Understanding {
   if (asksMany) scope = 'list';
   else if (named) scope = 'item';
   else if (plural && all.length <= 12) scope = 'list';
+  // a sentence with values but no word to match is no step of its own
+  const steps = [...bySentence.values()].filter((s) => s.content !== '').map((s) => ({ content: s.content, values: [...new Set(s.values)] }));
   return {
     intent,
     confidence,
@@ -396,9 +439,9 @@ export function understand(task: string): Understanding {
     avoid: [...found.avoid].filter((a) => !found.destroys || a !== 'delet'),
     // CJK runs have no spaces for the clause reader to split at: matched whole, at full weight (tokenize pairs their characters)
     content: [...content, ...namedIdWords(entities), ...cjkRuns(text)].join(' '),
-    sentences: bySentence.size > 1 ? [...bySentence.values()].map((w) => w.join(' ')) : [],
+    sentences: steps.length > 1 ? steps : [],
     weak: weak.join(' '),
-    values: [...new Set(entities.filter((e) => e.kind === 'number').flatMap((e) => numberTerms(e.text)))],
+    values: [...new Set(entities.flatMap(valueTerms))],
     entities,
   };
 }

@@ -25,7 +25,7 @@ const REQUEST_VERBS: Readonly<Record<string, Verdict>> = {
   stage: 'write', unstage: 'write', remember: 'write', memorize: 'write', forget: 'destructive', checkout: 'write', rebase: 'write', squash: 'write',
   place: 'write', manage: 'write', input: 'write', trade: 'write', handle: 'write',
   cancel: 'write', pause: 'write', resume: 'write', hold: 'write', unassign: 'write', reassign: 'write', flag: 'write', report: 'write',
-  see: 'read', summarise: 'read', summarize: 'read', explain: 'read', list: 'read', display: 'read', print: 'read', grab: 'read', double: 'read',
+  see: 'read', explore: 'read', gather: 'read', summarise: 'read', summarize: 'read', explain: 'read', list: 'read', display: 'read', print: 'read', grab: 'read', double: 'read',
 };
 
 /**

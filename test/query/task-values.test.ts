@@ -2,7 +2,8 @@
  * What a task's verbs and numbers still match after query understanding
  * takes them apart: a create verb that means only itself ("add", "submit")
  * is matched as itself, and a task's numbers are matched against parameter
- * text, where they are example values, and nowhere else; a slug's words
+ * text, where they are example values, and nowhere else; an id written as one
+ * word ("224x224x3") is matched where a tool the words matched spells it out; a slug's words
  * ("shadcn/ui") are matched weakly, as quoted names are; a question mark
  * asks about its sentence's first clause only.
  */
@@ -69,6 +70,26 @@ describe("a task's numbers are matched only against parameter text", () => {
     const tools = [tool('energyReport', 'Energy report'), tool('levelPicker', 'Pick a level', { level: 'The level (e.g., 1, 2, 3)' })];
     expect(top('energy at level 3', tools)).toContain('levelPicker');
     expect(top('energy 3', tools)).toEqual(['energyReport']);
+  });
+});
+
+describe('an id written as one word is matched where the catalog spells it out', () => {
+  it('understanding keeps it among the values, not an id of parts or humps, nor a bare "#" number', () => {
+    expect(understand('a feature vector from a 224x224x3 image').values).toEqual(['224x224x3']);
+    expect(understand('support for product code PRD1234').values).toEqual(['prd1234']);
+    expect(understand('the book TsSgpTH1lU, incident INC-4512, and #4512').values).toEqual([]);
+  });
+
+  it('it lifts the tool that says it over an equal match', () => {
+    const tools = [tool('vector_a', 'Image feature vector. Input images of size 299x299x3.'), tool('vector_b', 'Image feature vector. Input images of size 224x224x3.')];
+    const ranking = rankTools('a feature vector from a 224x224x3 image', tools, { limit: 5 });
+    expect(ranking.candidates[0]?.tool.name).toBe('vector_b');
+    expect(ranking.candidates[0]?.matched).toContain('224x224x3');
+  });
+
+  it('an id alone brings no tool', () => {
+    const tools = [tool('productSupport', 'Product support', { code: 'Product code (e.g., PRD1234)' }), tool('bookDetails', 'Book details')];
+    expect(top('book details for PRD1234', tools)).toEqual(['bookDetails']);
   });
 });
 

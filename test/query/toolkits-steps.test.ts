@@ -87,8 +87,8 @@ describe('multi-step tasks', () => {
   it('understanding keeps the content of each asking sentence apart', () => {
     const u = understand(task);
     expect(u.sentences.length).toBeGreaterThanOrEqual(3);
-    expect(u.sentences.some((s) => /band gap/.test(s))).toBe(true);
-    expect(u.sentences.some((s) => /MSVLTPLL/i.test(s))).toBe(false); // "The protein sequence is …" asks nothing
+    expect(u.sentences.some((s) => /band gap/.test(s.content))).toBe(true);
+    expect(u.sentences.some((s) => /MSVLTPLL/i.test(s.content))).toBe(false); // "The protein sequence is …" asks nothing
     expect(understand('Calculate the band gap of Silicon.').sentences).toEqual([]);
     expect(understand('The material is Silicon. Calculate its band gap.').sentences).toEqual([]);
   });
@@ -115,5 +115,26 @@ describe('multi-step tasks', () => {
     const gatherer = ranked.find((c) => c.tool.name === 'getProofreadingSuggestions')!;
     // its own sum is below the gatherer's by less than the bonus
     expect(first.fit - gatherer.fit).toBeLessThanOrEqual(STEP_BEST_BONUS);
+  });
+
+  // a Seal-Tools dev task: "difficulty 3" is what tells searchHiddenObjects (its level "e.g., 1, 2, 3") from
+  // findHiddenObjects (its difficulty "e.g., easy, medium, hard"), which otherwise says the first step's words a little better
+  const hidden =
+    'I need your assistance with several tasks. First, please help me search for hidden objects in the gaming scene XOVtFd5vEhp with a level of difficulty 3. ' +
+    'Then retrieve the images of parasites in the sample yDHs5v5eiU for microbiology analysis. After that, transcribe the medical record into text format. ' +
+    "Lastly, analyze the ethics of the dataset 'rainfall' with medium sensitivity level.";
+
+  it("each asking sentence keeps its own numbers, and a step's best is chosen with them", () => {
+    const u = understand(hidden);
+    expect(u.sentences[0]).toMatchObject({ values: ['3'] });
+    expect(u.sentences.slice(1).every((s) => s.values.length === 0)).toBe(true);
+    const ranked = rankTools(hidden, seal, { limit: 5 }).candidates.map((c) => c.tool.name);
+    expect(ranked.indexOf('searchHiddenObjects')).toBeLessThan(ranked.indexOf('findHiddenObjects'));
+  });
+
+  it("an id's word and a one-word id are their own sentence's", () => {
+    const u = understand('I want to gather information about the COVID-19 cases in the world. Then, check the schedule of subway line 7. Finally, get the layer for 224x224x3 images.');
+    expect(u.sentences.map((s) => s.content)).toEqual([expect.stringContaining('COVID'), expect.not.stringContaining('COVID'), expect.not.stringContaining('COVID')]);
+    expect(u.sentences.map((s) => s.values)).toEqual([[], ['7'], ['224x224x3']]);
   });
 });

@@ -18,6 +18,8 @@ describe('sentence form: questions and lookups read', () => {
     ['the latest release of acme/web', 'read'],
     ['open issues in acme/widgets', 'read'],
     ['could you tell me how many stars the repo has', 'read'],
+    ['explore the governance structure of the library network', 'read'],
+    ['gather information about the COVID-19 cases in the world', 'read'],
   ])('%s -> %s', (task, intent) => {
     expect(understand(task).intent).toBe(intent);
   });
@@ -25,6 +27,11 @@ describe('sentence form: questions and lookups read', () => {
   it('a question is a read with confidence 0.8; a verb in verb position 0.9', () => {
     expect(understand('which repos do we have?')).toMatchObject({ intent: 'read', confidence: 0.8 });
     expect(understand('list the repos')).toMatchObject({ intent: 'read', confidence: 0.9 });
+  });
+
+  it('"explore …" and "gather …" ask for something: their sentences are steps of the task', () => {
+    expect(understand('Retrieve the energy sustainability data. Then, explore the library network governance. Finally, search the museum catalogue.').sentences).toHaveLength(3);
+    expect(understand('I want to gather information about the flu cases. Then, check the subway schedule.').sentences).toHaveLength(2);
   });
 
   it('a request in question form is a request', () => {
@@ -112,6 +119,10 @@ describe('values kept out of the terms', () => {
     expect(extractEntities(task).entities).toContainEqual({ kind, text });
     const u = understand(task);
     expect(tokenize(u.content).join(' ')).not.toMatch(/\d{3}/);
+  });
+
+  it('lists the entities in the order they appear, whichever pattern found them', () => {
+    expect(extractEntities('runs 1 2 3 4 5 for XOVtFd5vEhpQrS and ABC-123-x').entities.map((e) => e.text)).toEqual(['1', '2', '3', '4', '5', 'XOVtFd5vEhpQrS', 'ABC-123-x']);
   });
 
   it('a kind may add its word at the weak weight (a path is about files)', () => {

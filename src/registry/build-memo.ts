@@ -1,7 +1,8 @@
 /**
  * What one catalog build can hand to the next, so a rebuild after a one-file
  * change does the work of that file: parse and import results by content
- * hash (load/import-cache.ts), and, for every tool whose merged value is the
+ * hash (load/import-cache.ts), the last build's tool entries whole for the
+ * files that did not change (registry/tool-reuse.ts), and, for every tool whose merged value is the
  * very object the last build saw (its file was a cache hit and no other
  * layer touched it), its completed value, its per-tool findings and its
  * digest for the snapshot's etag (registry/etag.ts). Everything kept is a pure
@@ -16,6 +17,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { LoadedDocument } from '../load/loader.js';
 import type { OriginCache } from './merge.js';
 import { etagOf, toolDigest } from './etag.js';
+import { KeptTools } from './tool-reuse.js';
 
 /** Counters of one build memo (tests assert on these, not on timing). */
 export interface BuildMemoStats {
@@ -50,6 +52,8 @@ export class BuildMemo {
   readonly imports = new ImportCache<LoadedDocument>();
   /** Origins per loaded document, so an unchanged file's entries carry the same origin objects (registry/merge.ts). */
   readonly origins: OriginCache = new WeakMap();
+  /** The last build's tool entries, completed and checked, for the files a reload did not change (registry/tool-reuse.ts). */
+  readonly kept = new KeptTools();
   readonly #tools = new WeakMap<Tool, ToolMemo>();
   readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();
@@ -66,6 +70,11 @@ export class BuildMemo {
    * `file` and `pointer`: reused when the same value was seen there last
    * time, else computed by `run` and kept.
    */
+  /** Count `count` tool entries reused whole from the last build (registry/tool-reuse.ts) as reused. */
+  reusedEntries(count: number): void {
+    this.#toolHits += count;
+  }
+
   tool(value: Tool, file: string, pointer: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
     const kept = this.#tools.get(value);
     if (kept && kept.file === file && kept.pointer === pointer) {

@@ -149,7 +149,8 @@ export class CatalogEncoder {
       let value: string | undefined;
       let same = false;
       if (before !== undefined) {
-        if (before.value === entry.value && sameRest(before, entry)) same = true;
+        // the very entry (a file the build reused whole), or its very value with the same rest
+        if (before === entry || (before.value === entry.value && sameRest(before, entry))) same = true;
         else if ((value = this.memo.json(entry.value)) === this.memo.json(before.value)) {
           this.memo.same(entry.value, before.value);
           // the rests field by field first: serialising both costs more than the values' comparison did

@@ -18,7 +18,8 @@ import type { ToolViews } from './views.js';
  * undefined when `tools` is not `previousTools` with some values replaced
  * (a key added, dropped or moved, a replaced tool enabled or disabled or
  * scoped otherwise): the caller then builds them afresh.
- * `before` maps the previous keys to their entries.
+ * `before` maps the previous keys to their entries; `inPlace`: the caller
+ * found every key of `tools` at its place in `previousTools` already.
  */
 export function replacedViews(
   previous: ToolViews,
@@ -26,9 +27,10 @@ export function replacedViews(
   tools: ReadonlyArray<Entry<Tool>>,
   changed: ReadonlyArray<Entry<Tool>>,
   before: ReadonlyMap<string, Entry<Tool>>,
+  inPlace = false,
 ): ToolViews | undefined {
   if (tools.length !== previousTools.length) return undefined;
-  for (let i = 0; i < tools.length; i++) if (tools[i]!.key !== previousTools[i]!.key) return undefined;
+  if (!inPlace) for (let i = 0; i < tools.length; i++) if (tools[i]!.key !== previousTools[i]!.key) return undefined;
   const put = new Map<Tool, Tool>();
   for (const entry of changed) {
     const old = before.get(entry.key)?.value;

@@ -57,6 +57,9 @@ export class BuildMemo {
   readonly #tools = new WeakMap<Tool, ToolMemo>();
   readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();
+  /** The values and digests of the last etag, by place (see {@link BuildMemo.digests}). */
+  #lastValues: readonly Tool[] = [];
+  #lastDigests: string[] = [];
   #toolHits = 0;
   #toolMisses = 0;
 
@@ -109,6 +112,26 @@ export class BuildMemo {
     if (digest !== undefined) this.#digests.set(value, digest);
   }
 
+  /**
+   * The etag digests of `values` in order, or undefined when one carries
+   * schema definitions (see {@link catalogEtag}). A value at the place it had
+   * in the last call takes the digest found there (and had no definitions),
+   * with no lookup: after a reload that reused most entries, most are.
+   */
+  digests(values: readonly Tool[]): string[] | undefined {
+    const [last, lastDigests] = [this.#lastValues, this.#lastDigests];
+    const out = new Array<string>(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]!;
+      if (last[i] === value) out[i] = lastDigests[i]!;
+      else if (hasSchemaDefs(value)) return undefined;
+      else out[i] = this.digest(value);
+    }
+    this.#lastValues = values;
+    this.#lastDigests = out;
+    return out;
+  }
+
   /** `toolDigest(value)` (registry/etag.ts), kept per object (a completed tool is never changed after its build). */
   digest(value: object): string {
     let digest = this.#digests.get(value);
@@ -137,9 +160,10 @@ export function catalogEtag(
   },
   memo: BuildMemo,
 ): string {
-  // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
-  if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return '';
   const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
+  const digests = memo.digests(values(catalog.tools));
+  // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
+  if (digests === undefined) return '';
   const rest = { bundles: catalog.bundles, skills: values(catalog.skills), agents: values(catalog.agents), jobs: values(catalog.jobs) };
-  return etagOf(rest, catalog.tools.map((entry) => memo.digest(entry.value)));
+  return etagOf(rest, digests);
 }

@@ -207,7 +207,9 @@ function lint(
     }
     return set;
   };
-  const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
+  // the set of 10,000 tool names only when some reference names a tool
+  const namesTools = references.some((ref) => ref.kind === 'tool' && (ref.names?.length ?? 0) > 0);
+  const known = { tools: namesTools ? names(catalog.tools) : new Set<string>(), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
   if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));
   out.push(...lintSkillCoverage(catalogDocument(catalog), coverageLocators(catalog, merged)));

@@ -141,21 +141,22 @@ export class KeptTools {
     }
     for (const entry of fresh) byKey.set(entry.key, entry);
     const blocks = last.merge.blocks.slice();
-    const tools: Array<Entry<Tool>> = [];
-    let from = 0; // where document i's run starts in the last build's tools
+    // the runs of unchanged documents copied as slices between the changed ones' fresh runs
+    const parts: Array<ReadonlyArray<Entry<Tool>>> = [];
+    let from = 0; // where the next unchanged run starts in the last build's tools
+    let at = 0; // where document i's run starts in the last build's tools
     let next = 0; // the next fresh entry
-    let c = 0; // the next changed document
-    for (let i = 0; i < docs.length; i++) {
-      const run = last.merge.blocks[i]!;
-      if (changed[c] === i) {
-        const count = alone.tools.blocks[c++]!;
-        for (let k = 0; k < count; k++) tools.push(fresh[next++]!);
-        blocks[i] = count;
-      } else {
-        for (let k = from; k < from + run; k++) tools.push(last.tools[k]!);
-      }
-      from += run;
-    }
+    changed.forEach((i, c) => {
+      for (let d = changed[c - 1] === undefined ? 0 : changed[c - 1]! + 1; d < i; d++) at += last.merge.blocks[d]!;
+      parts.push(last.tools.slice(from, at));
+      const count = alone.tools.blocks[c]!;
+      parts.push(fresh.slice(next, (next += count)));
+      blocks[i] = count;
+      at += last.merge.blocks[i]!;
+      from = at;
+    });
+    parts.push(last.tools.slice(from));
+    const tools = ([] as Array<Entry<Tool>>).concat(...parts);
     return { tools, fresh, findings, merge: { byKey, blocks, repeated, diagnostics: last.merge.diagnostics }, docs };
   }
 }

@@ -118,11 +118,12 @@ export class BuildMemo {
    * in the last call takes the digest found there (and had no definitions),
    * with no lookup: after a reload that reused most entries, most are.
    */
-  digests(values: readonly Tool[]): string[] | undefined {
+  digests(tools: ReadonlyArray<{ value: Tool }>): string[] | undefined {
     const [last, lastDigests] = [this.#lastValues, this.#lastDigests];
-    const out = new Array<string>(values.length);
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i]!;
+    const values = new Array<Tool>(tools.length);
+    const out = new Array<string>(tools.length);
+    for (let i = 0; i < tools.length; i++) {
+      const value = (values[i] = tools[i]!.value);
       if (last[i] === value) out[i] = lastDigests[i]!;
       else if (hasSchemaDefs(value)) return undefined;
       else out[i] = this.digest(value);
@@ -130,6 +131,20 @@ export class BuildMemo {
     this.#lastValues = values;
     this.#lastDigests = out;
     return out;
+  }
+
+  /**
+   * Whether some tool carries schema definitions (model/schema-defs.ts),
+   * asked only of the values not at the place they had in the last etag
+   * (those had none).
+   */
+  sharesDefs(tools: ReadonlyArray<{ value: Tool }>): boolean {
+    const last = this.#lastValues;
+    for (let i = 0; i < tools.length; i++) {
+      const value = tools[i]!.value;
+      if (last[i] !== value && hasSchemaDefs(value)) return true;
+    }
+    return false;
   }
 
   /** `toolDigest(value)` (registry/etag.ts), kept per object (a completed tool is never changed after its build). */
@@ -161,7 +176,7 @@ export function catalogEtag(
   memo: BuildMemo,
 ): string {
   const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
-  const digests = memo.digests(values(catalog.tools));
+  const digests = memo.digests(catalog.tools);
   // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
   if (digests === undefined) return '';
   const rest = { bundles: catalog.bundles, skills: values(catalog.skills), agents: values(catalog.agents), jobs: values(catalog.jobs) };

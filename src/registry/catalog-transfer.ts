@@ -13,7 +13,6 @@
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../dialects/lookup.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import type { BuildMemo, BuildMemoStats } from './build-memo.js';
@@ -126,7 +125,7 @@ export class CatalogEncoder {
   encode(id: number, result: CatalogResult, etagOf: string | (() => string), started: number): BuiltMessage {
     const { catalog } = result;
     const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
-    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
+    if (this.memo.sharesDefs(catalog.tools)) return this.#encodeCloned(id, result, etag(), started);
     const rests = new Array<string | undefined>(catalog.tools.length);
     const chunks: string[] = [];
     let items: string[] = [];

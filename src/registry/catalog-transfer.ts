@@ -142,7 +142,22 @@ export class CatalogEncoder {
       if (runLength > 0) push(`{"s":${runStart},"n":${runLength}}`);
       runLength = 0;
     };
-    catalog.tools.forEach((entry, i) => {
+    const [tools, sent] = [catalog.tools, this.#sent];
+    for (let i = 0; i < tools.length; i++) {
+      // a run of the very entries of the last message at their places (files the build reused whole): one step
+      if (tools[i] === sent[i]) {
+        let end = i + 1;
+        while (end < tools.length && tools[end] === sent[end]) end++;
+        if (runLength > 0 && runStart + runLength === i) runLength += end - i;
+        else {
+          flush();
+          runStart = i;
+          runLength = end - i;
+        }
+        i = end - 1;
+        continue;
+      }
+      const entry = tools[i]!;
       const j = this.#placeOf(entry.key, i);
       const before = j === undefined ? undefined : this.#sent[j];
       let value: string | undefined;
@@ -163,11 +178,11 @@ export class CatalogEncoder {
           runStart = j!;
           runLength = 1;
         }
-        return;
+        continue;
       }
       flush();
       push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(rests[i] ??= restJson(entry))}}`);
-    });
+    }
     flush();
     if (items.length > 0) chunks.push(`[${items.join(',')}]`);
     this.#sent = catalog.tools.slice();

@@ -4,7 +4,7 @@
  * the last build, so a reload without a real change is skipped.
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -39,7 +39,8 @@ export async function takeFingerprint(paths: readonly LayerInput[], previous: Fi
     const trusted = old && previous && old.size === st.size && old.mtimeMs === st.mtimeMs && old.ctimeMs === st.ctimeMs && old.ino === st.ino && st.mtimeMs < previous.takenAt - RACY_MS;
     if (trusted) return void files.set(path, old);
     try {
-      const hash = createHash('sha256').update(await readFile(path)).digest('hex');
+      // WebCrypto's digest runs on the thread pool: the main thread does not hash megabytes in one go
+      const hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', await readFile(path))).toString('hex');
       files.set(path, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
     } catch {
       files.set(path, null);

@@ -1,7 +1,8 @@
 /**
  * What one catalog build can hand to the next, so a rebuild after a one-file
  * change does the work of that file: parse and import results by content
- * hash (load/import-cache.ts), and, for every tool whose merged value is the
+ * hash (load/import-cache.ts), the last build's tool entries whole for the
+ * files that did not change (registry/tool-reuse.ts), and, for every tool whose merged value is the
  * very object the last build saw (its file was a cache hit and no other
  * layer touched it), its completed value, its per-tool findings and its
  * digest for the snapshot's etag (registry/etag.ts). Everything kept is a pure
@@ -16,6 +17,7 @@ import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import type { LoadedDocument } from '../load/loader.js';
 import type { OriginCache } from './merge.js';
 import { etagOf, toolDigest } from './etag.js';
+import { KeptTools } from './tool-reuse.js';
 
 /** Counters of one build memo (tests assert on these, not on timing). */
 export interface BuildMemoStats {
@@ -50,9 +52,14 @@ export class BuildMemo {
   readonly imports = new ImportCache<LoadedDocument>();
   /** Origins per loaded document, so an unchanged file's entries carry the same origin objects (registry/merge.ts). */
   readonly origins: OriginCache = new WeakMap();
+  /** The last build's tool entries, completed and checked, for the files a reload did not change (registry/tool-reuse.ts). */
+  readonly kept = new KeptTools();
   readonly #tools = new WeakMap<Tool, ToolMemo>();
   readonly #digests = new WeakMap<object, string>();
   readonly #plain = new WeakMap<object, string>();
+  /** The values and digests of the last etag, by place (see {@link BuildMemo.digests}). */
+  #lastValues: readonly Tool[] = [];
+  #lastDigests: string[] = [];
   #toolHits = 0;
   #toolMisses = 0;
 
@@ -66,6 +73,11 @@ export class BuildMemo {
    * `file` and `pointer`: reused when the same value was seen there last
    * time, else computed by `run` and kept.
    */
+  /** Count `count` tool entries reused whole from the last build (registry/tool-reuse.ts) as reused. */
+  reusedEntries(count: number): void {
+    this.#toolHits += count;
+  }
+
   tool(value: Tool, file: string, pointer: string, run: () => { completed: Tool; findings: readonly Diagnostic[] }): { completed: Tool; findings: readonly Diagnostic[] } {
     const kept = this.#tools.get(value);
     if (kept && kept.file === file && kept.pointer === pointer) {
@@ -100,6 +112,41 @@ export class BuildMemo {
     if (digest !== undefined) this.#digests.set(value, digest);
   }
 
+  /**
+   * The etag digests of `values` in order, or undefined when one carries
+   * schema definitions (see {@link catalogEtag}). A value at the place it had
+   * in the last call takes the digest found there (and had no definitions),
+   * with no lookup: after a reload that reused most entries, most are.
+   */
+  digests(tools: ReadonlyArray<{ value: Tool }>): string[] | undefined {
+    const [last, lastDigests] = [this.#lastValues, this.#lastDigests];
+    const values = new Array<Tool>(tools.length);
+    const out = new Array<string>(tools.length);
+    for (let i = 0; i < tools.length; i++) {
+      const value = (values[i] = tools[i]!.value);
+      if (last[i] === value) out[i] = lastDigests[i]!;
+      else if (hasSchemaDefs(value)) return undefined;
+      else out[i] = this.digest(value);
+    }
+    this.#lastValues = values;
+    this.#lastDigests = out;
+    return out;
+  }
+
+  /**
+   * Whether some tool carries schema definitions (model/schema-defs.ts),
+   * asked only of the values not at the place they had in the last etag
+   * (those had none).
+   */
+  sharesDefs(tools: ReadonlyArray<{ value: Tool }>): boolean {
+    const last = this.#lastValues;
+    for (let i = 0; i < tools.length; i++) {
+      const value = tools[i]!.value;
+      if (last[i] !== value && hasSchemaDefs(value)) return true;
+    }
+    return false;
+  }
+
   /** `toolDigest(value)` (registry/etag.ts), kept per object (a completed tool is never changed after its build). */
   digest(value: object): string {
     let digest = this.#digests.get(value);
@@ -128,9 +175,10 @@ export function catalogEtag(
   },
   memo: BuildMemo,
 ): string {
-  // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
-  if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return '';
   const values = <T>(entries: ReadonlyArray<{ value: T }>) => entries.map((e) => e.value);
+  const digests = memo.digests(catalog.tools);
+  // tools sharing schema definitions: the snapshot hashes their shared form itself (documentHash)
+  if (digests === undefined) return '';
   const rest = { bundles: catalog.bundles, skills: values(catalog.skills), agents: values(catalog.agents), jobs: values(catalog.jobs) };
-  return etagOf(rest, catalog.tools.map((entry) => memo.digest(entry.value)));
+  return etagOf(rest, digests);
 }

@@ -13,7 +13,6 @@
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../dialects/lookup.js';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { hasSchemaDefs } from '../model/schema-defs.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import type { BuildMemo, BuildMemoStats } from './build-memo.js';
@@ -126,7 +125,7 @@ export class CatalogEncoder {
   encode(id: number, result: CatalogResult, etagOf: string | (() => string), started: number): BuiltMessage {
     const { catalog } = result;
     const etag = () => (typeof etagOf === 'string' ? etagOf : etagOf());
-    if (catalog.tools.some((entry) => hasSchemaDefs(entry.value))) return this.#encodeCloned(id, result, etag(), started);
+    if (this.memo.sharesDefs(catalog.tools)) return this.#encodeCloned(id, result, etag(), started);
     const rests = new Array<string | undefined>(catalog.tools.length);
     const chunks: string[] = [];
     let items: string[] = [];
@@ -143,13 +142,29 @@ export class CatalogEncoder {
       if (runLength > 0) push(`{"s":${runStart},"n":${runLength}}`);
       runLength = 0;
     };
-    catalog.tools.forEach((entry, i) => {
+    const [tools, sent] = [catalog.tools, this.#sent];
+    for (let i = 0; i < tools.length; i++) {
+      // a run of the very entries of the last message at their places (files the build reused whole): one step
+      if (tools[i] === sent[i]) {
+        let end = i + 1;
+        while (end < tools.length && tools[end] === sent[end]) end++;
+        if (runLength > 0 && runStart + runLength === i) runLength += end - i;
+        else {
+          flush();
+          runStart = i;
+          runLength = end - i;
+        }
+        i = end - 1;
+        continue;
+      }
+      const entry = tools[i]!;
       const j = this.#placeOf(entry.key, i);
       const before = j === undefined ? undefined : this.#sent[j];
       let value: string | undefined;
       let same = false;
       if (before !== undefined) {
-        if (before.value === entry.value && sameRest(before, entry)) same = true;
+        // the very entry (a file the build reused whole), or its very value with the same rest
+        if (before === entry || (before.value === entry.value && sameRest(before, entry))) same = true;
         else if ((value = this.memo.json(entry.value)) === this.memo.json(before.value)) {
           this.memo.same(entry.value, before.value);
           // the rests field by field first: serialising both costs more than the values' comparison did
@@ -163,11 +178,11 @@ export class CatalogEncoder {
           runStart = j!;
           runLength = 1;
         }
-        return;
+        continue;
       }
       flush();
       push(`{"v":${value ?? this.memo.json(entry.value)},"e":${(rests[i] ??= restJson(entry))}}`);
-    });
+    }
     flush();
     if (items.length > 0) chunks.push(`[${items.join(',')}]`);
     this.#sent = catalog.tools.slice();

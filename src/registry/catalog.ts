@@ -18,6 +18,7 @@ import { lintModulePaths } from '../validate/module-paths.js';
 import { lintPythonImports, type PythonImportChecker, type PythonToolUse } from '../validate/python-imports.js';
 import { pythonTargets } from '../load/python-modules.js';
 import { mergeLayers, originPosition, type Entry, type MergedCatalog, type Origin, type SourceRef } from './merge.js';
+import { placedDocuments } from './tool-reuse.js';
 import type { BuildMemo } from './build-memo.js';
 
 export interface CatalogOptions extends LoadOptions {
@@ -75,41 +76,53 @@ export interface CatalogResult {
  * const { catalog, diagnostics } = buildCatalog(['examples/']);
  */
 export function buildCatalog(layers: readonly LayerInput[], options: CatalogOptions = {}): CatalogResult {
-  const loaded = loadLayers(layers, options.memo ? { ...options, cache: options.memo.imports } : options);
-  const merged = mergeLayers(loaded.layers, options.memo?.origins);
-  const diagnostics = [...loaded.diagnostics, ...merged.diagnostics];
-  const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
-  /** Per-tool findings already found while completing (memoised builds). */
-  const perTool = new Map<Entry<Tool>, readonly Diagnostic[]>();
   const memo = options.memo;
+  const loaded = loadLayers(layers, memo ? { ...options, cache: memo.imports } : options);
+  // the files a reload did not change keep their tool entries whole, when the changed ones stand apart
+  const reused = memo?.kept.reuse(loaded.layers, memo.origins);
+  const merged = mergeLayers(loaded.layers, memo?.origins, reused ? 'rest' : 'all');
+  const toolMerge = reused?.merge ?? merged.tools;
+  const diagnostics = [...loaded.diagnostics, ...(reused ? toolMerge.diagnostics : []), ...merged.diagnostics];
+  const checkSchema = createSchemaChecker({ compile: options.compileSchemas ?? false });
+  /** Per-tool findings: found while completing (memoised builds), reused whole, or found by the lint below. */
+  const perTool = reused?.findings ?? new Map<Entry<Tool>, readonly Diagnostic[]>();
+  // the merged entry is this build's own: completing it in place saves a copy per tool
+  const completeEntry = (entry: Entry<Tool>): Entry<Tool> => {
+    const merged0 = entry.value;
+    let value: Tool;
+    let findings: readonly Diagnostic[] | undefined;
+    const only = entry.origins.length === 1 && !entry.fieldOrigins ? entry.origins[0] : undefined;
+    if (memo && only) {
+      // a value seen at the same place last build: its completion and findings are the same
+      ({ completed: value, findings } = memo.tool(merged0, only.file, only.pointer, () => {
+        const completed = complete(merged0);
+        return { completed, findings: toolFindings(completed, entryLocator('tool', entry, merged.catalog.documents), checkSchema) };
+      }));
+    } else {
+      value = complete(merged0);
+    }
+    // nothing translated: everything derived was assumed (share the list)
+    let assumed: readonly string[] = value.derived ?? [];
+    if (merged0.derived?.length) {
+      const translated = new Set(merged0.derived);
+      assumed = assumed.filter((p) => !translated.has(p));
+    }
+    entry.value = value;
+    entry.assumed = assumed;
+    if (findings) perTool.set(entry, findings);
+    return entry;
+  };
+  let tools: Array<Entry<Tool>>;
+  if (reused) {
+    for (const entry of reused.fresh) completeEntry(entry);
+    memo!.reusedEntries(reused.tools.length - reused.fresh.length);
+    tools = reused.tools;
+  } else {
+    tools = merged.catalog.tools.map(completeEntry);
+  }
   const catalog: Catalog = {
     bundles: merged.catalog.bundles,
-    tools: merged.catalog.tools.map((e) => {
-      let value: Tool;
-      let findings: readonly Diagnostic[] | undefined;
-      const only = e.origins.length === 1 && !e.fieldOrigins ? e.origins[0] : undefined;
-      if (memo && only) {
-        // a value seen at the same place last build: its completion and findings are the same
-        ({ completed: value, findings } = memo.tool(e.value, only.file, only.pointer, () => {
-          const completed = complete(e.value);
-          return { completed, findings: toolFindings(completed, entryLocator('tool', e, merged.catalog.documents), checkSchema) };
-        }));
-      } else {
-        value = complete(e.value);
-      }
-      // nothing translated: everything derived was assumed (share the list)
-      let assumed: readonly string[] = value.derived ?? [];
-      if (e.value.derived?.length) {
-        const translated = new Set(e.value.derived);
-        assumed = assumed.filter((p) => !translated.has(p));
-      }
-      // the merged entry is this build's own: completing it in place saves a copy per tool
-      const entry = e as Entry<Tool>;
-      entry.value = value;
-      entry.assumed = assumed;
-      if (findings) perTool.set(entry, findings);
-      return entry;
-    }),
+    tools,
     skills: merged.catalog.skills,
     agents: merged.catalog.agents,
     jobs: merged.catalog.jobs,
@@ -117,6 +130,8 @@ export function buildCatalog(layers: readonly LayerInput[], options: CatalogOpti
     documents: new Map([...merged.catalog.documents].map(([path, d]) => [path, { file: { path: d.file.path, text: d.file.text, locate: d.file.locate }, dialect: d.dialect }])),
   };
   diagnostics.push(...lint(catalog, merged.catalog, options, checkSchema, perTool));
+  // every entry's findings are known now: the next build may reuse this one's entries
+  memo?.kept.keep({ docs: reused?.docs ?? placedDocuments(loaded.layers), merge: toolMerge, tools: catalog.tools.slice(), findings: perTool });
   if (options.allowAuditStatus !== undefined) {
     catalog.tools = catalog.tools.map((entry) => {
       const gated = gateByAuditStatus(entry.value, options.allowAuditStatus, entryLocator('tool', entry, merged.catalog.documents));
@@ -142,7 +157,7 @@ function lint(
   merged: MergedCatalog,
   options: CatalogOptions,
   checkSchema: ReturnType<typeof createSchemaChecker>,
-  perTool: ReadonlyMap<Entry<Tool>, readonly Diagnostic[]>,
+  perTool: Map<Entry<Tool>, readonly Diagnostic[]>,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const references: Reference[] = [];
@@ -156,7 +171,12 @@ function lint(
     current = entry;
     const manifest = entry.origins[0]?.file;
     if (options.pythonImports && manifest !== undefined && pythonTargets(entry.value).length > 0) python.push({ tool: entry.value, manifest, locate: entryLocator('tool', entry, merged.documents) });
-    const findings = perTool.get(entry) ?? toolFindings(entry.value, locateCurrent, checkSchema);
+    let findings = perTool.get(entry);
+    if (findings === undefined) {
+      findings = toolFindings(entry.value, locateCurrent, checkSchema);
+      // kept with the entry for the next build (a finding is located when made)
+      if (options.memo) perTool.set(entry, findings);
+    }
     for (let i = 0; i < findings.length; i++) out.push(findings[i]!);
     if (manifest !== undefined) for (const d of lintModulePaths(entry.value, manifest, trusted, locateCurrent)) out.push(d);
     if (entry.value.alternatives?.length) {
@@ -187,7 +207,9 @@ function lint(
     }
     return set;
   };
-  const known = { tools: names(catalog.tools), skills: names(catalog.skills) };
+  // the set of 10,000 tool names only when some reference names a tool
+  const namesTools = references.some((ref) => ref.kind === 'tool' && (ref.names?.length ?? 0) > 0);
+  const known = { tools: namesTools ? names(catalog.tools) : new Set<string>(), skills: names(catalog.skills) };
   out.push(...lintReferences(references, known));
   if (options.pythonImports && python.length > 0) out.push(...lintPythonImports(python, options.pythonImports, options.trustedModuleDirs ?? []));
   out.push(...lintSkillCoverage(catalogDocument(catalog), coverageLocators(catalog, merged)));

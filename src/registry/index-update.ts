@@ -63,12 +63,18 @@ export async function updateIndex(
   // the entry at the same place as before is the one its key held, when no key was repeated: no lookup
   // (the maps may be overlays, a few lookups deep)
   const last = before.size === previous.tools.length ? previous.tools : [];
+  // every key where it was (the same entry, or a new one with the same key): nothing added, dropped or moved
+  let inPlace = tools.length === last.length;
   for (let i = 0; i < tools.length; i++) {
     if ((i & 1023) === 0) await pause();
     const entry = tools[i]!;
     values[i] = entry.value;
-    if (last[i] === entry || before.get(entry.key) === entry) kept++;
-    else changed.push(entry);
+    if (last[i] === entry) kept++;
+    else {
+      if (last[i]?.key !== entry.key) inPlace = false;
+      if (before.get(entry.key) === entry) kept++;
+      else changed.push(entry);
+    }
   }
   if (changed.length > tools.length * MOST_CHANGED || changed.some((e) => hasSchemaDefs(e.value))) return undefined;
   // what was there before and is replaced (same key) or gone (key dropped); keys new to the catalog
@@ -89,7 +95,7 @@ export async function updateIndex(
   // the maps keep merge order, as a fresh indexing makes them: replacing a key keeps its place and
   // dropping one keeps the others' order; a new key has its place in merge order, and keys that moved
   // (tools reordered in a file) have new places, so then they are refilled
-  if (!refill) refill = moved(previous.tools, tools, new Set(gone.map((old) => old.key)));
+  if (!refill && !inPlace) refill = moved(previous.tools, tools, new Set(gone.map((old) => old.key)));
   await pause();
   let entries: ReadonlyMap<string, Entry<Tool>>;
   let byKey: ReadonlyMap<string, Tool>;
@@ -151,9 +157,10 @@ export async function updateIndex(
       [...names].filter((name) => !lists.has(name)),
     );
   }
-  // personas change only when a scoped tool came or went
+  // personas change only when a scoped tool came or went (a replaced entry has its key, so its personas)
   let personas = previous.personas;
-  if (changed.some((e) => scoped(e.value)) || replaced.some((e) => scoped(e.value)) || gone.some((e) => scoped(e.value))) {
+  const cameOrWent = refill || gone.length > 0;
+  if (cameOrWent && (changed.some((e) => scoped(e.value)) || replaced.some((e) => scoped(e.value)) || gone.some((e) => scoped(e.value)))) {
     const all = new Set<string>();
     for (let i = 0; i < values.length; i++) {
       if ((i & 1023) === 0) await pause();
@@ -166,7 +173,7 @@ export async function updateIndex(
   }
   await pause();
   // values replaced in place (an edit): the previous views with the new values in them; else built afresh
-  let views = personas === previous.personas ? replacedViews(previous.views, previous.tools, tools, changed, before) : undefined;
+  let views = personas === previous.personas ? replacedViews(previous.views, previous.tools, tools, changed, before, inPlace) : undefined;
   if (!views) {
     const steps = toolViewSteps(tools, personas, order);
     let step = steps.next();

@@ -152,12 +152,37 @@ function keptOrigins(doc: LoadedDocument, layer: Layer, cache: OriginCache | und
   };
 }
 
+/** What the merge of the tools leaves for the next build to reuse (registry/tool-reuse.ts). */
+export interface ToolMerge {
+  /** The merged tool entries by key (the map the merge filled; its entries are `catalog.tools`). */
+  byKey: Map<string, Entry<Tool>>;
+  /** For each document, in layer and document order: how many tool entries it declared first (its run of `catalog.tools`). */
+  blocks: number[];
+  /** Tool keys declared again in the same layer (a DUPLICATE_TOOL; the first is kept). */
+  repeated: Set<string>;
+  /** The merge's findings about tools (duplicates, unmatched overrides), in the order found. */
+  diagnostics: Diagnostic[];
+}
+
+/** What to merge: everything, only the tools, or everything but the tools. */
+export type MergePart = 'all' | 'tools' | 'rest';
+
 /**
  * Merge layers in order. Duplicates within one layer are errors; the first is
  * kept. `origins`: kept between the builds of one registry (see {@link OriginCache}).
+ * `part`: a build that reuses the last build's tool entries merges the rest
+ * alone, and the changed files' tools alone. The diagnostics are the tools'
+ * first, then the rest's, each in the order found.
  */
-export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { catalog: MergedCatalog; diagnostics: Diagnostic[] } {
+export function mergeLayers(
+  layers: readonly Layer[],
+  origins?: OriginCache,
+  part: MergePart = 'all',
+): { catalog: MergedCatalog; diagnostics: Diagnostic[]; tools: ToolMerge } {
   const diagnostics: Diagnostic[] = [];
+  const toolDiagnostics: Diagnostic[] = [];
+  const blocks: number[] = [];
+  const repeated = new Set<string>();
   const catalog: MergedCatalog = { bundles: [], tools: [], skills: [], agents: [], jobs: [], documents: new Map() };
   const maps = { tools: new Map<string, Entry<Tool>>(), skills: new Map<string, Entry<Skill>>(), agents: new Map<string, Entry<Agent>>(), jobs: new Map<string, Entry<Job>>() };
 
@@ -190,7 +215,10 @@ export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { 
           const existing = map.get(key);
           const first = own[kind] ? existing?.origins[0] : seen[kind].get(key);
           if (first) {
-            diagnostics.push(duplicate(kind, key, origin, first, catalog.documents));
+            if (kind === 'tools') {
+              toolDiagnostics.push(duplicate(kind, key, origin, first, catalog.documents));
+              repeated.add(key);
+            } else diagnostics.push(duplicate(kind, key, origin, first, catalog.documents));
             continue;
           }
           if (!own[kind]) seen[kind].set(key, origin);
@@ -199,7 +227,7 @@ export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { 
             if (floor) floors.set(key, floor);
           }
           if (!existing) {
-            if (kind === 'tools' && tier > 0) diagnostics.push(unmatchedOverride(value as Tool, origin, originPosition(origin, catalog.documents)));
+            if (kind === 'tools' && tier > 0) toolDiagnostics.push(unmatchedOverride(value as Tool, origin, originPosition(origin, catalog.documents)));
             // a learned tool never says what runs, even one no reviewed layer defines (a row written straight into the store)
             map.set(key, { key, value: kind === 'tools' && layer.learned ? (withoutRunKeys(value as unknown as Tool) as unknown as T) : value, origins: [origin] });
           } else {
@@ -212,7 +240,12 @@ export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { 
           }
         }
       };
-      add('tools', doc.imported.tools, toolKey);
+      if (part !== 'rest') {
+        const before = maps.tools.size;
+        add('tools', doc.imported.tools, toolKey);
+        blocks.push(maps.tools.size - before);
+      }
+      if (part === 'tools') continue;
       add('skills', doc.imported.skills, (s) => s.name);
       add('agents', doc.imported.agents, (a) => a.name);
       add('jobs', doc.imported.jobs, (j) => j.name);
@@ -227,7 +260,7 @@ export function mergeLayers(layers: readonly Layer[], origins?: OriginCache): { 
   catalog.skills = [...maps.skills.values()];
   catalog.agents = [...maps.agents.values()];
   catalog.jobs = [...maps.jobs.values()];
-  return { catalog, diagnostics };
+  return { catalog, diagnostics: [...toolDiagnostics, ...diagnostics], tools: { byKey: maps.tools, blocks, repeated, diagnostics: toolDiagnostics } };
 }
 
 /** A tool without `providers` and `implementation` (what runs), for the learned layer. */

@@ -54,15 +54,32 @@ export class OverlayMap<K, V> implements ReadonlyMap<K, V> {
     }
     if (own.size === 0) return base;
     const depth = base instanceof OverlayMap ? base.depth : 0;
-    if (depth + 1 > MAX_DEPTH || own.size > base.size * MOST_CHANGED) {
-      const flat = new Map(base);
-      for (const [key, value] of own) {
+    if (depth + 1 > MAX_DEPTH || own.size > base.size * MOST_CHANGED) return OverlayMap.#flat(base, own);
+    return new OverlayMap(base, own, size);
+  }
+
+  /**
+   * `base` with `own` applied, as a plain `Map`: the plain map at the bottom
+   * copied (a native copy), then each layer's changes applied from the bottom
+   * up. A key set keeps its place and none is added, so the order is the
+   * overlay's. Not by iterating the overlay: that walks every layer for every
+   * key, tens of milliseconds in one block for 10,000 keys under 8 layers.
+   */
+  static #flat<K, V>(base: ReadonlyMap<K, V>, own: ReadonlyMap<K, V | typeof GONE>): Map<K, V> {
+    const layers = [own];
+    let bottom = base;
+    while (bottom instanceof OverlayMap) {
+      layers.push((bottom as OverlayMap<K, V>).#own);
+      bottom = (bottom as OverlayMap<K, V>).#base;
+    }
+    const flat = new Map(bottom);
+    for (let i = layers.length - 1; i >= 0; i--) {
+      for (const [key, value] of layers[i]!) {
         if (value === GONE) flat.delete(key);
         else flat.set(key, value);
       }
-      return flat;
     }
-    return new OverlayMap(base, own, size);
+    return flat;
   }
 
   get(key: K): V | undefined {

@@ -69,6 +69,8 @@ function moduleUses(tool: Tool): ModuleUse[] {
 export function lintModulePaths(tool: Tool, manifest: string, trusted: readonly string[], locate: Locate): Diagnostic[] {
   // nothing runs a module: no lists built to find that out (most tools of a large catalog)
   if (tool.providers === undefined && tool.implementation?.module === undefined) return [];
+  // providers, none of them a module (most tools that have providers): none of moduleUses' lists either
+  if (tool.providers !== undefined && tool.providers.length > 0 && !tool.providers.some(isModuleEntry)) return [];
   const uses = moduleUses(tool);
   if (uses.length === 0) return [];
   const baseDir = dirname(resolve(manifest));

@@ -97,6 +97,34 @@ describe('document texts', () => {
   });
 });
 
+describe('CatalogEncoder and tools that share schema definitions', () => {
+  it('sends the entries cloned whenever some tool carries $defs, also after builds that reused every other entry, and as chunks once none does', async () => {
+    const sub = mkdtempSync(join(dir, 'defs-'));
+    const put = (file: string, tools: Array<Record<string, unknown>>) => writeFileSync(join(sub, file), JSON.stringify({ toolcap: 1, tools }));
+    const withDefs = { name: 'd.one', description: 'has definitions', inputSchema: { type: 'object', $defs: { id: { type: 'string' } }, properties: { id: { $ref: '#/$defs/id' } } } };
+    const plain = (gen: number) => [{ name: 'p.one', description: `plain ${gen}` }, { name: 'p.two', description: 'plain' }];
+    put('d.json', [withDefs]);
+    put('p.json', plain(0));
+    const memo = new BuildMemo();
+    const encoder = new CatalogEncoder(memo);
+    const send = () => {
+      const result = buildCatalog([sub], { memo });
+      return encoder.encode(1, result, () => catalogEtag(result.catalog, memo), 0);
+    };
+    expect(send().cloned).toHaveLength(3);
+    put('p.json', plain(1)); // the tool with definitions is the very value of the last build, at its place
+    expect(send().cloned).toHaveLength(3);
+    put('d.json', [{ name: 'd.one', description: 'no definitions now' }]);
+    const message = send();
+    expect(message.cloned).toBeUndefined();
+    expect(items(message)).toHaveLength(3);
+    put('p.json', plain(2));
+    expect(send().cloned).toBeUndefined();
+    put('d.json', [withDefs]); // back: at the place of a value the last etag found without definitions
+    expect(send().cloned).toHaveLength(3);
+  });
+});
+
 describe('NameOrder', () => {
   it('gives nameOrder, reusing the last order while the names are the same, sorting again when they change', () => {
     const entries = (names: string[]) => names.map((name) => ({ key: name, value: { name, description: name }, origins: [] }));

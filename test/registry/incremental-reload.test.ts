@@ -3,7 +3,9 @@
 // and the previous snapshot's indexes (registry/index-update.ts). Here the
 // result is held equal to a full build of the same files, on a catalog where
 // one file changes, one is added, one is removed and an override layer
-// changes, all in one reload; and updateIndex is held equal to indexing
+// changes, all in one reload; over one-file reloads of a file that stands
+// apart, which reuse every other file's tool entries whole (tool-reuse.ts;
+// its own test covers the edits that decline); and updateIndex is held equal to indexing
 // afresh (and shown to be used, not declined). The worker runs the compiled
 // script in dist/ (npm run build).
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -142,6 +144,35 @@ describe('an incremental reload equals a full build', () => {
         for (const key of Object.keys(want) as Array<keyof typeof want>) expect.soft(got[key], `round ${round}: ${key}`).toEqual(want[key]);
       }
       expect(registry.snapshot().tool('b.t5')?.description).toBe('edited in round 5');
+    } finally {
+      await registry.close();
+    }
+  });
+
+  it('one-file reloads of a file that stands apart reuse every other file\'s entries whole in the worker (tool-reuse.ts), and equal a full build', async () => {
+    const folders = catalogFolders();
+    const file = join(folders.base, 'e.json');
+    let list = tools('e', 0, 4); // e.t0..e.t3: names no other file declares or overrides
+    write(file, list);
+    const registry = new Registry({ paths: folders.paths, worker: { script: DIST_WORKER } });
+    try {
+      reloaded(await registry.start());
+      const rounds: Array<[string, () => void]> = [
+        ['a tool edited', () => (list = list.map((t, i) => (i === 1 ? { ...t, description: 'edited' } : t)))],
+        ['a tool added', () => (list = [...list, { name: 'e.extra', description: 'added', effects: { mode: 'read' } }])],
+        ['two tools swap places', () => (list = [list[1]!, list[0]!, ...list.slice(2)])],
+        ['a tool removed', () => (list = list.slice(0, -1))],
+      ];
+      for (const [what, change] of rounds) {
+        change();
+        write(file, list);
+        const event = reloaded(await registry.refresh());
+        const total = registry.snapshot().tools.length;
+        // only e's tools checked; every other entry (overridden ones too) reused whole, none merged again
+        expect(event.work, what).toMatchObject({ where: 'worker', importedFiles: 1, checkedTools: list.length, reusedTools: total - list.length });
+        const [got, want] = [served(registry.snapshot()), served(createSnapshot(buildCatalog(folders.paths), { version: 1, builtAt: 'x' }))];
+        for (const key of Object.keys(want) as Array<keyof typeof want>) expect.soft(got[key], `${what}: ${key}`).toEqual(want[key]);
+      }
     } finally {
       await registry.close();
     }

@@ -30,6 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
+import { stopChild } from '../helpers/stop-child.js';
 import { run } from '../../src/cli/program.js';
 import { createToolcap } from '../../src/host.js';
 import type { TokenSet } from '../../src/runtime/oauth/token-client.js';
@@ -71,7 +72,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  // waited for: the folder is removed below
+  await stopChild(server);
   for (const [name, value] of Object.entries(saved)) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
@@ -137,13 +139,9 @@ function serve(): Promise<string> {
 }
 
 async function stopServer(): Promise<void> {
-  const child = server!;
+  const child = server;
   server = undefined;
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.on('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  await stopChild(child);
 }
 
 describe('examples/shinkai Team Notes: configurations, OAuth and SQL tables end to end', () => {

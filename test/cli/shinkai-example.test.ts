@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
+import { stopChild } from '../helpers/stop-child.js';
 
 // the CLI compiled once for this file and run with node (through vite-node each start transpiled the sources again)
 let toolcapChild: ChildBundle;
@@ -98,9 +99,8 @@ describe('examples/shinkai through toolcap call, one process per call', () => {
 
 describe('examples/shinkai through the HTTP API', () => {
   let server: ChildProcess | undefined;
-  afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+  // waited for: the folder is removed next
+  afterAll(() => stopChild(server));
 
   it('calls the tool, sees the notes of the earlier processes, and shows result drift with the tool', async () => {
     server = spawn(process.execPath, [toolcapChild.file, 'serve', '--config', config, '--port', '0'], { env: envWith(KEY), stdio: ['ignore', 'pipe', 'pipe'] });

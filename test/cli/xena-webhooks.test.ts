@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleChild, type ChildBundle } from '../helpers/child-bundle.js';
+import { stopChild } from '../helpers/stop-child.js';
 
 // the CLI compiled once for this file and run with node (through vite-node each start transpiled the sources again)
 let toolcapChild: ChildBundle;
@@ -26,8 +27,9 @@ cpSync('examples/xena', join(dir, 'xena'), { recursive: true });
 const config = join(dir, 'xena', 'toolcap.config.yaml');
 
 let server: ChildProcess | undefined;
-afterAll(() => {
-  server?.kill('SIGTERM');
+afterAll(async () => {
+  // waited for: its folder goes next
+  await stopChild(server);
   rmSync(dir, { recursive: true, force: true });
 });
 

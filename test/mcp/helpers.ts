@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MCP_DEFAULTS, type McpConfig, type McpServerConfig } from '../../src/mcp/config.js';
+import { stopChild } from '../helpers/stop-child.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURES = join(ROOT, 'test/fixtures/mcp-servers');
@@ -85,11 +86,6 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
     child.kill('SIGKILL');
     throw new Error(`everything server did not start: ${output}`);
   }
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+  const stop = () => stopChild(child);
   return { url: `http://127.0.0.1:${port}/mcp`, child, stop };
 }

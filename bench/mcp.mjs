@@ -480,9 +480,9 @@ async function servedLegs(everythingUrl, everythingPid) {
     console.log(`toolcap serve adds ${fmt(f.p50 - d.p50, 3)} ms at p50 (${fmt(f.p99 - d.p99, 3)} ms at p99); with store.synchronous: normal ${fmt(n.p50 - d.p50, 3)} ms at p50 (${fmt(n.p99 - d.p99, 3)} ms at p99); aim under 1 ms at p50: ${n.p50 - d.p50 < 1 ? 'met with normal' : 'NOT met'}${f.p50 - d.p50 < 1 ? ', met with full' : ''}; CPU per echo call: toolcap serve ${cpuPerCall('full')} (full), ${cpuPerCall('normal')} (normal), the everything server ${cpuPerCall('direct')} (direct); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     for (const c of clients) await c.close().catch(() => undefined);
-    for (const child of children) child.kill();
-    await new Promise((r) => setTimeout(r, 200));
-    rmSync(dir, { recursive: true, force: true });
+    // each child gone before its folder is removed (under load one may still be writing its store a while after the signal)
+    await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((r) => (child.once('exit', r), child.kill())))));
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 

@@ -47,6 +47,8 @@ const TOKEN_SHAPES: ReadonlyArray<[RegExp, string]> = [
  * it matches wherever some shape does. When it finds nothing no shape
  * matches, so no replacement would change the text and the shapes are
  * skipped; when it finds something, every shape runs in order as before.
+ * A shape must not use a backreference (`\1`): joined, its group would be
+ * another's (the table test of every shape would show it).
  */
 const ANY_TOKEN_SHAPE = new RegExp(TOKEN_SHAPES.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i');
 

@@ -68,11 +68,13 @@ export function isolatedSignalFetch(base: FetchLike = (url, init) => fetch(url, 
       release();
       throw error;
     }
-    const body = response.body;
-    if (body === null || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    // the content type first: a JSON answer's body is not touched here (a lightweight Response, such as the one the
+    // Node adapter of Hono installs as the global, builds its whole native Response the first time its body is read)
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || response.body === null) {
       release();
       return response;
     }
+    const body = response.body;
     // an event stream is read for as long as it lasts: keep the bridge until it ends, errs or is cancelled
     const reader = body.getReader();
     const stream = new ReadableStream<Uint8Array>({

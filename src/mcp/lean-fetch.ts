@@ -33,7 +33,10 @@
  * destroyed, and an event stream passes whole messages only, ending at the
  * first one past the limit, with a JSON-RPC error answer to the request it
  * answers when the request had an id (so that call fails at once, naming the
- * server and the limit), or with the error otherwise. A body that is not a
+ * server and the limit), or with the error otherwise. The answer to a POST
+ * of one request that comes alone on its event stream is handed over as a
+ * JSON answer (./event-stream-answer.ts: the SDK then builds no stream
+ * parsers for it). A body that is not a
  * string or bytes goes to `fallback` (fetch over the same dispatcher, no
  * redirect followed), and its answer gets the same redirect rules and limits.
  * @module
@@ -46,6 +49,7 @@ import type { EgressGuard } from '../runtime/containment/egress.js';
 import { limitEventStream } from '../runtime/containment/event-stream-limit.js';
 import type { CrossOriginRedirects } from '../runtime/containment/redirects.js';
 import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
+import { readEventStreamAnswer } from './event-stream-answer.js';
 import { requestIds } from './request-ids.js';
 import { followRedirect, type RedirectRules } from './upstream-redirects.js';
 
@@ -239,14 +243,22 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
       source = stack.length > 0 ? (pipeline([answer.body, ...stack.map((make) => make())], () => undefined) as unknown as Readable) : answer.body;
     } else source = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>);
     if (eventStream) {
-      // a message past the limit ends the stream: with an error answer to the request it answers when there is one, else with an error
       const sent = current[1]?.body;
-      const limited = limitEventStream(source as AsyncIterable<Uint8Array>, {
+      let events = source as AsyncIterable<Uint8Array>;
+      // a POST of one request: its answer alone on the stream is handed over as a JSON answer (./event-stream-answer.ts)
+      const ids = method === 'POST' ? requestIds(sent) : [];
+      if (ids.length === 1) {
+        const found = await readEventStreamAnswer(events, ids[0]!, max);
+        if (found.kind === 'answer') return jsonAnswer(found, status, headers);
+        events = found.body;
+      }
+      // a message past the limit ends the stream: with an error answer to the request it answers when there is one, else with an error
+      const limited = limitEventStream(events, {
         maxEventBytes: max,
         onOverflow: () => {
-          // the request is read only now: a normal answer costs no parse
-          const ids = requestIds(sent);
-          return ids.length === 0 ? undefined : errorEvents(ids, tooLarge('event')().message, options.oversizeMarker);
+          // a request other than a POST's is read only now: a normal answer costs no parse
+          const answered = method === 'POST' ? ids : requestIds(sent);
+          return answered.length === 0 ? undefined : errorEvents(answered, tooLarge('event')().message, options.oversizeMarker);
         },
         overflowError: tooLarge('event'),
       });
@@ -254,6 +266,19 @@ export function leanFetch(options: LeanFetchOptions = {}): FetchLike {
     }
     return new Response(await readWhole(source, answer.body instanceof Readable ? answer.body : source, max, tooLarge('body')), { status, headers });
   };
+}
+
+/**
+ * A response read off an event stream as the JSON answer a server could have
+ * sent: its text as the body, and `json()` giving the value already parsed
+ * (the SDK's transport calls it once), so the text is not parsed twice.
+ */
+function jsonAnswer(found: { text: string; message: unknown }, status: number, headers: Headers): Response {
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  const response = new Response(found.text, { status, headers });
+  Object.defineProperty(response, 'json', { value: () => Promise.resolve(found.message) });
+  return response;
 }
 
 /** Statuses that redirect. */

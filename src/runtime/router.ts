@@ -16,7 +16,7 @@
  */
 import type { Tool } from '../model/schema.js';
 import { errorMessage } from '../model/errors.js';
-import { raceAbort, sleep } from './abort.js';
+import { attemptSignal, raceAbort, sleep } from './abort.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { credentialNeeds, credentialRefusal, missingCredentials, notSetReason } from './credentials.js';
 import { CallError, type CallErrorCode } from './errors.js';
@@ -129,8 +129,8 @@ export class Router {
       const attempt = ++log.count;
       tried.add(chosen.name);
       const attemptStart = clock();
-      const signals = [AbortSignal.timeout(timeoutMs), ...(callerSignal ? [callerSignal] : [])];
-      const signal = signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+      const attemptSignals = attemptSignal(timeoutMs, callerSignal);
+      const { signal } = attemptSignals;
       try {
         const context = {
           ...request.extras,
@@ -143,12 +143,15 @@ export class Router {
           ...(request.oauth !== undefined ? { oauth: request.oauth } : {}),
         };
         const result = await raceAbort(chosen.instance.call(request.args, context), signal);
+        attemptSignals.release();
         health.recordAttempt(tool.name, chosen.name, { ok: true, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: null });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: 'ok' });
         metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 0);
         log.attempts.push({ provider: chosen.name, outcome: 'ok' });
         return { provider: chosen.name, result };
       } catch (error) {
+        // before any retry pause: the attempt is over
+        attemptSignals.release();
         const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
         if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, error, log, callId);
         const code: CallErrorCode = timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR';

@@ -31,7 +31,7 @@ import type { OAuthTokenStore } from './oauth-tokens.js';
 import { sqliteInbox } from './sqlite-inbox.js';
 import type { InboxStore, WorkflowInbox } from './workflow-inbox.js';
 import { sqliteLearned } from './sqlite-learned.js';
-import { datasyncFile, WalSync, type DataSync } from './wal-sync.js';
+import { datasyncFile, HeldDatasync, WalSync, type DataSync } from './wal-sync.js';
 import type { LearnedToolStore } from './learned-tools.js';
 import {
   StoreUnavailableError,
@@ -56,7 +56,7 @@ export interface SqliteStoreOptions {
   driver?: SqliteDriverName;
   /**
    * How a `full` store syncs the WAL after a commit (wal-sync.ts), off the
-   * event loop. For tests. @default fdatasync of the `-wal` file on the thread pool
+   * event loop. For tests. @default fdatasync of the `-wal` file on the thread pool, through a handle the store keeps open until it closes
    */
   datasync?: DataSync;
 }
@@ -78,6 +78,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
   const file = resolve(path);
   let db: SqliteDatabase | undefined;
   let real = file;
+  let held: HeldDatasync | undefined;
   try {
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -104,25 +105,28 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     }
     migrate(db, file);
     const full = (options.synchronous ?? 'full') === 'full';
-    const wal = full ? new WalSync(`${real}-wal`, options.datasync ?? walOrDatabase(real)) : undefined;
+    held = full && !options.datasync ? new HeldDatasync() : undefined;
+    const wal = full ? new WalSync(`${real}-wal`, options.datasync ?? walOrDatabase(real, held)) : undefined;
     // the migrations committed unsynced: synced before the store is handed out
     if (wal) await wal.sync().catch((err: unknown) => Promise.reject(unavailable(file, 'syncing it after migration', err)));
-    return new SqliteStore(db, file, wal);
+    return new SqliteStore(db, file, wal, held);
   } catch (err) {
     try {
       db?.close();
     } catch {
       // already failing
     }
+    await held?.close().catch(() => undefined);
     throw err;
   }
 }
 
-/** Sync the WAL, or the database file when there is no WAL (nothing written through it yet). */
-function walOrDatabase(file: string): DataSync {
+/** Sync the WAL (through the held handle when there is one), or the database file when there is no WAL (nothing written through it yet). */
+function walOrDatabase(file: string, held: HeldDatasync | undefined): DataSync {
+  const syncWal = held?.sync ?? datasyncFile;
   return async (wal) => {
     try {
-      await datasyncFile(wal);
+      await syncWal(wal);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       await datasyncFile(file);
@@ -169,13 +173,16 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
   #statements = new Map<string, SqliteStatement>();
   /** `synchronous: full`: the WAL sync a method that wrote waits for; undefined for `normal`. */
   readonly #wal: WalSync | undefined;
+  /** The WAL's file handle the syncs go through, kept open until {@link close}. */
+  readonly #held: HeldDatasync | undefined;
   /** `SELECT total_changes()`: tells a method that wrote from one that only read. */
   readonly #changes: SqliteStatement | undefined;
 
-  constructor(db: SqliteDatabase, file: string, wal?: WalSync) {
+  constructor(db: SqliteDatabase, file: string, wal?: WalSync, held?: HeldDatasync) {
     super();
     this.#db = db;
     this.#wal = wal;
+    this.#held = held;
     this.#changes = wal ? db.prepare('SELECT total_changes() AS n') : undefined;
     this.location = file;
     this.sqliteDriver = db.driver;
@@ -257,11 +264,13 @@ class SqliteStore extends GroupedStore implements Store, KeyStore, OAuthTokenSto
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     this.#statements.clear();
+    // a sync still running finishes on the held handle, which closes after it; one still queued opens the file itself
+    const released = this.#held?.close().catch(() => undefined) ?? Promise.resolve();
     try {
       this.#db.close();
-      return Promise.resolve();
+      return released;
     } catch (err) {
-      return Promise.reject(unavailable(this.location, 'closing it', err));
+      return released.then(() => Promise.reject(unavailable(this.location, 'closing it', err)));
     }
   }
 }

@@ -26,21 +26,88 @@
  * waits for a sync, which covers every frame before it.
  * @module
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, fstatSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /** Syncs the file at `path` (its data, as fdatasync does); rejects with the system error. */
 export type DataSync = (path: string) => Promise<void>;
 
+/** Opens `path` for reading (the sync needs no write access). */
+export type OpenForSync = (path: string) => Promise<FileHandle>;
+
+const openReadOnly: OpenForSync = (path) => open(path, constants.O_RDONLY);
+
 /** fdatasync of `path` on the thread pool: open, sync, close. */
 export const datasyncFile: DataSync = async (path) => {
-  const handle = await open(path, constants.O_RDONLY);
+  const handle = await openReadOnly(path);
   try {
     await handle.datasync();
   } finally {
     await handle.close();
   }
 };
+
+/**
+ * fdatasync through a handle kept open between syncs: one thread-pool job
+ * per sync instead of three (open, sync, close), each a wake-up of a pool
+ * thread and of the event loop.
+ *
+ * Why the handle still syncs the file SQLite writes: SQLite removes the WAL
+ * only when the last connection to the database closes (it checkpoints it
+ * first), and the store's own connection stays open as long as this handle;
+ * a checkpoint that restarts or truncates the WAL writes the same file.
+ * Should the file at `path` be removed or replaced all the same (another
+ * program, a person), the held file has no name left (`nlink` 0, read with
+ * one `fstat` before each sync, which does not wait for the disk): it is
+ * closed and `path` opened again, so a sync never covers a file SQLite no
+ * longer writes. A sync asked for after {@link close} opens and closes the
+ * file as {@link datasyncFile} does.
+ * @example
+ * const held = new HeldDatasync();
+ * const wal = new WalSync(`${file}-wal`, held.sync);
+ * … await held.close();
+ */
+export class HeldDatasync {
+  readonly #open: OpenForSync;
+  #held: { path: string; handle: FileHandle } | undefined;
+  #closed = false;
+
+  constructor(open: OpenForSync = openReadOnly) {
+    this.#open = open;
+  }
+
+  /** fdatasync of `path` (one at a time: {@link WalSync} never runs two at once). */
+  readonly sync: DataSync = async (path) => {
+    if (this.#closed) return datasyncFile(path);
+    let held = this.#held;
+    if (held && (held.path !== path || fstatSync(held.handle.fd).nlink === 0)) {
+      this.#held = undefined;
+      await held.handle.close();
+      held = undefined;
+    }
+    if (!held) {
+      held = { path, handle: await this.#open(path) };
+      if (this.#closed) {
+        // closed while it opened: sync this once, keep nothing
+        try {
+          return await held.handle.datasync();
+        } finally {
+          await held.handle.close();
+        }
+      }
+      this.#held = held;
+    }
+    await held.handle.datasync();
+  };
+
+  /** Close the held file (after any sync still running on it); later syncs open the file each time. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const held = this.#held;
+    this.#held = undefined;
+    await held?.handle.close();
+  }
+}
 
 /**
  * Group syncs of one file: {@link sync} resolves once a sync that started

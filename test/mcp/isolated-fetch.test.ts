@@ -105,6 +105,23 @@ describe('isolatedSignalFetch', () => {
   });
 });
 
+describe('isolatedSignalFetch and the answer it passes on', () => {
+  it('leaves a JSON answer’s body unread (a lightweight Response builds its native one the first time its body is read)', async () => {
+    let reads = 0;
+    const answer = new Response('{"a":1}', { headers: { 'content-type': 'application/json' } });
+    const nativeBody = Object.getOwnPropertyDescriptor(Response.prototype, 'body')!.get!;
+    Object.defineProperty(answer, 'body', {
+      get() {
+        reads++;
+        return nativeBody.call(this);
+      },
+    });
+    const got = await isolatedSignalFetch(async () => answer)('http://127.0.0.1:1/mcp', { method: 'POST', body: '{}', signal: new AbortController().signal });
+    expect(reads).toBe(0);
+    expect(await got.json()).toEqual({ a: 1 });
+  });
+});
+
 describe('a call the SDK client gives up on', () => {
   it('has its request aborted by the cancellation the client sends, though the server trickles its answer for ever', async () => {
     let openPosts = 0;

@@ -55,6 +55,18 @@ function route(req: IncomingMessage, res: ServerResponse, body: string): void {
       res.write('event: message\ndata: {"first":true}\n\n');
       endStream = () => res.end('event: message\ndata: {"last":true}\n\n');
       return;
+    case '/answer':
+      // the SDK server's way: headers first, a priming event, the response, and the end only later
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: p\ndata:\n\n');
+      res.write(`event: message\nid: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: { ok: true } })}\n\n`);
+      endStream = () => res.end();
+      return;
+    case '/notify-first':
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n');
+      endStream = () => res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: { ok: true } })}\n\n`);
+      return;
     case '/hang':
       return; // never answers: the client aborts
     default:
@@ -114,6 +126,25 @@ describe('leanFetch', () => {
     endStream?.();
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
     expect(text).toContain('"last"');
+  });
+
+  it('the answer to a POSTed request alone on its event stream is a JSON answer, handed over before the server ends the stream', async () => {
+    const response = await lean(`${base}/answer`, { method: 'POST', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"x"}}' });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 41, result: { ok: true } });
+    endStream?.();
+  });
+
+  it('a notification before the answer: the event stream is passed on, its first event readable before the server ends it', async () => {
+    const response = await lean(`${base}/notify-first`, { method: 'POST', headers: { accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"x"}}' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('working')) text += decoder.decode((await reader.read()).value);
+    endStream?.();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value);
+    expect(text).toContain('"id":42');
   });
 
   it('a gzip body a server sends anyway is decoded', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { raceAbort, sleep } from '../../src/runtime/abort.js';
+import { getEventListeners } from 'node:events';
+import { attemptSignal, raceAbort, sleep } from '../../src/runtime/abort.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -48,5 +49,39 @@ describe('sleep', () => {
     const waiting = sleep(10_000, controller.signal);
     controller.abort(new Error('caller gave up'));
     await expect(waiting).rejects.toThrow('caller gave up');
+  });
+});
+
+describe('attemptSignal', () => {
+  it('aborts with a TimeoutError once the time is up', async () => {
+    vi.useFakeTimers();
+    const { signal } = attemptSignal(1000);
+    vi.advanceTimersByTime(999);
+    expect(signal.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('aborts with the parent’s reason, at once when the parent has already aborted', () => {
+    const parent = new AbortController();
+    const attempt = attemptSignal(60_000, parent.signal);
+    parent.abort(new Error('caller gave up'));
+    expect(attempt.signal.reason).toEqual(new Error('caller gave up'));
+    attempt.release();
+    expect(attemptSignal(60_000, parent.signal).signal.reason).toEqual(new Error('caller gave up'));
+  });
+
+  it('after release() it never aborts: the timer is cleared and the parent no longer listened to', () => {
+    vi.useFakeTimers();
+    const parent = new AbortController();
+    const attempt = attemptSignal(1000, parent.signal);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    attempt.release();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    vi.advanceTimersByTime(5000);
+    parent.abort();
+    expect(attempt.signal.aborted).toBe(false);
   });
 });

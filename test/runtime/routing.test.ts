@@ -213,6 +213,15 @@ describe('timeouts and aborts', () => {
     expect(e.message).toContain('caller aborted');
     expect(h.fakes.order()).toEqual(['p1']);
   });
+
+  it('an attempt that has ended lets go of its signal: the caller aborting later no longer reaches the provider’s signal', async () => {
+    const h = await harness([fakeTool('quick', { execution: execution('never', { timeoutSec: 30 }) })]);
+    h.fakes.on('p1', ok('done'));
+    const controller = new AbortController();
+    await expect(h.runtime.call('quick', {}, { signal: controller.signal })).resolves.toMatchObject({ result: 'done' });
+    controller.abort(new Error('much later'));
+    expect(h.fakes.calls[0]?.ctx.signal.aborted).toBe(false);
+  });
 });
 
 async function callErrorOf(p: Promise<unknown>) {

@@ -6,14 +6,15 @@
  * connection ran `synchronous=FULL` and fsynced inside every commit on the
  * server's only thread (the sync hook below was never called).
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import { availableSqliteDrivers, type SqliteDriverName } from '../../src/store/sqlite-driver.js';
 import { StoreUnavailableError, type NewAuditRecord } from '../../src/store/types.js';
-import { WalSync } from '../../src/store/wal-sync.js';
+import { HeldDatasync, WalSync } from '../../src/store/wal-sync.js';
 
 const root = mkdtempSync(join(tmpdir(), 'toolcap-wal-sync-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,6 +80,79 @@ describe('WalSync', () => {
   });
 });
 
+
+describe('HeldDatasync', () => {
+  /** An opener that keeps every handle it gave, with the inode it opened. */
+  function countedOpens() {
+    const opened: Array<{ path: string; handle: FileHandle; ino: number }> = [];
+    const openFile = async (path: string) => {
+      const handle = await open(path, 'r');
+      opened.push({ path, handle, ino: (await handle.stat()).ino });
+      return handle;
+    };
+    return { opened, openFile };
+  }
+
+  it('syncs through one handle kept open, and closes it on close(); a sync after close opens nothing it keeps', async () => {
+    const file = join(mkdtempSync(join(root, 'held-')), 'f-wal');
+    writeFileSync(file, 'frames');
+    const { opened, openFile } = countedOpens();
+    const held = new HeldDatasync(openFile);
+    for (let i = 0; i < 3; i++) await held.sync(file);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]!.handle.fd).toBeGreaterThan(-1);
+    await held.close();
+    expect(opened[0]!.handle.fd).toBe(-1);
+    await held.sync(file);
+    expect(opened).toHaveLength(1);
+  });
+
+  it.each([
+    ['removed and written anew', (file: string) => (unlinkSync(file), writeFileSync(file, 'new frames'))],
+    ['replaced by a rename', (file: string) => (writeFileSync(`${file}.next`, 'new frames'), renameSync(`${file}.next`, file))],
+  ])('a file %s under the held handle is opened again: the sync covers the file now at the path', async (_, replace) => {
+    const file = join(mkdtempSync(join(root, 'held-')), 'f-wal');
+    writeFileSync(file, 'frames');
+    const { opened, openFile } = countedOpens();
+    const held = new HeldDatasync(openFile);
+    try {
+      await held.sync(file);
+      replace(file);
+      await held.sync(file);
+      expect(opened).toHaveLength(2);
+      expect(opened[0]!.handle.fd).toBe(-1);
+      expect(opened[1]!.ino).toBe(statSync(file).ino);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('a missing file is the sync’s ENOENT, and a later sync opens it once it exists', async () => {
+    const file = join(mkdtempSync(join(root, 'held-')), 'f-wal');
+    const held = new HeldDatasync();
+    try {
+      await expect(held.sync(file)).rejects.toMatchObject({ code: 'ENOENT' });
+      writeFileSync(file, 'frames');
+      await expect(held.sync(file)).resolves.toBeUndefined();
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+/** This process's open descriptors on `path` (Linux: /proc/self/fd); a removed file's link ends in " (deleted)". */
+function descriptorsOn(path: string): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target === path || target === `${path} (deleted)`) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
+}
 
 /** A store opened with held syncs, once its migrations' sync is released (the store is handed out only after it). */
 async function openHeld(path: string, driver: SqliteDriverName) {
@@ -151,6 +225,24 @@ for (const driver of availableSqliteDrivers()) {
         for (const c of held.calls) c.release();
         await store.close();
       }
+    });
+
+    it('the default sync keeps one handle on the WAL however many writes, and the store’s close() closes it', async () => {
+      const path = tempPath();
+      const store = await openSqliteStore(path, { driver });
+      const wal = `${realpathSync(path)}-wal`;
+      const counts: number[] = [];
+      try {
+        // SQLite's own descriptor on the WAL, plus the store's for its syncs
+        for (let i = 0; i < 5; i++) {
+          await store.appendAudit(line(`w${i}`));
+          counts.push(descriptorsOn(wal));
+        }
+      } finally {
+        await store.close();
+      }
+      expect(counts).toEqual([2, 2, 2, 2, 2]);
+      expect(descriptorsOn(wal)).toBe(0);
     });
 
     it('synchronous: normal never syncs', async () => {

@@ -33,6 +33,12 @@ describe('redactText: token shapes', () => {
   ])('%j', (input, output) => {
     expect(redactText(input)).toBe(output);
   });
+
+  it('finds a shape anywhere in a long text, and every shape of a text holding several', () => {
+    const benign = 'the call returned 42 rows from db:5432; '.repeat(50);
+    expect(redactText(`${benign}ghp_0123456789abcdefghijABCDEFGHIJ012345 ${benign}`)).toBe(`${benign}${R} ${benign}`);
+    expect(redactText('bearer abcdefgh1234 then AKIAIOSFODNN7EXAMPLE and ?token=zzz')).toBe(`bearer ${R} then ${R} and ?token=${R}`);
+  });
 });
 
 describe('redactText: known secrets', () => {

@@ -41,16 +41,26 @@ const TOKEN_SHAPES: ReadonlyArray<[RegExp, string]> = [
 ];
 
 /**
- * Whether a text may hold any token shape: one scan of the text instead of
- * one per shape, for the common text that holds none. Every shape as one
- * alternation, case-insensitive (it only widens the shapes that are not):
- * it matches wherever some shape does. When it finds nothing no shape
- * matches, so no replacement would change the text and the shapes are
- * skipped; when it finds something, every shape runs in order as before.
+ * Whether a text may hold any token shape: one scan per flag set (two)
+ * instead of one per shape, for the common text that holds none. The shapes
+ * of one flag set joined as one alternation match wherever one of them
+ * does, so when no screen finds anything no shape matches, no replacement
+ * would change the text and the shapes are skipped; when one finds
+ * something, every shape runs in order as before. The shapes keep their own
+ * flags: made case-insensitive, a negative lookahead (the second `tcap_`
+ * shape's) would match more and its shape less, and
+ * `tcap_0123456789ABCDEF_[REDACTED]` would pass the screen unredacted.
  * A shape must not use a backreference (`\1`): joined, its group would be
  * another's (the table test of every shape would show it).
  */
-const ANY_TOKEN_SHAPE = new RegExp(TOKEN_SHAPES.map(([pattern]) => `(?:${pattern.source})`).join('|'), 'i');
+const TOKEN_SCREENS: readonly RegExp[] = (() => {
+  const byFlags = new Map<string, string[]>();
+  for (const [pattern] of TOKEN_SHAPES) {
+    const flags = pattern.flags.replace('g', '');
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${pattern.source})`]);
+  }
+  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
+})();
 
 /** Property names whose values are credentials, whatever they look like. */
 const CREDENTIAL_KEY = /^(?:password|passwd|pwd|secret|client_?secret|api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|token|authorization|proxy[_-]?authorization|cookie|set[_-]?cookie|private[_-]?key|x[_-]api[_-]key)$/i;
@@ -104,7 +114,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const redactText = (text: string): string => {
     let out = secretPattern ? text.replace(secretPattern, REDACTED) : text;
-    if (ANY_TOKEN_SHAPE.test(out)) for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement);
+    if (TOKEN_SCREENS.some((screen) => screen.test(out))) for (const [pattern, replacement] of TOKEN_SHAPES) out = out.replace(pattern, replacement);
     for (const pattern of extra) out = out.replace(pattern, REDACTED);
     return out;
   };

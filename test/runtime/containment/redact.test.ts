@@ -21,6 +21,9 @@ describe('redactText: token shapes', () => {
     ['alg none: eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.', `alg none: ${R}`],
     [`tcap_0123456789abcdef_${'A'.repeat(43)}`, `tcap_0123456789abcdef_${R}`],
     ['tcap_malformed-but-long', R],
+    // the second tcap_ shape's lookahead is case-sensitive: a screen that made it case-insensitive let these through
+    ['tcap_0123456789ABCDEF_[REDACTED]', `${R}${R}`],
+    ['tcap_0123456789abcdef_[redacted]', `${R}[redacted]`],
     ['-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nafter', `${R}\nafter`],
     ['tail: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhk', `tail: ${R}`], // cut off by a stderr tail
     ['postgres://app:s3cr3t-pw@db:5432/x', `postgres://app:${R}@db:5432/x`],

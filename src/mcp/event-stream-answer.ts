@@ -132,6 +132,8 @@ export async function readEventStreamAnswer(body: AsyncIterable<Uint8Array>, id:
       pendingText += decoder.decode(chunk, { stream: true });
       continue;
     }
+    // an event ended in this chunk past the limit (the answer too): the stream, whose limit then fails the call
+    if (boundaries.longestEnded > maxEventBytes) return whole();
     pendingBytes = chunk.byteLength - end;
     pendingText += decoder.decode(chunk.subarray(0, end), { stream: true });
     // complete events end with a blank line: the text up to the last one splits into events

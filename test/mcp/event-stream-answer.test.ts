@@ -63,6 +63,9 @@ describe('readEventStreamAnswer', () => {
     ['the start of another event after the answer in the same chunk', [`data: ${response(7)}\n\ndata: {"jsonrpc"`, ':2.0}\n\n']],
     ['an end before any data', ['id: 0\ndata:\n\n']],
     ['an event past the limit before it ends', [`data: ${'x'.repeat(70)}`, `${'y'.repeat(10)}\n\n`, `data: ${response(7)}\n\n`]],
+    // the answer itself past the limit: the stream, whose limit then fails the call (RESPONSE_TOO_LARGE)
+    ['the answer past the limit, in one chunk', [`data: ${response(7, 'z'.repeat(64))}\n\n`]],
+    ['the answer past the limit, its end in the chunk that ends it', [`data: ${response(7, 'z'.repeat(64)).slice(0, 40)}`, `${response(7, 'z'.repeat(64)).slice(40)}\n\n`]],
   ])('%s: the whole stream, from its first byte', async (_, chunks) => {
     const { body } = source(chunks);
     const found = await readEventStreamAnswer(body, 7, 64);

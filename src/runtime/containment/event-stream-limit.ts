@@ -1,8 +1,9 @@
 /**
  * A cap on the size of one message of a `text/event-stream` body. An event
  * stream may rightly last for hours, so its total is not limited; what is
- * limited is what a reader must hold at once: the bytes of the event not yet
- * ended by its blank line. Past the limit the source is cancelled (its
+ * limited is one event: the bytes of the event not yet ended by its blank
+ * line, and of each event that ends in a chunk (a chunk may hold a whole
+ * event of any size). Past the limit the source is cancelled (its
  * connection is dropped) and the stream ends, after an optional last chunk
  * the caller makes (e.g. an error event for the request the stream answers).
  *
@@ -22,6 +23,19 @@ export class EventBoundaries {
   #atLineStart = true;
   /** The last byte seen was a CR, so an LF next is the rest of the same line end. */
   #afterCR = false;
+  /** Bytes of the event not yet ended, from the chunks before. */
+  #open = 0;
+  #longest = 0;
+
+  /**
+   * The size in bytes of the largest event that ended in the last chunk
+   * given to {@link lastBoundary} (its bytes in earlier chunks included), 0
+   * when none did. A whole event may come in one chunk, so the bytes held
+   * after the last boundary say nothing of the events before it.
+   */
+  get longestEnded(): number {
+    return this.#longest;
+  }
 
   /**
    * The offset just past the last event boundary in `chunk`, or -1 when no
@@ -30,6 +44,12 @@ export class EventBoundaries {
   lastBoundary(chunk: Uint8Array): number {
     let last = -1;
     let from = 0;
+    /** Where the event in progress began in this chunk, and its bytes before the chunk. */
+    let start = 0;
+    let carried = this.#open;
+    /** The size of the event that ended last in this chunk. */
+    let ended = 0;
+    this.#longest = 0;
     for (;;) {
       const lf = chunk.indexOf(LF, from);
       const cr = chunk.indexOf(CR, from);
@@ -39,6 +59,7 @@ export class EventBoundaries {
           this.#atLineStart = false;
           this.#afterCR = false;
         }
+        this.#open = carried + chunk.length - start;
         return last;
       }
       if (at > from) {
@@ -49,9 +70,21 @@ export class EventBoundaries {
       if (byte === LF && this.#afterCR) {
         // the LF of a CRLF: the line (or the event) ended at the CR already
         this.#afterCR = false;
-        if (last === at) last = at + 1;
+        if (last === at) {
+          // counted with the event it ends
+          last = at + 1;
+          start = last;
+          this.#longest = Math.max(this.#longest, ended + 1);
+          ended += 1;
+        }
       } else {
-        if (this.#atLineStart) last = at + 1;
+        if (this.#atLineStart) {
+          last = at + 1;
+          ended = carried + last - start;
+          this.#longest = Math.max(this.#longest, ended);
+          start = last;
+          carried = 0;
+        }
         this.#atLineStart = true;
         this.#afterCR = byte === CR;
       }
@@ -121,6 +154,8 @@ export function limitEventStream(body: AsyncIterable<Uint8Array>, limit: EventSt
           held.push(value);
           continue;
         }
+        // an event that ended in this chunk may be past the limit too (one chunk can hold a whole event)
+        if (boundaries.longestEnded > limit.maxEventBytes) return overflow(controller);
         for (const piece of held) controller.enqueue(piece);
         held = [];
         pending = value.byteLength - end;

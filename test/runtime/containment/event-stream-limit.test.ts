@@ -57,6 +57,16 @@ describe('EventBoundaries', () => {
     const b = new EventBoundaries();
     expect(chunks.map((c) => b.lastBoundary(bytes(c)))).toEqual(expected);
   });
+
+  it.each([
+    ['one event', ['data: a\n\n'], [9]],
+    ['the larger of two in one chunk', ['data: a\n\ndata: bbb\n\ndata: c'], [11]],
+    ['an event begun in the chunks before', ['data: ', 'aaaa', 'aaaa\n\n'], [0, 0, 16]],
+    ['CRLF line ends', ['data: a\r\n\r\n'], [11]],
+  ])('longestEnded: %s', (_what, chunks, expected) => {
+    const b = new EventBoundaries();
+    expect(chunks.map((c) => (b.lastBoundary(bytes(c)), b.longestEnded))).toEqual(expected);
+  });
 });
 
 describe('limitEventStream', () => {
@@ -82,6 +92,17 @@ describe('limitEventStream', () => {
     const { chunks, error } = await readAll(limitEventStream(src.stream, limit(1000, 'data: {"error":1}\n\n')));
     expect(error).toBeUndefined();
     expect(text(chunks)).toBe('data: {"error":1}\n\n');
+    expect(src.cancelled()).toBe(true);
+  });
+
+  it.each([
+    ['whole in one chunk', [`data: ok\n\n`, `data: ${'z'.repeat(200)}\n\n`]],
+    ['ended in the chunk after its start', [`data: ok\n\n`, `data: ${'z'.repeat(90)}`, `${'z'.repeat(90)}\n\ndata: next\n\n`]],
+  ])('an event past the limit that ends in its chunk (%s) ends the stream too', async (_what, chunks) => {
+    const src = source(chunks, true);
+    const { chunks: out, error } = await readAll(limitEventStream(src.stream, limit(100)));
+    expect(text(out)).toBe('data: ok\n\n');
+    expect(error).toEqual(new Error('over 100'));
     expect(src.cancelled()).toBe(true);
   });
 

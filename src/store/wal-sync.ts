@@ -59,8 +59,10 @@ export const datasyncFile: DataSync = async (path) => {
  * Should the file at `path` be removed or replaced all the same (another
  * program, a person), the held file has no name left (`nlink` 0, read with
  * one `fstat` before each sync, which does not wait for the disk): it is
- * closed and `path` opened again, so a sync never covers a file SQLite no
- * longer writes. A sync asked for after {@link close} opens and closes the
+ * closed and `path` opened again, so a sync covers the file a recovery
+ * would read. (SQLite goes on writing the removed file through its own
+ * descriptor until its connection closes; those frames have no name, and a
+ * crash loses them whatever is synced.) A sync asked for after {@link close} opens and closes the
  * file as {@link datasyncFile} does.
  * @example
  * const held = new HeldDatasync();

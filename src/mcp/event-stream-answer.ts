@@ -99,8 +99,8 @@ async function* replay(read: readonly Uint8Array[], source: AsyncIterator<Uint8A
 /**
  * The response to request `id` if it is the first event with data of
  * `body`, else the whole stream. Reads no further than that first event
- * (and never holds more than `maxEventBytes` of one event: past it the
- * stream is handed on, whose limit then applies).
+ * (and never holds more than `maxEventBytes` in all: past it the stream is
+ * handed on, whose limit then applies to each event).
  * @example
  * const found = await readEventStreamAnswer(undiciBody, 7, 1 << 20);
  * if (found.kind === 'answer') return jsonResponse(found.text, found.message);
@@ -114,6 +114,8 @@ export async function readEventStreamAnswer(body: AsyncIterable<Uint8Array>, id:
   let pendingText = '';
   /** Bytes read since the last event boundary. */
   let pendingBytes = 0;
+  /** Bytes read in all (held in `read` for a replay). */
+  let readBytes = 0;
   const whole = (): EventStreamAnswer => ({ kind: 'stream', body: replay(read, source) });
   for (;;) {
     const next = await source.next();
@@ -125,6 +127,9 @@ export async function readEventStreamAnswer(body: AsyncIterable<Uint8Array>, id:
       return whole();
     }
     read.push(chunk);
+    // events with no data (comments, ids) cost nothing to the SDK's parser but are held here for a replay: no more than one event's worth
+    readBytes += chunk.byteLength;
+    if (readBytes > maxEventBytes) return whole();
     const end = boundaries.lastBoundary(chunk);
     if (end === -1) {
       pendingBytes += chunk.byteLength;

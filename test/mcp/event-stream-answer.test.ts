@@ -87,6 +87,24 @@ describe('readEventStreamAnswer', () => {
     if (found.kind === 'stream') expect(await text(found.body)).toContain(response(7));
   });
 
+  it.each([
+    ['comments', ': keep-alive\n\n'],
+    ['events with no data', 'id: 1\ndata:\n\n'],
+  ])('a stream of %s before any answer is handed on once it passes the limit, not held whole', async (_, event) => {
+    let pulled = 0;
+    const body = (async function* () {
+      // the server's keep-alives, 10,000 of them (forever, for a hostile one)
+      for (let i = 0; i < 10_000; i++) {
+        pulled++;
+        yield enc.encode(event);
+      }
+    })();
+    const found = await readEventStreamAnswer(body, 7, 64);
+    expect(found.kind).toBe('stream');
+    expect(pulled * event.length).toBeLessThanOrEqual(64 + event.length);
+    if (found.kind === 'stream') await found.body[Symbol.asyncIterator]().return?.();
+  });
+
   it('closing the handed-on stream closes the source', async () => {
     const { body, state } = source([`data: ${progress}\n\n`, 'data: more\n\n', 'data: still more\n\n']);
     const found = await readEventStreamAnswer(body, 7, 1 << 20);

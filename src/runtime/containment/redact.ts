@@ -35,8 +35,11 @@ const TOKEN_SHAPES: ReadonlyArray<[RegExp, string]> = [
   [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, REDACTED],
   [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
-  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED], // JWT (an unsigned one too)
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^/\s@]+@/gi, `$1${REDACTED}@`], // user:password@ in URLs
+  // JWT (an unsigned one too); user:password@ in URLs. Each starts only where no earlier start of its own in the same run
+  // of its characters is ('eyJab-eyJab-…', 'a.a.a.…'): a later one would fail as that one did, after scanning to the
+  // run's end again (80 KB of either took seconds, quadratic)
+  [/\b(?<!\beyJ[A-Za-z0-9_-]*?)eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED],
+  [/\b(?<!\b[a-z][a-z0-9+.-]*?)([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^/\s@]+@/gi, `$1${REDACTED}@`],
   [/((?:^|[?&;\s"'])(?:password|passwd|pwd|pass|secret|client_secret|token|access_token|refresh_token|id_token|api_key|apikey|api-key|auth)=)[^&\s#;"']+/gi, `$1${REDACTED}`],
 ];
 

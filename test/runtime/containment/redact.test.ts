@@ -28,6 +28,8 @@ describe('redactText: token shapes', () => {
     ['tail: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhk', `tail: ${R}`], // cut off by a stderr tail
     ['postgres://app:s3cr3t-pw@db:5432/x', `postgres://app:${R}@db:5432/x`],
     ['https://u:p@h.test/', `https://u:${R}@h.test/`],
+    ['see a.b.postgres://u:pw@h', `see a.b.postgres://u:${R}@h`],
+    ['id xeyJabcde-eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig', `id xeyJabcde-${R}`], // an eyJ not at a word start before it
     ['GET /login?user=a&password=hunter22&x=1', `GET /login?user=a&password=${R}&x=1`],
     ['?access_token=abc123&ok=1', `?access_token=${R}&ok=1`],
     ['PASSWORD=topsecret ./run', `PASSWORD=${R} ./run`],
@@ -35,6 +37,16 @@ describe('redactText: token shapes', () => {
     ['a password field', 'a password field'],
   ])('%j', (input, output) => {
     expect(redactText(input)).toBe(output);
+  });
+
+  it.each([
+    ['many JWT starts in one run', 'eyJab-'],
+    ['many URL scheme starts in one run', 'a.'],
+  ])('%s: linear, not a scan to the run\'s end from each (200 KB took about 20 s each)', (_, unit) => {
+    const text = unit.repeat(200_000 / unit.length);
+    const start = performance.now();
+    expect(redactText(text)).toBe(text);
+    expect(performance.now() - start).toBeLessThan(2000);
   });
 
   it('finds a shape anywhere in a long text, and every shape of a text holding several', () => {

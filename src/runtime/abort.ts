@@ -56,6 +56,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The signal of one attempt, and how to let it go once the attempt has settled. */
 export interface AttemptSignal {
   signal: AbortSignal;
@@ -79,7 +82,8 @@ export interface AttemptSignal {
 export function attemptSignal(timeoutMs: number, parent?: AbortSignal): AttemptSignal {
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(parent?.reason);
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+  // a timer past 2^31 - 1 ms fires after 1 ms (as AbortSignal.timeout's did): a manifest's 30-day timeoutSec means about 24.8 days, not none
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), Math.min(timeoutMs, MAX_TIMER_MS));
   // as AbortSignal.timeout's: a pending attempt does not keep the process alive on its own
   timer.unref?.();
   if (parent?.aborted) controller.abort(parent.reason);

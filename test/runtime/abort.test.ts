@@ -72,6 +72,13 @@ describe('attemptSignal', () => {
     expect(attemptSignal(60_000, parent.signal).signal.reason).toEqual(new Error('caller gave up'));
   });
 
+  it('a timeout longer than a Node timer holds (a manifest\'s timeoutSec of 40 days) does not abort at once', async () => {
+    const attempt = attemptSignal(40 * 86_400_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(attempt.signal.aborted).toBe(false);
+    attempt.release();
+  });
+
   it('after release() it never aborts: the timer is cleared and the parent no longer listened to', () => {
     vi.useFakeTimers();
     const parent = new AbortController();

@@ -20,6 +20,9 @@ export const REDACTED = '[REDACTED]';
 /** Shortest secret value searched for, in characters. */
 export const MIN_SECRET_LENGTH = 6;
 
+/** Object keys whose redacted form a redactor remembers (they repeat: span attributes, record fields). */
+const KEY_MEMO_SIZE = 4096;
+
 /** Deepest level {@link Redactor.redact} walks; deeper values become `[Truncated]`. @default 32 */
 export const MAX_REDACT_DEPTH = 32;
 
@@ -122,6 +125,38 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return out;
   };
 
+  /**
+   * Set a property of a copy under its key redacted (a map keyed by tokens, a secret used as a name). A key that
+   * redaction changed, or one that meets such a key, gets `#2`, `#3`… when its name is taken, so no value is lost;
+   * other keys are set as they were (an error's own `name` still replaces the copy's). `__proto__` stays a property.
+   * @returns the names that redaction made in this copy (undefined until there is one)
+   */
+  // keys repeat (span attributes, record fields): each is redacted once, the memo dropped whole when it grows past a bound
+  const keyNames = new Map<string, string>();
+  const redactKey = (key: string): string => {
+    let name = keyNames.get(key);
+    if (name === undefined) {
+      name = redactText(key);
+      if (keyNames.size >= KEY_MEMO_SIZE) keyNames.clear();
+      keyNames.set(key, name);
+    }
+    return name;
+  };
+  const put = (copy: Record<string, unknown>, key: string, v: unknown, renamed: Set<string> | undefined): Set<string> | undefined => {
+    let name = redactKey(key);
+    if (name !== key || renamed?.has(name)) {
+      if (Object.hasOwn(copy, name)) {
+        let n = 2;
+        while (Object.hasOwn(copy, `${name}#${n}`)) n++;
+        name = `${name}#${n}`;
+      }
+      (renamed ??= new Set()).add(name);
+    }
+    if (name === '__proto__') Object.defineProperty(copy, name, { value: v, enumerable: true, writable: true, configurable: true });
+    else copy[name] = v;
+    return renamed;
+  };
+
   const walk = (value: unknown, depth: number, ancestors: Set<object>): unknown => {
     if (typeof value === 'string') return redactText(value);
     if (typeof value !== 'object' || value === null) return value;
@@ -132,13 +167,15 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, ancestors));
       if (value instanceof Error) {
         const copy: Record<string, unknown> = { name: value.name, message: redactText(value.message) };
-        for (const [k, v] of Object.entries(value)) copy[k] = CREDENTIAL_KEY.test(k) ? REDACTED : walk(v, depth + 1, ancestors);
+        let renamed: Set<string> | undefined;
+        for (const [k, v] of Object.entries(value)) renamed = put(copy, k, CREDENTIAL_KEY.test(k) ? REDACTED : walk(v, depth + 1, ancestors), renamed);
         return copy;
       }
       if (!isPlain(value)) return value; // dates, buffers, class instances: not text, left as they are
       const copy: Record<string, unknown> = {};
+      let renamed: Set<string> | undefined;
       for (const [k, v] of Object.entries(value)) {
-        copy[k] = CREDENTIAL_KEY.test(k) && v !== null && v !== undefined && v !== '' ? REDACTED : walk(v, depth + 1, ancestors);
+        renamed = put(copy, k, CREDENTIAL_KEY.test(k) && v !== null && v !== undefined && v !== '' ? REDACTED : walk(v, depth + 1, ancestors), renamed);
       }
       return copy;
     } finally {

@@ -115,6 +115,38 @@ describe('redact: values', () => {
     expect(redact({ err })).toEqual({ err: { name: 'Error', message: `failed with ${R}`, code: 'E', token: R } });
   });
 
+  it.each([
+    ['a token as a key', { 'ghp_abcdefghijklmnopqrstuvwxyz0123456789': 1, other: 2 }, { [R]: 1, other: 2 }],
+    ['a known secret in a key', { 'user PGPASSWORD-value-1': { ok: true } }, { [`user ${R}`]: { ok: true } }],
+    ['two token keys: both values kept', { 'sk-live-abcdefghijkl': 1, 'sk-live-mnopqrstuvwx': 2 }, { [R]: 1, [`${R}#2`]: 2 }],
+    ['a key spelled as the mark, before a token key', { [R]: 'plain', 'sk-live-abcdefghijkl': 'token' }, { [R]: 'plain', [`${R}#2`]: 'token' }],
+    ['a key spelled as the mark, after a token key', { 'sk-live-abcdefghijkl': 'token', [R]: 'plain' }, { [R]: 'token', [`${R}#2`]: 'plain' }],
+    ['a taken suffix is stepped over', { [`${R}#2`]: 'a', 'sk-live-abcdefghijkl': 'b', 'sk-live-mnopqrstuvwx': 'c' }, { [`${R}#2`]: 'a', [R]: 'b', [`${R}#3`]: 'c' }],
+    ['ordinary keys', { 'x-request-id': 'r1', 'Bearer-ish': 2 }, { 'x-request-id': 'r1', 'Bearer-ish': 2 }],
+  ])('keys: %s', (_name, input, output) => {
+    const out = redact(input) as Record<string, unknown>;
+    expect(out).toEqual(output);
+    expect(Object.keys(out)).toEqual(Object.keys(output));
+  });
+
+  it('keeps a "__proto__" key as a property of the copy, not its prototype', () => {
+    const input = JSON.parse('{"__proto__": {"polluted": "sk-live-abcdefghijkl"}, "a": 1}') as Record<string, unknown>;
+    const out = redact(input) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'a']);
+    expect(JSON.stringify(out)).toBe(`{"__proto__":{"polluted":"${R}"},"a":1}`);
+  });
+
+  it("an error's own enumerable name still stands for its name (no #2)", () => {
+    class NamedError extends Error {
+      constructor(message: string) {
+        super(message);
+        this.name = 'NamedError';
+      }
+    }
+    expect(redact(new NamedError('boom'))).toEqual({ name: 'NamedError', message: 'boom' });
+  });
+
   it.each([[42], [true], [null], [undefined]])('leaves %j as it is', (v) => {
     expect(redact(v)).toBe(v);
   });

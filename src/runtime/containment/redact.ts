@@ -20,8 +20,9 @@ export const REDACTED = '[REDACTED]';
 /** Shortest secret value searched for, in characters. */
 export const MIN_SECRET_LENGTH = 6;
 
-/** Object keys whose redacted form a redactor remembers (they repeat: span attributes, record fields). */
+/** Object keys whose redacted form a redactor remembers (they repeat: span attributes, record fields), and the longest one kept. */
 const KEY_MEMO_SIZE = 4096;
+const KEY_MEMO_LENGTH = 128;
 
 /** Deepest level {@link Redactor.redact} walks; deeper values become `[Truncated]`. @default 32 */
 export const MAX_REDACT_DEPTH = 32;
@@ -125,15 +126,11 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return out;
   };
 
-  /**
-   * Set a property of a copy under its key redacted (a map keyed by tokens, a secret used as a name). A key that
-   * redaction changed, or one that meets such a key, gets `#2`, `#3`… when its name is taken, so no value is lost;
-   * other keys are set as they were (an error's own `name` still replaces the copy's). `__proto__` stays a property.
-   * @returns the names that redaction made in this copy (undefined until there is one)
-   */
-  // keys repeat (span attributes, record fields): each is redacted once, the memo dropped whole when it grows past a bound
+  // keys repeat (span attributes, record fields): each is redacted once; the memo is dropped whole when it grows past a
+  // bound, and a long key (a caller's, say) is never kept, so what it holds stays small whatever callers send
   const keyNames = new Map<string, string>();
   const redactKey = (key: string): string => {
+    if (key.length > KEY_MEMO_LENGTH) return redactText(key);
     let name = keyNames.get(key);
     if (name === undefined) {
       name = redactText(key);
@@ -142,6 +139,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     return name;
   };
+  /**
+   * Set a property of a copy under its key redacted (a map keyed by tokens, a secret used as a name). A key that
+   * redaction changed, or one that meets such a key, gets `#2`, `#3`… when its name is taken, so no value is lost;
+   * other keys are set as they were (an error's own `name` still replaces the copy's). `__proto__` stays a property.
+   * @returns the names that redaction made in this copy (undefined until there is one)
+   */
   const put = (copy: Record<string, unknown>, key: string, v: unknown, renamed: Set<string> | undefined): Set<string> | undefined => {
     let name = redactKey(key);
     if (name !== key || renamed?.has(name)) {

@@ -123,6 +123,7 @@ describe('redact: values', () => {
     ['a key spelled as the mark, after a token key', { 'sk-live-abcdefghijkl': 'token', [R]: 'plain' }, { [R]: 'token', [`${R}#2`]: 'plain' }],
     ['a taken suffix is stepped over', { [`${R}#2`]: 'a', 'sk-live-abcdefghijkl': 'b', 'sk-live-mnopqrstuvwx': 'c' }, { [`${R}#2`]: 'a', [R]: 'b', [`${R}#3`]: 'c' }],
     ['ordinary keys', { 'x-request-id': 'r1', 'Bearer-ish': 2 }, { 'x-request-id': 'r1', 'Bearer-ish': 2 }],
+    ['a long key (not memoised) holding a token', { [`${'k'.repeat(200)} sk-live-abcdefghijkl`]: 1 }, { [`${'k'.repeat(200)} ${R}`]: 1 }],
   ])('keys: %s', (_name, input, output) => {
     const out = redact(input) as Record<string, unknown>;
     expect(out).toEqual(output);

@@ -22,6 +22,7 @@
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
+  ErrorCode,
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
   JSONRPCRequestSchema,
@@ -67,10 +68,13 @@ export class DirectLane {
   readonly #pending = new Map<RequestId, (outcome: LaneOutcome) => void>();
   /** Ids in {@link #pending} whose client went away: only their late answers are awaited, to be dropped. */
   readonly #abandoned = new Set<RequestId>();
+  /** The transport's own `send`, before the lane took it over. */
+  readonly #send: WebStandardStreamableHTTPServerTransport['send'];
 
   constructor(transport: WebStandardStreamableHTTPServerTransport) {
     this.#transport = transport;
     const send = transport.send.bind(transport);
+    this.#send = send;
     transport.send = (message, options) => {
       if (this.#pending.size > 0) {
         const response = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message);
@@ -108,9 +112,10 @@ export class DirectLane {
   /**
    * Hand `message` to the session's server and wait for its response.
    * `abandoned` receives a function to call when the request's client went
-   * away: the wait ends at once with `gone`, and the response, when the
-   * call ends, is still taken here and dropped (the transport has no
-   * request of that id to answer: handed to it, it reported an error).
+   * away: the wait ends at once with `gone` and the request is cancelled
+   * ({@link cancel}); an answer that was on its way all the same is taken
+   * here and dropped (the transport has no request of that id to answer:
+   * handed to it, it reported an error).
    */
   deliver(message: JSONRPCRequest, requestInfo: RequestInfo, abandoned?: (forget: () => void) => void): Promise<LaneOutcome> {
     return new Promise<LaneOutcome>((resolve) => {
@@ -121,6 +126,7 @@ export class DirectLane {
         this.#pending.set(id, () => undefined);
         this.#abandoned.add(id);
         resolve('gone');
+        this.cancel(id, 'The client closed the request.');
       });
       const onmessage = this.#transport.onmessage;
       if (onmessage === undefined) {
@@ -129,6 +135,32 @@ export class DirectLane {
         return;
       }
       onmessage(message, { requestInfo });
+    });
+  }
+
+  /**
+   * The client of request `id` went away: its handler is aborted as a
+   * client's own `notifications/cancelled` aborts it (the SDK's Protocol
+   * then sends no answer, and the call's signal reaches the upstream call).
+   * Once the Protocol has taken the notice (a turn of the event loop later),
+   * nothing more comes for the id: a lane request's dropped wait is
+   * forgotten, and a request the transport holds (the Web-standard path) is
+   * given an error answer, so the transport's wait for it ends (its
+   * connection is gone: nobody reads it). Unless an answer came meanwhile,
+   * or a new request took the id.
+   */
+  cancel(id: RequestId, reason: string): void {
+    const onmessage = this.#transport.onmessage;
+    if (onmessage === undefined) return;
+    const waiting = this.#pending.get(id);
+    onmessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } });
+    setImmediate(() => {
+      if (waiting !== undefined) {
+        if (this.#pending.get(id) === waiting && this.#abandoned.delete(id)) this.#pending.delete(id);
+        return;
+      }
+      if (this.#pending.has(id)) return;
+      this.#send({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: reason } }).catch(() => undefined);
     });
   }
 

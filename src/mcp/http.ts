@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ErrorCode, isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
 import { grantsKey, type Principal } from '../runtime/identity/principal.js';
@@ -59,6 +59,13 @@ export interface McpRequestContext {
    * process, whose header may lie) the bounded reader counts every byte.
    */
   lengthHeld?: boolean;
+  /**
+   * Aborts when the client goes away before its answer: the requests of the
+   * POST are then cancelled. The route adds what the request's own signal
+   * does not hear (a response queued behind another on a pipelined
+   * connection). @default the request's signal
+   */
+  hangUp?: AbortSignal;
 }
 
 /** A POST to an open session, as read straight off a socket (see {@link McpHttpHandler.direct}). */
@@ -217,6 +224,31 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     return jsonRpcErrorAnswer(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
   };
 
+  /**
+   * A POST of requests through the transport, whose client may hang up
+   * before the answer: the transport does not watch the request's signal,
+   * so each request is cancelled here (the SDK's Protocol aborts its
+   * handler, and with it the upstream call) and the wait ends with the
+   * quiet line a client that went away gets.
+   */
+  const untilHangUp = async (session: Session, request: Request, body: unknown, ids: RequestId[], hangUp: AbortSignal): Promise<Response> => {
+    if (hangUp.aborted) throw new DOMException('The client closed the request.', 'AbortError');
+    let onHangUp!: () => void;
+    const gone = new Promise<never>((_, reject) => {
+      onHangUp = () => {
+        for (const id of ids) session.lane.cancel(id, 'The client closed the request.');
+        reject(new DOMException('The client closed the request.', 'AbortError'));
+      };
+    });
+    gone.catch(() => undefined);
+    hangUp.addEventListener('abort', onHangUp, { once: true });
+    try {
+      return await Promise.race([session.transport.handleRequest(request, { parsedBody: body }), gone]);
+    } finally {
+      hangUp.removeEventListener('abort', onHangUp);
+    }
+  };
+
   /** Whether the transport's own DNS rebinding check (this handler's `allowedHosts`/`allowedOrigins`) refuses the request: it answers it then. */
   const transportRefuses = (header: HeaderLookup): boolean => {
     const host = header('host');
@@ -261,8 +293,10 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         const read = await readJson(request, context.lengthHeld === true);
         if (read instanceof Response) return read;
         // a request under the id of a lane request whose client went away is not held behind it (DirectLane.supersede)
-        for (const m of Array.isArray(read.body) ? (read.body as unknown[]) : [read.body]) if (isJSONRPCRequest(m)) session.lane.supersede(m.id);
-        return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
+        const ids: RequestId[] = [];
+        for (const m of Array.isArray(read.body) ? (read.body as unknown[]) : [read.body]) if (isJSONRPCRequest(m)) (session.lane.supersede(m.id), ids.push(m.id));
+        if (ids.length === 0) return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
+        return await sessions.use(sessionId, () => untilHangUp(session, request, read.body, ids, context.hangUp ?? request.signal));
       }
       if (request.method !== 'POST') {
         if (request.method === 'GET' || request.method === 'DELETE') return jsonRpcError(400, TRANSPORT_ERROR, 'Bad Request: no mcp-session-id header; initialize a session with a POST first.');

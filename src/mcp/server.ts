@@ -28,7 +28,7 @@
  * @module
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import type { HealthSource } from '../model/health.js';
 import { toolcapVersion } from '../model/version.js';
@@ -40,6 +40,7 @@ import { CallError } from '../runtime/errors.js';
 import { can, type Principal } from '../runtime/identity/principal.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { APPROVAL_STATUS_TOOL, approvalStatus, approvalStatusTool } from './approval-status.js';
+import { setCallToolHandler } from './call-handler.js';
 import { callErrorResult, errorResult, okResult, pendingApprovalResult } from './call-results.js';
 import { clientGone, clientGoneLine } from './client-abort.js';
 import { decideByElicitation, MCP_APPROVER } from './elicitation.js';
@@ -213,7 +214,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     }
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  setCallToolHandler(server, async (request, extra): Promise<CallToolResult> => {
     // a call under a listed (safe) name reaches the real tool
     const name = names.real(request.params.name);
     const args = request.params.arguments ?? {};

@@ -159,7 +159,10 @@ export class Router {
         const message = timedOut
           ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
           : `Provider ${chosen.name} of "${tool.name}" failed${error instanceof ProviderError ? ` (${error.code})` : ''}: ${errorMessage(error)}`;
-        health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
+        // a caller that gave up (an MCP client that hung up or cancelled) says nothing of the provider: its circuit does
+        // not move (else one client could put a tool in backoff for everyone by hanging up), a half-open probe slot is given back
+        if (callerSignal?.aborted && !timedOut) health.release(tool.name, chosen.name);
+        else health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
         if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);
         log.attempts.push({ provider: chosen.name, outcome: `${code}${before ? ' (before any effect)' : ''}: ${errorMessage(error)}` });

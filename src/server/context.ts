@@ -33,7 +33,7 @@ export interface ApiOptions {
    * the authenticated principal. One with a `direct` lane (`mcpHttpHandler`'s)
    * answers POSTs to its open sessions straight off the socket under `listen()`.
    */
-  mcp?: ((request: Request, context: { principal?: Principal; lengthHeld?: boolean }) => Promise<Response>) & Partial<Pick<McpHttpHandler, 'direct'>>;
+  mcp?: ((request: Request, context: { principal?: Principal; lengthHeld?: boolean; hangUp?: AbortSignal }) => Promise<Response>) & Partial<Pick<McpHttpHandler, 'direct'>>;
   /**
    * Who is asking. Every route but `/health`, `/openapi.json` and
    * `/.well-known/oauth-protected-resource` needs a principal whose roles

@@ -26,13 +26,15 @@ function splitHost(value: string): { name: string; port: string | undefined } {
  * @example hostAllowed('localhost:4317', ['localhost']) // true
  */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  return allowedAmong(host, allowed.map(splitHost));
+}
+
+/** {@link hostAllowed} against entries split once (the guard checks every request against the same list). */
+function allowedAmong(host: string, allowed: ReadonlyArray<{ name: string; port: string | undefined }>): boolean {
   const got = splitHost(host);
   // `localhost:4317@evil.example` is no port: it must not pass an entry that allows every port
   if (got.port !== undefined && !/^\d{0,5}$/.test(got.port)) return false;
-  return allowed.some((entry) => {
-    const want = splitHost(entry);
-    return want.name === got.name && (want.port === undefined || want.port === got.port);
-  });
+  return allowed.some((want) => want.name === got.name && (want.port === undefined || want.port === got.port));
 }
 
 /** A URL's `host:port`, the scheme's default port written out (the URL parser drops it; an allowed entry may name it). */
@@ -62,13 +64,15 @@ export function hostGuard(allowedHosts: readonly string[] | undefined, allowedOr
  */
 export function hostRefusal(allowedHosts: readonly string[] | undefined, allowedOrigins: readonly string[] | undefined): (url: string, header: (name: string) => string | undefined) => ApiProblem | undefined {
   const origins = allowedOrigins?.map(normalOrigin);
+  const hosts = allowedHosts?.map(splitHost);
   return (url, header) => {
-    if (allowedHosts) {
+    if (allowedHosts && hosts) {
       // the Node adapter builds the URL from Host, except for an absolute-form target (`GET http://evil.example/x`),
       // whose authority RFC 9112 puts above Host: both must be served here (an in-process Request may carry both too)
       const urlHost = authority(new URL(url));
-      for (const host of new Set([header('host') ?? urlHost, urlHost])) {
-        if (!hostAllowed(host, allowedHosts)) {
+      const named = header('host') ?? urlHost;
+      for (const host of named === urlHost ? [urlHost] : [named, urlHost]) {
+        if (!allowedAmong(host, hosts)) {
           return new ApiProblem(problem('MISDIRECTED_REQUEST', `This server does not answer for host "${host}"; it serves ${allowedHosts.join(', ')}.`));
         }
       }

@@ -49,14 +49,21 @@ const MCP_TARGET = /^\/mcp(?:\?[A-Za-z0-9\-._~%!$&'()*+,;=:@/?]*)?$/;
  * (Host, Content-Type, Authorization…): a second `Host: evil.example` the
  * guard refuses on the Hono path must not pass here.
  */
-const headerOf = (req: IncomingMessage) => (name: string): string | undefined => {
-  const raw = req.rawHeaders;
-  let value: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i]!;
-    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
-  }
-  return value;
+const headerOf = (req: IncomingMessage) => {
+  // joined in one pass at the first look-up: the guard, the lane's header checks and the transport's ask for five or more
+  let joined: Map<string, string> | undefined;
+  return (name: string): string | undefined => {
+    if (joined === undefined) {
+      joined = new Map();
+      const raw = req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) {
+        const key = raw[i]!.toLowerCase();
+        const value = joined.get(key);
+        joined.set(key, value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`);
+      }
+    }
+    return joined.get(name);
+  };
 };
 
 /** The request's headers as a Web `Request` without a body: what `ApiAuth.authenticate` is given on every path. */
@@ -110,9 +117,11 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
   const record = ctx.runtime ? httpRecorder(ctx.runtime.metrics) : undefined;
   const limit = ctx.maxBodyBytes;
 
-  const serve = async (req: IncomingMessage, res: ServerResponse, fallback: () => void, url: string, sessionId: string, declared: number, started: number) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse, fallback: () => void, url: string, header: (name: string) => string | undefined, sessionId: string, declared: number, started: number) => {
     let status = 500;
-    const request = headerRequest(url, req);
+    // built only for whom reads it (authentication, a failure's report): without auth a call needs none
+    let built: Request | undefined;
+    const request = () => (built ??= headerRequest(url, req));
     // watched from the start: a client may hang up while its credentials are checked, before the body is read
     let gone = false;
     let forget: (() => void) | undefined;
@@ -127,7 +136,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
     try {
       let principal;
       try {
-        principal = await admit(auth, 'list', request, url);
+        principal = auth === undefined ? undefined : await admit(auth, 'list', request(), url);
       } catch (error) {
         if (!(error instanceof ApiProblem)) throw error;
         const response = error.getResponse();
@@ -146,7 +155,6 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       }
       // a body cut short by the hang-up would never end, and a whole one would run a call nobody waits for
       if (gone || req.destroyed) throw Object.assign(new Error('the client went away before its body was read'), { code: 'ECONNRESET' });
-      const header = headerOf(req);
       const abandoned = (f: () => void) => {
         forget = f;
         if (gone) f();
@@ -155,14 +163,14 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       status = answer.status;
       write(res, answer);
     } catch (error) {
-      if (clientGone(error, request)) {
+      if (clientGone(error, request())) {
         ctx.options.warn?.(clientGoneLine(`POST /mcp`, error).replace(/^mcp: /, 'http: '));
         status = 499;
         if (!res.headersSent) write(res, { status, headers: {}, body: null });
         return;
       }
       try {
-        ctx.options.onError?.(error, request);
+        ctx.options.onError?.(error, request());
       } catch {
         // a broken logger must not turn a 500 into a dropped connection
       }
@@ -188,8 +196,9 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
     const started = performance.now();
     const url = `${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}${target}`;
     // a refusal is the app's to give, with its own problem body
-    if (guard?.(url, headerOf(req)) !== undefined) return false;
-    void serve(req, res, fallback, url, sessionId, declared, started);
+    const header = headerOf(req);
+    if (guard?.(url, header) !== undefined) return false;
+    void serve(req, res, fallback, url, header, sessionId, declared, started);
     return true;
   });
 }

@@ -214,6 +214,18 @@ describe('timeouts and aborts', () => {
     expect(h.fakes.order()).toEqual(['p1']);
   });
 
+  it('the caller aborting is no failure of the provider: its circuit stays closed and the next call runs on it', async () => {
+    const h = await harness([fakeTool('slow', { execution: execution('never', { timeoutSec: 30 }) })]);
+    h.fakes.on('p1', hang);
+    const controller = new AbortController();
+    const call = h.runtime.call('slow', {}, { signal: controller.signal });
+    await vi.waitFor(() => expect(h.fakes.count()).toBe(1));
+    controller.abort(new Error('user went away'));
+    expect((await callErrorOf(call)).message).toContain('caller aborted');
+    h.fakes.on('p1', ok('next'));
+    await expect(h.runtime.call('slow', {})).resolves.toMatchObject({ provider: 'p1', result: 'next' });
+  });
+
   it('an attempt that has ended lets go of its signal: the caller aborting later no longer reaches the provider’s signal', async () => {
     const h = await harness([fakeTool('quick', { execution: execution('never', { timeoutSec: 30 }) })]);
     h.fakes.on('p1', ok('done'));

@@ -9,9 +9,19 @@
  * the principal that opened it, under the grants it opened it with.
  * @module
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Context } from 'hono';
 import { authorize, principalOf } from '../auth.js';
 import { routeModule, type ApiContext, type RouteModule } from '../context.js';
 import { bodyOffSocket, limitBody } from '../json-body.js';
+
+/** The socket of a request off Node's HTTP server whose response waits behind another's (pipelining), else undefined. */
+function queuedSocket(c: Context): Socket | undefined {
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  if (env?.incoming === undefined || env.outgoing === undefined || env.outgoing.socket !== null) return undefined;
+  return env.incoming.socket;
+}
 
 /** The MCP mount point at `/mcp`, or nothing when the API was made without a handler (then `/mcp` is 404). */
 export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
@@ -21,7 +31,22 @@ export function mcpRoutes(ctx: ApiContext): RouteModule | undefined {
   // 401 with its WWW-Authenticate before the body is read, as the MCP authorization specification expects
   module.app.all('/', authorize(ctx.options.auth, 'list'), limitBody(ctx.maxBodyBytes), async (c) => {
     const principal = principalOf(c);
-    return handler(c.req.raw, { ...(principal ? { principal } : {}), lengthHeld: bodyOffSocket(c) });
+    const context = { ...(principal ? { principal } : {}), lengthHeld: bodyOffSocket(c) };
+    const queued = queuedSocket(c);
+    if (queued === undefined) return handler(c.req.raw, context);
+    // a response queued behind another on a pipelined connection hears no close of its own, so the adapter never aborts
+    // its request's signal when the client hangs up: the socket's close is heard instead (as on the socket lane)
+    const hangUp = new AbortController();
+    const onClose = () => hangUp.abort();
+    queued.once('close', onClose);
+    const signal = c.req.raw.signal;
+    signal.addEventListener('abort', onClose, { once: true });
+    try {
+      return await handler(c.req.raw, { ...context, hangUp: hangUp.signal });
+    } finally {
+      queued.off('close', onClose);
+      signal.removeEventListener('abort', onClose);
+    }
   });
   return module;
 }

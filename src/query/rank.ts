@@ -185,13 +185,16 @@ interface Scored {
   cost: number;
   /** Fit on the grid: then the better match. */
   fit: number;
+  /** The fit of the task's words alone (before a step's lift or an inherited share), on the grid: then the better match to the whole task. */
+  own: number;
 }
 
-/** Best first: score, then fewer penalty points, then fit (each on the comparison grid), then name, then document number. */
+/** Best first: score, then fewer penalty points, then fit, then the fit of the task's words alone (each on the comparison grid), then name, then document number. */
 function better(index: SearchIndex, a: Scored, b: Scored): number {
   if (a.level !== b.level) return b.level - a.level;
   if (a.cost !== b.cost) return a.cost - b.cost;
   if (a.fit !== b.fit) return b.fit - a.fit;
+  if (a.own !== b.own) return b.own - a.own;
   const x = index.tools[a.doc]!.name;
   const y = index.tools[b.doc]!.name;
   return x < y ? -1 : x > y ? 1 : a.doc - b.doc;
@@ -241,8 +244,8 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   // most its fit × weights.fit, so a tool that cannot beat the current last of the top is skipped before its filter
   // and penalties (the strong matches go first so the bound bites early); the exhaustive way skips nothing
   const bounded = !exhaustive && Object.values(weights).every((w) => w >= 0) && ctx.taskRisk >= 0;
-  const { scores, touched, terms, expansions } = scoreTask(index, u);
-  const inherited = inheritAlternatives(index, scores, touched);
+  const { scores, touched, terms, expansions, own } = scoreTask(index, u);
+  const inherited = inheritAlternatives(index, scores, touched, own);
   // fit is relative to the best raw score among the documents that pass the filter: usually the best of all, which passes
   let best = 0;
   let bestDoc = -1;
@@ -296,7 +299,7 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
     const score = upTo(raw) - cost;
     const level = onGrid(score);
     if (worst && level < worst.level) return;
-    const s: Scored = { doc, score, level, cost: onGrid(cost), fit: onGrid(best > 0 ? raw / best : 0) };
+    const s: Scored = { doc, score, level, cost: onGrid(cost), fit: onGrid(best > 0 ? raw / best : 0), own: onGrid(best > 0 ? (own.get(doc) ?? raw) / best : 0) };
     if (worst && better(index, s, worst) >= 0) return;
     let i = Math.min(top.length, limit - 1);
     if (top.length < limit) top.push(s);

@@ -158,19 +158,43 @@ function reading(query: string, intent: Intent | undefined): Understanding {
   return intent === undefined ? u : { ...u, intent, confidence: intent === 'unknown' ? 0 : 1, mixed: false, evidence: ['given by the caller'] };
 }
 
+/**
+ * Steps per point at which scores, penalty points and fits are compared.
+ * The same sum taken in another order, or a step's share (best × fit ÷
+ * top), differs in its last binary digit (0.7674418604651164 against
+ * …162); compared exactly, that noise, not the tie-break, would order tools
+ * equal in meaning. Rounding to a grid keeps the order transitive (an
+ * equality within a tolerance would not be) and monotone, so a bound on a
+ * score bounds its rounded value too. A billionth of a point is far above
+ * float noise on scores of up to `weights.fit` (100) and far below any
+ * difference the words or penalties make; two values a noise apart can still
+ * fall either side of a grid line, about once in ten million pairs.
+ */
+const SCORE_STEPS = 1e9;
+
+/** A score, penalty or fit on the comparison grid: monotone, so `x ≤ y` implies `onGrid(x) ≤ onGrid(y)`. */
+const onGrid = (x: number): number => Math.round(x * SCORE_STEPS);
+
 interface Scored {
   doc: number;
+  /** The score as reported: fit × weights.fit − penalties. */
   score: number;
-  /** Penalty points: the safer of two equal scores goes first. */
+  /** The score on the comparison grid ({@link onGrid}). */
+  level: number;
+  /** Penalty points on the grid: the safer of two equal scores goes first. */
   cost: number;
-  raw: number;
+  /** Fit on the grid: then the better match. */
+  fit: number;
+  /** The fit of the task's words alone (before a step's lift or an inherited share), on the grid: then the better match to the whole task. */
+  own: number;
 }
 
-/** Best first: score, then fewer penalty points, then fit, then name, then document number. */
+/** Best first: score, then fewer penalty points, then fit, then the fit of the task's words alone (each on the comparison grid), then name, then document number. */
 function better(index: SearchIndex, a: Scored, b: Scored): number {
-  if (a.score !== b.score) return b.score - a.score;
+  if (a.level !== b.level) return b.level - a.level;
   if (a.cost !== b.cost) return a.cost - b.cost;
-  if (a.raw !== b.raw) return b.raw - a.raw;
+  if (a.fit !== b.fit) return b.fit - a.fit;
+  if (a.own !== b.own) return b.own - a.own;
   const x = index.tools[a.doc]!.name;
   const y = index.tools[b.doc]!.name;
   return x < y ? -1 : x > y ? 1 : a.doc - b.doc;
@@ -220,8 +244,8 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   // most its fit × weights.fit, so a tool that cannot beat the current last of the top is skipped before its filter
   // and penalties (the strong matches go first so the bound bites early); the exhaustive way skips nothing
   const bounded = !exhaustive && Object.values(weights).every((w) => w >= 0) && ctx.taskRisk >= 0;
-  const { scores, touched, terms, expansions } = scoreTask(index, u);
-  const inherited = inheritAlternatives(index, scores, touched);
+  const { scores, touched, terms, expansions, own } = scoreTask(index, u);
+  const inherited = inheritAlternatives(index, scores, touched, own);
   // fit is relative to the best raw score among the documents that pass the filter: usually the best of all, which passes
   let best = 0;
   let bestDoc = -1;
@@ -263,17 +287,19 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
   const consider = (doc: number, raw: number) => {
     const worst = top.length === limit ? top[limit - 1]! : undefined;
     if (worst && bounded) {
+      // on the grid, as `better` compares: a tool just below the last in float noise may tie it and win on safety
       const most = upTo(raw);
-      if (most < worst.score) return;
+      if (onGrid(most) < worst.level) return;
       // a tool's base penalty once computed (the cached table) tightens the bound: what the task's words add is never negative
       const at = doc * 3;
-      if (!Number.isNaN(table[at]!) && most - (table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!) < worst.score) return;
+      if (!Number.isNaN(table[at]!) && onGrid(most - (table[at]! * safety + table[at + 1]! * exclusive + table[at + 2]!)) < worst.level) return;
     }
     if (checked && checked[doc] !== 0 ? checked[doc] !== 1 : !passes(doc)) return;
     const cost = costOf(doc);
     const score = upTo(raw) - cost;
-    if (worst && score < worst.score) return;
-    const s: Scored = { doc, raw, cost, score };
+    const level = onGrid(score);
+    if (worst && level < worst.level) return;
+    const s: Scored = { doc, score, level, cost: onGrid(cost), fit: onGrid(best > 0 ? raw / best : 0), own: onGrid(best > 0 ? (own.get(doc) ?? raw) / best : 0) };
     if (worst && better(index, s, worst) >= 0) return;
     let i = Math.min(top.length, limit - 1);
     if (top.length < limit) top.push(s);
@@ -282,9 +308,10 @@ export function rankTools(query: string, tools: readonly Tool[] | SearchIndex, o
       i--;
     }
     top[i] = s;
-    if (bounded && top.length === limit) floor = top[limit - 1]!.score;
+    // a grid step below the last's level: whatever is under it is under that level on the grid too
+    if (bounded && top.length === limit) floor = (top[limit - 1]!.level - 1) / SCORE_STEPS;
   };
-  // the current last of a full top (bounded only): the loops test the bound inline, as `consider` does, and call it for what passes
+  // below the current last of a full top (bounded only): the loops test the bound inline, as `consider` does, and call it for what passes
   let floor = -Infinity;
   if (limit > 0) {
     const strong = exhaustive ? 0 : best * STRONG_FIRST;

@@ -49,7 +49,7 @@ export const STEP_BEST_MIN_SENTENCES = 3;
  * tool that gathers words of several steps no longer outranks, on a near
  * tie, the tool one step asks for.
  */
-function liftStepBests(index: SearchIndex, sentences: readonly Sentence[], scores: Float64Array, touched: number[]): void {
+function liftStepBests(index: SearchIndex, sentences: readonly Sentence[], scores: Float64Array, touched: number[], own: Map<number, number>): void {
   let best = 0;
   for (const doc of touched) if (scores[doc]! > best) best = scores[doc]!;
   if (best === 0) return;
@@ -67,21 +67,28 @@ function liftStepBests(index: SearchIndex, sentences: readonly Sentence[], score
         const share = (STEP_FIT * best * stepScores[doc]!) / top;
         if (share <= scores[doc]!) continue;
         if (scores[doc] === 0) touched.push(doc);
+        if (!own.has(doc)) own.set(doc, scores[doc]!);
         scores[doc] = share;
       }
     }
     releaseScores(index, stepScores, stepTouched);
   }
-  if (sentences.length >= STEP_BEST_MIN_SENTENCES) for (const doc of stepBests) scores[doc]! += STEP_BEST_BONUS * best;
+  if (sentences.length >= STEP_BEST_MIN_SENTENCES) {
+    for (const doc of stepBests) {
+      if (!own.has(doc)) own.set(doc, scores[doc]!);
+      scores[doc]! += STEP_BEST_BONUS * best;
+    }
+  }
 }
 
 const byName = new WeakMap<SearchIndex, Map<string, number>>();
 
 /**
  * Give each matched tool's `alternatives` ALTERNATIVE_FIT of its score when
- * that is more than their own; returns which documents inherited, from whom.
+ * that is more than their own (kept in `own`); returns which documents
+ * inherited, from whom.
  */
-export function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[]): Map<number, number> {
+export function inheritAlternatives(index: SearchIndex, scores: Float64Array, touched: number[], own: Map<number, number>): Map<number, number> {
   const inherited = new Map<number, number>();
   let names = byName.get(index);
   if (names === undefined) {
@@ -97,6 +104,7 @@ export function inheritAlternatives(index: SearchIndex, scores: Float64Array, to
       const share = ALTERNATIVE_FIT * scores[doc]!;
       if (alt === undefined || alt === doc || scores[alt]! >= share) continue;
       if (scores[alt] === 0) touched.push(alt);
+      if (!own.has(alt)) own.set(alt, scores[alt]!);
       scores[alt] = share;
       inherited.set(alt, doc);
     }
@@ -155,6 +163,12 @@ export interface TaskScores {
   touched: number[];
   terms: string[];
   expansions: Expansion[];
+  /**
+   * A document's score from the task's words alone, where a step's lift or
+   * bonus (or, after inheritAlternatives, a named alternative's share) raised
+   * it: of two equal scores, the better match to the task as a whole.
+   */
+  own: Map<number, number>;
 }
 
 /**
@@ -185,6 +199,7 @@ export function scoreTask(index: SearchIndex, u: Understanding): TaskScores {
     expansions.push(...weak.expansions);
   }
   if (u.values.length > 0) terms = [...terms, ...addValues(index, u.values, scores)];
-  if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched);
-  return { scores, touched, terms, expansions };
+  const own = new Map<number, number>();
+  if (u.sentences.length > 1) liftStepBests(index, u.sentences, scores, touched, own);
+  return { scores, touched, terms, expansions, own };
 }

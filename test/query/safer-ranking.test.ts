@@ -76,6 +76,30 @@ describe('alternatives and ties', () => {
     expect(rankTools('open a pull request for my branch', tools, { limit: 5 }).candidates[0]?.tool.name).toBe('github.create_pull_request');
   });
 
+  // a write tool at fit 1 paying 10 points and its read alternative inheriting 0.9 of its fit score 90 each; the
+  // inherited fit, 0.9 × raw ÷ raw, comes out at 0.9 or a digit below it as the raw score goes
+  describe('scores equal but for float noise go to the safer tool, whatever the bound skips', () => {
+    const weights = { ...Object.fromEntries(Object.keys(DEFAULT_RANK_WEIGHTS).map((k) => [k, 0])), fit: 100, write: 10 };
+    const tools = [
+      complete({ name: 'export_data', description: 'Export data', effects: { mode: 'write', sideEffects: 'write' }, alternatives: ['preview_data'] }),
+      complete({ name: 'preview_data', description: 'Show a preview', effects: { mode: 'read', sideEffects: 'none' } }),
+    ];
+    it.each([
+      ['export data', 'exactly 90', 1],
+      ['export sales', 'a digit below 90', 1],
+      ['export sales', 'a digit below 90', 10],
+      ['export the invoices of march', 'a digit below 90', 1],
+      ['export everything', 'a digit below 90', 10],
+    ])('%s (the alternative scores %s), limit %i', (task, noise, limit) => {
+      const scores = rankTools(task, tools, { weights, intent: 'read', limit: 10, exhaustive: true }).candidates.map((c) => c.score);
+      expect(scores[0] === 90 && scores[1] === 90).toBe(noise === 'exactly 90');
+      expect(scores).toEqual([expect.closeTo(90, 9), expect.closeTo(90, 9)]);
+      for (const exhaustive of [false, true]) {
+        expect(rankTools(task, tools, { weights, intent: 'read', limit, exhaustive }).candidates[0]?.tool.name).toBe('preview_data');
+      }
+    });
+  });
+
   it('equal scores and penalties go to the better match, never to the earlier name', () => {
     const make = (name: string, description: string) => complete({ name, description, effects: { mode: 'read', sideEffects: 'none' } });
     const zero = Object.fromEntries(Object.keys(DEFAULT_RANK_WEIGHTS).map((k) => [k, 0]));

@@ -132,6 +132,21 @@ describe('multi-step tasks', () => {
     expect(ranked.indexOf('searchHiddenObjects')).toBeLessThan(ranked.indexOf('findHiddenObjects'));
   });
 
+  // a Seal-Tools dev task: the first and last steps' bests both get STEP_FIT + STEP_BEST_BONUS of the best score
+  const covid =
+    'I want to gather information about the COVID-19 cases in the world. Then, can you provide me with details about the United States? ' +
+    'Lastly, I am planning to take the subway in New York City, specifically on line 7. Could you check the schedule and provide any information about this route?';
+
+  it("of two steps' bests with equal fits and penalties, the better match to the whole task goes first", () => {
+    const ranked = rankTools(covid, seal, { limit: 5 }).candidates;
+    const cases = ranked.find((c) => c.tool.name === 'getCOVIDCases')!;
+    const routes = ranked.find((c) => c.tool.name === 'getBicycleRoutes')!;
+    expect(cases.fit).toBeCloseTo(STEP_FIT + STEP_BEST_BONUS, 9);
+    expect(routes.fit).toBeCloseTo(cases.fit, 9);
+    expect(routes.score).toBeCloseTo(cases.score, 9);
+    expect(ranked.indexOf(cases)).toBeLessThan(ranked.indexOf(routes)); // by name, getBicycleRoutes would go first
+  });
+
   it("an id's word and a one-word id are their own sentence's", () => {
     const u = understand('I want to gather information about the COVID-19 cases in the world. Then, check the schedule of subway line 7. Finally, get the layer for 224x224x3 images.');
     expect(u.sentences.map((s) => s.content)).toEqual([expect.stringContaining('COVID'), expect.not.stringContaining('COVID'), expect.not.stringContaining('COVID')]);

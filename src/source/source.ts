@@ -6,8 +6,9 @@
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
+import { duplicateKeyOffsets, pairByKey } from './yaml-keys.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
 export interface ParseLimits {
@@ -242,18 +243,21 @@ function parseYaml(
   if (nesting.depth > limits.maxDepth) return { diagnostics: [nestingTooDeep(path, lines.position(nesting.offset), limits)] };
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+    // keys are checked for uniqueness here, in linear time (yaml's own check is quadratic per mapping)
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
   } catch {
     return { diagnostics: [diagnostic('PARSE_ERROR', 'The YAML parser could not read this file.', { file: path, line: 1, column: 1 })] };
   }
+  const problems = [
+    ...doc.errors.map((error) => ({ offset: error.pos[0], duplicate: error.code === 'DUPLICATE_KEY', message: error.message })),
+    ...duplicateKeyOffsets(doc).map((offset) => ({ offset, duplicate: true, message: 'Map keys must be unique' })),
+  ].sort((a, b) => a.offset - b.offset);
   const diagnostics: Diagnostic[] = [];
-  for (const error of doc.errors) {
-    const pos = lines.position(error.pos[0]);
-    const duplicate = error.code === 'DUPLICATE_KEY';
+  for (const { offset, duplicate, message } of problems) {
     diagnostics.push(
-      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${firstLine(error.message)}`, {
+      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${firstLine(message)}`, {
         file: path,
-        ...pos,
+        ...lines.position(offset),
         hint: duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.',
       }),
     );
@@ -289,7 +293,7 @@ function parseYaml(
     for (const token of splitPointer(pointer)) {
       if (isAlias(node)) node = node.resolve(doc);
       if (isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === token);
+        const pair = pairByKey(node, token);
         if (!pair) return undefined;
         keyNode = pair.key;
         node = pair.value;

@@ -8,7 +8,7 @@ import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc
 import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
 import { isAlias, isMap, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
-import { duplicateKeyOffsets, pairByKey } from './yaml-keys.js';
+import { pairByKey, yamlProblems } from './yaml-checks.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
 export interface ParseLimits {
@@ -248,17 +248,21 @@ function parseYaml(
   } catch {
     return { diagnostics: [diagnostic('PARSE_ERROR', 'The YAML parser could not read this file.', { file: path, line: 1, column: 1 })] };
   }
+  const keys = yamlProblems(doc);
   const problems = [
-    ...doc.errors.map((error) => ({ offset: error.pos[0], duplicate: error.code === 'DUPLICATE_KEY', message: error.message })),
-    ...duplicateKeyOffsets(doc).map((offset) => ({ offset, duplicate: true, message: 'Map keys must be unique' })),
+    ...doc.errors.map((error) => ({ offset: error.pos[0], duplicate: error.code === 'DUPLICATE_KEY', message: firstLine(error.message), hint: undefined })),
+    ...keys.duplicates.map((offset) => ({ offset, duplicate: true, message: 'Map keys must be unique', hint: undefined })),
+    // yaml would turn such a key into a string like "[ a, b ]" (and print a process warning): refuse it instead
+    ...keys.collections.map((offset) => ({ offset, duplicate: false, message: 'a mapping key is a list or a mapping', hint: 'Use a plain string as the key; manifest keys are names.' })),
+    ...keys.cycles.map((offset) => ({ offset, duplicate: false, message: 'this alias is inside the node it refers to, so the data would contain itself', hint: 'Write the value out, or refer to a node that does not contain the alias.' })),
   ].sort((a, b) => a.offset - b.offset);
   const diagnostics: Diagnostic[] = [];
-  for (const { offset, duplicate, message } of problems) {
+  for (const { offset, duplicate, message, hint } of problems) {
     diagnostics.push(
-      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${firstLine(message)}`, {
+      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${message}`, {
         file: path,
         ...lines.position(offset),
-        hint: duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.',
+        hint: hint ?? (duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.'),
       }),
     );
   }

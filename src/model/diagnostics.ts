@@ -105,14 +105,17 @@ export function hasFailures(diagnostics: readonly Diagnostic[], strict = false):
   return diagnostics.some((d) => d.severity === 'error' || (strict && d.severity === 'warning'));
 }
 
+/** One collator for every comparison (what `localeCompare` does, without building one per call). */
+const TEXT_ORDER = new Intl.Collator();
+
 /** Stable order: file, line, column, then code. */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   return diagnostics.sort(
     (a, b) =>
-      (a.file ?? '').localeCompare(b.file ?? '') ||
+      TEXT_ORDER.compare(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.column ?? 0) - (b.column ?? 0) ||
-      a.code.localeCompare(b.code),
+      TEXT_ORDER.compare(a.code, b.code),
   );
 }
 

@@ -6,8 +6,9 @@
  */
 import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc-parser';
 import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
+import { pairByKey, yamlProblems } from './yaml-checks.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
 export interface ParseLimits {
@@ -242,19 +243,26 @@ function parseYaml(
   if (nesting.depth > limits.maxDepth) return { diagnostics: [nestingTooDeep(path, lines.position(nesting.offset), limits)] };
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, strict: true });
+    // keys are checked for uniqueness here, in linear time (yaml's own check is quadratic per mapping)
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, strict: true });
   } catch {
     return { diagnostics: [diagnostic('PARSE_ERROR', 'The YAML parser could not read this file.', { file: path, line: 1, column: 1 })] };
   }
+  const keys = yamlProblems(doc);
+  const problems = [
+    ...doc.errors.map((error) => ({ offset: error.pos[0], duplicate: error.code === 'DUPLICATE_KEY', message: firstLine(error.message), hint: undefined })),
+    ...keys.duplicates.map((offset) => ({ offset, duplicate: true, message: 'Map keys must be unique', hint: undefined })),
+    // yaml would turn such a key into a string like "[ a, b ]" (and print a process warning): refuse it instead
+    ...keys.collections.map((offset) => ({ offset, duplicate: false, message: 'a mapping key is a list or a mapping', hint: 'Use a plain string as the key; manifest keys are names.' })),
+    ...keys.cycles.map((offset) => ({ offset, duplicate: false, message: 'this alias is inside the node it refers to, so the data would contain itself', hint: 'Write the value out, or refer to a node that does not contain the alias.' })),
+  ].sort((a, b) => a.offset - b.offset);
   const diagnostics: Diagnostic[] = [];
-  for (const error of doc.errors) {
-    const pos = lines.position(error.pos[0]);
-    const duplicate = error.code === 'DUPLICATE_KEY';
+  for (const { offset, duplicate, message, hint } of problems) {
     diagnostics.push(
-      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${firstLine(error.message)}`, {
+      diagnostic(duplicate ? 'DUPLICATE_KEY' : 'PARSE_ERROR', `Invalid YAML: ${message}`, {
         file: path,
-        ...pos,
-        hint: duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.',
+        ...lines.position(offset),
+        hint: hint ?? (duplicate ? 'Each key may appear once in a mapping; remove or rename one.' : 'Fix the YAML syntax at this position.'),
       }),
     );
   }
@@ -289,7 +297,7 @@ function parseYaml(
     for (const token of splitPointer(pointer)) {
       if (isAlias(node)) node = node.resolve(doc);
       if (isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === token);
+        const pair = pairByKey(node, token);
         if (!pair) return undefined;
         keyNode = pair.key;
         node = pair.value;

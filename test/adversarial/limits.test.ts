@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, parseSource } from '../../src/source/source.js';
-import { type CoreDialect, DIALECTS, dialect, FIXTURES, type Obj, put, serialize, tmp, validate, writeCase, type DialectCase, removeTmp } from './helpers.js';
+import { type CoreDialect, DIALECTS, dialect, expectNoCrash, FIXTURES, inspect, type Obj, put, serialize, tmp, validate, writeCase, type DialectCase, removeTmp } from './helpers.js';
+import { cli } from '../cli/helpers.js';
 
 afterAll(removeTmp);
 
@@ -277,6 +278,32 @@ describe('YAML features that are not plain data', () => {
       expect([0, 1]).toContain(r.code);
       for (const d of r.diagnostics.filter((x) => x.file === file)) expect(d.line, d.code).toBeDefined();
     }
+  });
+});
+
+describe('YAML whose data would not be a tree of plain values', () => {
+  const tool = (extra: string) => `toolcap: 1\ntools:\n  - name: x\n    effects: { mode: read, sideEffects: none }\n${extra}`;
+  // rows: what, text, [line, column] of the finding
+  it.each([
+    // an alias inside the node it names: the data contains itself (inspect --json crashed with exit 70)
+    ['an alias inside its own anchor (a list)', tool('    metadata: &a [*a]\n'), [5, 19]],
+    ['an alias inside its own anchor (a schema)', tool('    inputSchema: &s { type: object, properties: { x: *s } }\n'), [5, 54]],
+    ['a merge key naming its own mapping', tool('    metadata: &m { a: 1, <<: *m }\n'), [5, 30]],
+    ['an alias two levels inside its anchor', tool('    metadata: &m\n      a:\n        - *m\n'), [7, 11]],
+    // a list or mapping as a key: yaml turned it into the string "[ a, b ]" and printed a process warning
+    ['a list as a key', tool('    metadata: { [a, b]: c }\n'), [5, 17]],
+    ['a mapping as a key', tool('    metadata:\n      ? { a: 1 }\n      : c\n'), [6, 9]],
+    ['an alias of a list as a key', tool('    tags: &l [a]\n    metadata: { *l : c }\n'), [6, 17]],
+  ])('%s -> PARSE_ERROR at its line; inspect and convert do not crash', async (_what, text, [line, column]) => {
+    const file = put(tmp(), 'tools.yaml', text);
+    const r = await validate(file);
+    expect(r.code).toBe(1);
+    expect(r.diagnostics).toMatchObject([{ code: 'PARSE_ERROR', file, line, column }]);
+    const shown = await inspect(file);
+    expect(shown.code).toBe(1);
+    const converted = await cli('convert', file, '--to', 'mcp');
+    expectNoCrash(converted);
+    expect(converted.code).toBe(1);
   });
 });
 

@@ -1,0 +1,89 @@
+/**
+ * Checks of a parsed YAML document that the yaml package does not make, or
+ * makes too slowly, before it is turned into data: repeated keys, keys that
+ * are collections, and aliases inside the node they name (a cycle). Keys are
+ * also looked up here for positions.
+ *
+ * The yaml package checks key uniqueness (`uniqueKeys`) by comparing each new
+ * key with every earlier one of its mapping, and a pointer lookup by
+ * `items.find` is the same: both quadratic in the keys of one mapping, so one
+ * mapping of 50,000 keys (1 MB of text) took about a minute to validate. Here
+ * each mapping is indexed once.
+ * @module
+ */
+import { isAlias, isCollection, isScalar, visit, type Document, type Pair, type YAMLMap } from 'yaml';
+
+/**
+ * The identity yaml's default `uniqueKeys` compares: a scalar key by its
+ * value (so `1` and `"1"` differ), any other key node by itself.
+ */
+function keyIdentity(key: unknown): unknown {
+  return isScalar(key) ? key.value : key;
+}
+
+/** Problems of one document: offsets, in document order. */
+export interface YamlProblems {
+  /** Keys that repeat an earlier key of their mapping (yaml's DUPLICATE_KEY with `uniqueKeys: true`). */
+  duplicates: number[];
+  /** Keys that are a sequence or a mapping (yaml would turn them into strings such as "[ a, b ]"). */
+  collections: number[];
+  /** Aliases inside the node they refer to: the data would contain itself (JSON output of it throws). */
+  cycles: number[];
+}
+
+/** Find repeated and collection-valued mapping keys and cyclic aliases, in one pass over the document. */
+export function yamlProblems(doc: Document.Parsed): YamlProblems {
+  const duplicates: number[] = [];
+  const collections: number[] = [];
+  const cycles: number[] = [];
+  const offsetOf = (key: unknown): number | undefined => (key as { range?: [number, number, number] } | null)?.range?.[0];
+  visit(doc, {
+    Alias(_key, alias, path) {
+      // an anchor's node is complete before any alias after it, so an alias can only loop back through an ancestor
+      const target = alias.resolve(doc);
+      if (target !== undefined && path.includes(target)) {
+        const offset = offsetOf(alias);
+        if (offset !== undefined) cycles.push(offset);
+      }
+    },
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const target = isAlias(pair.key) ? pair.key.resolve(doc) : pair.key;
+        if (isCollection(target)) {
+          const offset = offsetOf(pair.key);
+          if (offset !== undefined) collections.push(offset);
+        }
+        const id = keyIdentity(pair.key);
+        // NaN is never equal to itself, as in yaml's own check
+        if (typeof id === 'number' && Number.isNaN(id)) continue;
+        if (seen.has(id)) {
+          const offset = offsetOf(pair.key);
+          if (offset !== undefined) duplicates.push(offset);
+        } else seen.add(id);
+      }
+    },
+  });
+  const sorted = (offsets: number[]) => offsets.sort((a, b) => a - b);
+  return { duplicates: sorted(duplicates), collections: sorted(collections), cycles: sorted(cycles) };
+}
+
+const indexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+/**
+ * The pair of `map` whose scalar key reads as `token` (the first one, as a
+ * pointer resolves it), from an index built on the first lookup in that map.
+ */
+export function pairByKey(map: YAMLMap, token: string): Pair | undefined {
+  let index = indexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const pair of map.items) {
+      if (!isScalar(pair.key)) continue;
+      const name = String(pair.key.value);
+      if (!index.has(name)) index.set(name, pair as Pair);
+    }
+    indexes.set(map, index);
+  }
+  return index.get(token);
+}

@@ -154,14 +154,17 @@ export class Router {
         attemptSignals.release();
         const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
         if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, error, log, callId);
-        const code: CallErrorCode = timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR';
+        // a caller that gave up gets its own code: the call's record, metrics and the tool's success rate must not read
+        // a hang-up as the provider's failure
+        const cancelled = !timedOut && (callerSignal?.aborted ?? false);
+        const code: CallErrorCode = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : 'PROVIDER_ERROR';
         const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
         const message = timedOut
           ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
           : `Provider ${chosen.name} of "${tool.name}" failed${error instanceof ProviderError ? ` (${error.code})` : ''}: ${errorMessage(error)}`;
         // a caller that gave up (an MCP client that hung up or cancelled) says nothing of the provider: its circuit does
         // not move (else one client could put a tool in backoff for everyone by hanging up), a half-open probe slot is given back
-        if (callerSignal?.aborted && !timedOut) health.release(tool.name, chosen.name);
+        if (cancelled) health.release(tool.name, chosen.name);
         else health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
         if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);

@@ -266,8 +266,15 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       const message = laneRequest(read.json, post.header);
       if (message !== undefined) session.lane.supersede(message.id);
       if (message === undefined || session.lane.inFlight(message.id) || transportRefuses(post.header)) {
-        // batches, notifications, initialize, headers the transport refuses: its own answer
-        return await sessions.use(sessionId, async () => answerOf(await session.transport.handleRequest(headerRequest(), { parsedBody: read.json })));
+        // batches, notifications, initialize, headers the transport refuses: its own answer; a hang-up cancels the
+        // requests it carries, as on the Web-standard path (a batch of calls, a second request under an id in flight)
+        const ids: RequestId[] = [];
+        for (const m of Array.isArray(read.json) ? (read.json as unknown[]) : [read.json]) if (isJSONRPCRequest(m)) ids.push(m.id);
+        const request = headerRequest();
+        if (ids.length === 0 || post.abandoned === undefined) return await sessions.use(sessionId, async () => answerOf(await session.transport.handleRequest(request, { parsedBody: read.json })));
+        const hangUp = new AbortController();
+        post.abandoned(() => hangUp.abort());
+        return await sessions.use(sessionId, async () => answerOf(await untilHangUp(session, request, read.json, ids, hangUp.signal)));
       }
       const outcome = await sessions.use(sessionId, () => session.lane.deliver(message, { headers: post.headers, url: new URL(post.url) }, post.abandoned));
       // the session closed while the call ran: the transport's answer for a closed session

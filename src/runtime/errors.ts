@@ -30,6 +30,8 @@ export const CALL_ERROR_STATUS = {
   TIMEOUT: 504,
   /** The provider ran and failed (after any retries the retry class allows). */
   PROVIDER_ERROR: 502,
+  /** The caller gave up (an MCP client hung up or sent notifications/cancelled): nothing of the tool's health, like TOOL_REJECTED. */
+  CANCELLED: 499,
   /** The store is down: approval-gated calls fail closed. */
   STORE_UNAVAILABLE: 503,
   /** No credentials, or credentials that do not check out. */

@@ -72,7 +72,8 @@ export interface RouteLog {
   count: number;
 }
 
-type Choice = { name: string; instance: ProviderInstance } | { retryAt: number };
+/** `probe`: this attempt holds the provider's half-open probe slot (only such an attempt may give it back). */
+type Choice = { name: string; instance: ProviderInstance; probe: boolean } | { retryAt: number };
 
 /**
  * Failures that a retry of the same provider would meet again: the egress
@@ -153,15 +154,21 @@ export class Router {
         // before any retry pause: the attempt is over
         attemptSignals.release();
         const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
-        if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, error, log, callId);
-        const code: CallErrorCode = timedOut ? 'TIMEOUT' : 'PROVIDER_ERROR';
+        if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, chosen.probe, error, log, callId);
+        // a caller that gave up gets its own code: the call's record, metrics and the tool's success rate must not read
+        // a hang-up as the provider's failure
+        const cancelled = !timedOut && (callerSignal?.aborted ?? false);
+        const code: CallErrorCode = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : 'PROVIDER_ERROR';
         const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
         const message = timedOut
           ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
           : `Provider ${chosen.name} of "${tool.name}" failed${error instanceof ProviderError ? ` (${error.code})` : ''}: ${errorMessage(error)}`;
         // a caller that gave up (an MCP client that hung up or cancelled) says nothing of the provider: its circuit does
         // not move (else one client could put a tool in backoff for everyone by hanging up), a half-open probe slot is given back
-        if (callerSignal?.aborted && !timedOut) health.release(tool.name, chosen.name);
+        // (only the attempt that holds the probe slot gives it back: another call's probe may be running meanwhile)
+        if (cancelled) {
+          if (chosen.probe) health.release(tool.name, chosen.name);
+        }
         else health.recordAttempt(tool.name, chosen.name, { ok: false, durationMs: clock() - attemptStart, at: clock(), provider: chosen.name, errorCode: code });
         metrics.attempts.inc({ tool: tool.name, provider: chosen.name, outcome: code });
         if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);
@@ -202,8 +209,8 @@ export class Router {
    * success that would end a backoff), a half-open probe slot is given back,
    * and nothing is retried: the same input would be refused again.
    */
-  #rejected(tool: Tool, provider: string, error: ProviderError, log: RouteLog, callId: string): CallError {
-    this.#o.health.release(tool.name, provider);
+  #rejected(tool: Tool, provider: string, probe: boolean, error: ProviderError, log: RouteLog, callId: string): CallError {
+    if (probe) this.#o.health.release(tool.name, provider);
     this.#o.metrics.attempts.inc({ tool: tool.name, provider, outcome: 'TOOL_REJECTED' });
     log.attempts.push({ provider, outcome: `TOOL_REJECTED: ${error.message}` });
     return new CallError('TOOL_REJECTED', `Provider ${provider} of "${tool.name}" refused the input: ${error.message}`, { providers: log.attempts, callId }, { cause: error });
@@ -236,7 +243,7 @@ export class Router {
       }
       const admitted = this.#o.health.admit(tool.name, name, now);
       // a backoff this call's own failure started does not stop its own retry
-      if (admitted.ok || (tried.has(name) && admitted.until > 0)) return { name, instance: slot.instance };
+      if (admitted.ok || (tried.has(name) && admitted.until > 0)) return { name, instance: slot.instance, probe: admitted.ok && admitted.probe };
       skip(skipped, name, admitted.reason);
       if (admitted.until > 0) retryAt = Math.min(retryAt, admitted.until);
     }

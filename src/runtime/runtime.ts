@@ -263,7 +263,7 @@ export class Runtime {
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
       // a call the provider refused as the caller's error says nothing about the tool's health
-      if (code !== 'TOOL_REJECTED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
+      if (code !== 'TOOL_REJECTED' && code !== 'CANCELLED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
       endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) }, redactor);
@@ -336,7 +336,7 @@ export class Runtime {
     const since = new Date(this.#clock() - sinceMs).toISOString();
     const calls = await this.store.listCalls({ since, limit: 10_000 });
     for (const c of calls.reverse()) {
-      if (c.errorCode === 'TOOL_REJECTED') continue;
+      if (c.errorCode === 'TOOL_REJECTED' || c.errorCode === 'CANCELLED') continue;
       // when it ended, as a live call is recorded
       const at = Date.parse(c.startedAt) + c.durationMs;
       this.health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at, provider: c.provider, errorCode: c.errorCode }, c.job);

@@ -74,6 +74,7 @@ const TITLES: Record<ProblemCode, string> = {
   SELF_APPROVAL: 'Somebody else must decide',
   RATE_LIMITED: 'Too many calls',
   TOOL_REJECTED: 'The tool refused the arguments',
+  CANCELLED: 'The caller gave up on the call',
   MISSING_CREDENTIALS: 'A required credential is not set',
   RESULT_MISMATCH: 'The result does not match the declared outputSchema',
   OAUTH_NOT_CONNECTED: 'The tool\'s OAuth service is not connected',

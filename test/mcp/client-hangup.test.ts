@@ -104,16 +104,18 @@ const longCall = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 't
 
 describe('a client that hangs up during tools/call', () => {
   it.each([
-    ['the socket lane', 'lane', 1],
-    ['the socket lane, pipelined behind another call', 'lane', 2],
-    ['the Hono route (plain Node adapter, no lane)', 'plain', 1],
-    ['the Hono route, pipelined behind another call', 'plain', 2],
-  ] as const)('on %s: aborts the upstream call', { timeout: 30_000 }, async (_path, where, count) => {
+    ['the socket lane', 'lane', 1, false],
+    ['the socket lane, pipelined behind another call', 'lane', 2, false],
+    ['the Hono route (plain Node adapter, no lane)', 'plain', 1, false],
+    ['the Hono route, pipelined behind another call', 'plain', 2, false],
+    // a batch is the transport's to answer, on the socket lane too
+    ['the socket lane, a batch', 'lane', 1, true],
+  ] as const)('on %s: aborts the upstream call', { timeout: 30_000 }, async (_path, where, count, batch) => {
     const port = where === 'lane' ? lane.port : plainPort;
     const headers = await session(port);
     const before = (await store.listCalls({ tool: TOOL })).length;
     const ids = Array.from({ length: count }, (_, i) => 100 + i);
-    const s = openSocket(port, ids.map((id) => post(port, headers, longCall(id))));
+    const s = openSocket(port, ids.map((id) => post(port, headers, batch ? `[${longCall(id)}]` : longCall(id))));
     await s.ready;
     await new Promise((r) => setTimeout(r, 500));
     const hungUp = Date.now();

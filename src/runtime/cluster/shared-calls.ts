@@ -53,7 +53,7 @@ export class SharedCalls {
     for (const c of calls.reverse()) {
       if (this.#own.has(c.callId) || this.#seen.has(c.callId)) continue;
       this.#seen.set(c.callId, Date.parse(c.startedAt));
-      if (!this.#primed || c.errorCode === 'TOOL_REJECTED') continue;
+      if (!this.#primed || c.errorCode === 'TOOL_REJECTED' || c.errorCode === 'CANCELLED') continue;
       this.#health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at: Date.parse(c.startedAt) + c.durationMs, provider: c.provider, errorCode: c.errorCode }, c.job);
       recorded++;
     }

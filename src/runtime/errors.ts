@@ -64,6 +64,16 @@ export const CALL_ERROR_STATUS = {
 
 export type CallErrorCode = keyof typeof CALL_ERROR_STATUS;
 
+/**
+ * Whether a call that ended with `code` says anything of the tool's health:
+ * not when the caller's input was refused (TOOL_REJECTED) or the caller gave
+ * up (CANCELLED), else one caller could mark a tool down for everyone. The
+ * live record, a restart's reload and other instances all ask this.
+ */
+export function tellsOfHealth(code: string | null | undefined): boolean {
+  return code !== 'TOOL_REJECTED' && code !== 'CANCELLED';
+}
+
 export class CallError extends Error {
   override readonly name = 'CallError';
   readonly status: number;

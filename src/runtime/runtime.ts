@@ -35,7 +35,7 @@ import { CallJournal } from './call-journal.js';
 import { codeHash } from './code-hash.js';
 import { credentialRefusal } from './credentials.js';
 import type { Redactor } from './containment/redact.js';
-import { CallError, redactCallError, type CallErrorCode } from './errors.js';
+import { CallError, redactCallError, tellsOfHealth, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { HealthChecks } from './health-checks.js';
 import type { Principal } from './identity/principal.js';
@@ -262,8 +262,8 @@ export class Runtime {
     const log: RouteLog = { attempts: [], skipped: [], count: 0 };
     const finish = async (ok: boolean, provider: string | undefined, code?: CallErrorCode, message?: string): Promise<number> => {
       const durationMs = this.#clock() - started;
-      // a call the provider refused as the caller's error says nothing about the tool's health
-      if (code !== 'TOOL_REJECTED' && code !== 'CANCELLED') this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
+      // a call the provider refused as the caller's error, or one the caller gave up, says nothing about the tool's health
+      if (tellsOfHealth(code)) this.health.record(tool.name, { ok, durationMs, at: this.#clock(), provider: provider ?? null, errorCode: code ?? null }, context.job, callId);
       this.metrics.calls.inc({ tool: tool.name, outcome: ok ? 'ok' : (code ?? 'error') });
       this.metrics.duration.observe({ tool: tool.name }, durationMs / 1000);
       endCallSpan(span, { ok, provider, skipped: log.skipped, attempts: log.count, ...(code !== undefined ? { errorCode: code } : {}), ...(message !== undefined ? { message } : {}) }, redactor);
@@ -336,7 +336,7 @@ export class Runtime {
     const since = new Date(this.#clock() - sinceMs).toISOString();
     const calls = await this.store.listCalls({ since, limit: 10_000 });
     for (const c of calls.reverse()) {
-      if (c.errorCode === 'TOOL_REJECTED' || c.errorCode === 'CANCELLED') continue;
+      if (!tellsOfHealth(c.errorCode)) continue;
       // when it ended, as a live call is recorded
       const at = Date.parse(c.startedAt) + c.durationMs;
       this.health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at, provider: c.provider, errorCode: c.errorCode }, c.job);

@@ -12,6 +12,7 @@
  */
 import type { Store } from '../../store/types.js';
 import type { HealthBook } from '../health.js';
+import { tellsOfHealth } from '../errors.js';
 
 /** Calls read at most per pull. */
 export const PULL_LIMIT = 1000;
@@ -53,7 +54,7 @@ export class SharedCalls {
     for (const c of calls.reverse()) {
       if (this.#own.has(c.callId) || this.#seen.has(c.callId)) continue;
       this.#seen.set(c.callId, Date.parse(c.startedAt));
-      if (!this.#primed || c.errorCode === 'TOOL_REJECTED' || c.errorCode === 'CANCELLED') continue;
+      if (!this.#primed || !tellsOfHealth(c.errorCode)) continue;
       this.#health.record(c.tool, { ok: c.outcome === 'ok', durationMs: c.durationMs, at: Date.parse(c.startedAt) + c.durationMs, provider: c.provider, errorCode: c.errorCode }, c.job);
       recorded++;
     }

@@ -73,6 +73,19 @@ export interface RouteLog {
 }
 
 /** `probe`: this attempt holds the provider's half-open probe slot (only such an attempt may give it back). */
+/**
+ * Whether the caller's signal aborted because a deadline passed: its reason
+ * is the DOMException named TimeoutError that `AbortSignal.timeout` gives.
+ * Only in-process code sets such a deadline (a task snapshot's probe, whose
+ * deadline is the tool's own timeout); a client's hang-up or
+ * `notifications/cancelled` never carries one (a cancel's reason is the
+ * client's string), so no client can make its own abort count as the tool's
+ * slowness.
+ */
+function deadlinePassed(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+}
+
 type Choice = { name: string; instance: ProviderInstance; probe: boolean } | { retryAt: number };
 
 /**
@@ -153,14 +166,19 @@ export class Router {
       } catch (error) {
         // before any retry pause: the attempt is over
         attemptSignals.release();
-        const timedOut = signal.aborted && !(callerSignal?.aborted ?? false);
+        // the attempt's own timer, or a deadline the caller set that passed (a probe's is the tool's own timeout): both say
+        // the tool was slow; any other abort of the caller's is the caller giving up
+        const callerDeadline = deadlinePassed(callerSignal);
+        const timedOut = signal.aborted && (!(callerSignal?.aborted ?? false) || callerDeadline);
         if (!timedOut && error instanceof ProviderError && error.fault === 'caller') throw this.#rejected(tool, chosen.name, chosen.probe, error, log, callId);
         // a caller that gave up gets its own code: the call's record, metrics and the tool's success rate must not read
         // a hang-up as the provider's failure
         const cancelled = !timedOut && (callerSignal?.aborted ?? false);
         const code: CallErrorCode = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : 'PROVIDER_ERROR';
         const before = error instanceof ProviderError && error.beforeEffect && !timedOut;
-        const message = timedOut
+        const message = callerDeadline
+          ? `"${tool.name}" did not finish within the caller's deadline on provider ${chosen.name}.`
+          : timedOut
           ? `"${tool.name}" did not finish within ${timeoutMs / 1000} s (execution.timeoutSec) on provider ${chosen.name}.`
           : `Provider ${chosen.name} of "${tool.name}" failed${error instanceof ProviderError ? ` (${error.code})` : ''}: ${errorMessage(error)}`;
         // a caller that gave up (an MCP client that hung up or cancelled) says nothing of the provider: its circuit does
@@ -174,7 +192,7 @@ export class Router {
         if (health.circuit(tool.name, chosen.name).backoffUntil > clock()) metrics.backoff.set({ tool: tool.name, provider: chosen.name }, 1);
         log.attempts.push({ provider: chosen.name, outcome: `${code}${before ? ' (before any effect)' : ''}: ${errorMessage(error)}` });
         lastError = { code, message };
-        if (callerSignal?.aborted) throw new CallError(code, `The caller aborted the call to "${tool.name}".`, { providers: log.attempts, callId });
+        if (callerSignal?.aborted) throw new CallError(code, callerDeadline ? message : `The caller aborted the call to "${tool.name}".`, { providers: log.attempts, callId });
         // may this call go again (on the next provider, or the same one after a pause)?
         const retryable = before || retryClass === 'safe' || (retryClass === 'guarded' && request.idempotencyKey !== undefined);
         if (!timedOut && error instanceof ProviderError && SAME_AGAIN.has(error.code)) spent.add(chosen.name);

@@ -27,4 +27,19 @@ describe('a caller that gives up', () => {
     const calls = await h.runtime.store.listCalls({ tool: 'slow' });
     expect(calls.map((c) => c.errorCode)).toEqual([...Array(5).fill('CANCELLED'), null]);
   });
+
+  it('is not a caller whose own deadline passed: that is a TIMEOUT, counted in the tool success rate (a probe\'s deadline)', async () => {
+    const h = await harness([fakeTool('slow', { execution: { timeoutSec: 30, retryClass: 'never', allowParallel: true } })]);
+    h.fakes.on('p1', hang);
+    // a client's cancel whose reason it chose (a string, even this one) stays a cancel
+    const controller = new AbortController();
+    const call = h.runtime.call('slow', {}, { signal: controller.signal }).catch((e: unknown) => e as Error);
+    await vi.waitFor(() => expect(h.fakes.count()).toBe(1));
+    controller.abort('TimeoutError');
+    expect(await call).toMatchObject({ code: 'CANCELLED' });
+    expect(h.runtime.health.lookup('slow')).toBeUndefined();
+    const failed = await h.runtime.call('slow', {}, { signal: AbortSignal.timeout(50) }).catch((e: unknown) => e as Error);
+    expect(failed).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining("the caller's deadline") });
+    expect(h.runtime.health.lookup('slow')).toMatchObject({ calls: 1, successRate: 0 });
+  });
 });

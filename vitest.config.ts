@@ -6,7 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     typecheck: { enabled: false },
     testTimeout: 20_000,
-    // One worker more than the cores (vitest's own default is one fewer): the suite spends about half
+    // Until stop 26, one worker more than the cores (vitest's own default is one fewer): the suite spends about half
     // its time waiting on servers and child processes it starts, so a 2-core CI machine ran it on one
     // worker (485 s for the Node 20 run) while the Node 22/24 runs use three (~300 s). TOOLCAP_TEST_WORKERS overrides.
     // Stop 27: on a machine where the suite ran 2.2x slower, three workers on 2 cores ended every Node 20 run (3 of 3,

@@ -68,6 +68,11 @@ export interface McpRequestContext {
   hangUp?: AbortSignal;
 }
 
+/** The ids of the requests (not notifications or responses) in a parsed POST body: one message or a batch. */
+function parsedRequestIds(body: unknown): RequestId[] {
+  return (Array.isArray(body) ? (body as unknown[]) : [body]).filter(isJSONRPCRequest).map((m) => m.id);
+}
+
 /** A POST to an open session, as read straight off a socket (see {@link McpHttpHandler.direct}). */
 export interface DirectPost {
   /** The absolute URL, as the Web-standard path would have built it. */
@@ -268,8 +273,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       if (message === undefined || session.lane.inFlight(message.id) || transportRefuses(post.header)) {
         // batches, notifications, initialize, headers the transport refuses: its own answer; a hang-up cancels the
         // requests it carries, as on the Web-standard path (a batch of calls, a second request under an id in flight)
-        const ids: RequestId[] = [];
-        for (const m of Array.isArray(read.json) ? (read.json as unknown[]) : [read.json]) if (isJSONRPCRequest(m)) ids.push(m.id);
+        const ids = parsedRequestIds(read.json);
         const request = headerRequest();
         if (ids.length === 0 || post.abandoned === undefined) return await sessions.use(sessionId, async () => answerOf(await session.transport.handleRequest(request, { parsedBody: read.json })));
         const hangUp = new AbortController();
@@ -300,8 +304,8 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         const read = await readJson(request, context.lengthHeld === true);
         if (read instanceof Response) return read;
         // a request under the id of a lane request whose client went away is not held behind it (DirectLane.supersede)
-        const ids: RequestId[] = [];
-        for (const m of Array.isArray(read.body) ? (read.body as unknown[]) : [read.body]) if (isJSONRPCRequest(m)) (session.lane.supersede(m.id), ids.push(m.id));
+        const ids = parsedRequestIds(read.body);
+        for (const id of ids) session.lane.supersede(id);
         if (ids.length === 0) return await sessions.use(sessionId, () => session.transport.handleRequest(request, { parsedBody: read.body }));
         return await sessions.use(sessionId, () => untilHangUp(session, request, read.body, ids, context.hangUp ?? request.signal));
       }

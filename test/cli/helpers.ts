@@ -1,9 +1,12 @@
 import { run } from '../../src/cli/program.js';
+import { yieldToRunner } from '../helpers/yield-to-runner.js';
 
 /** Run the CLI in-process and capture what it prints. */
 export async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
+  // a test that runs many commands in a loop would otherwise hold its worker off the event loop for all of them
+  await yieldToRunner();
   const code = await run(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
   return { code, stdout, stderr };
 }

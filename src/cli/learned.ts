@@ -6,7 +6,6 @@
  * `PUT`/`DELETE /tools/{name}` and `GET /tools/learned`.
  * @module
  */
-import type { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { principalNamed } from '../config/identity.js';
 import { errorMessage } from '../model/errors.js';
@@ -25,14 +24,6 @@ export interface LearnedFlags extends LoadFlags {
   /** The dialect the entry is written in (upsert). */
   as?: string;
   json?: boolean;
-}
-
-/** What the command line wiring hands over. */
-export interface LearnedWiring {
-  io: CliIO;
-  done: (code: ExitCode) => void;
-  configOption: () => Option;
-  serverOption: () => Option;
 }
 
 /** One finding as a line: `file:line:column pointer CODE message`. */
@@ -71,7 +62,8 @@ async function local(paths: string[], flags: LearnedFlags, io: CliIO, body: (t: 
   }
 }
 
-async function upsert(file: string, paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
+/** `toolcap tools upsert FILE`. */
+export async function learnedUpsertCommand(file: string, paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
   const dialect = flags.as ?? 'toolcap';
   if (!learnedDialectIds().includes(dialect)) {
     io.stderr(`toolcap: --as: learned tools are written in ${learnedDialectIds().join(' or ')}, not "${dialect}"\n`);
@@ -116,7 +108,8 @@ function printList(tools: readonly LearnedToolInfo[], io: CliIO, json: boolean |
   return EXIT.OK;
 }
 
-async function list(paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
+/** `toolcap tools learned`. */
+export async function learnedListCommand(paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
   if (flags.server !== undefined) {
     const answer = await request(flags.server, 'GET', 'tools/learned', io, { json: flags.json });
     return typeof answer === 'number' ? answer : printList((answer.body as { tools: LearnedToolInfo[] }).tools, io, flags.json);
@@ -124,7 +117,8 @@ async function list(paths: string[], flags: LearnedFlags, io: CliIO): Promise<Ex
   return local(paths, flags, io, async (t) => printList(t.learned.list(), io, flags.json), false);
 }
 
-async function forget(id: string, paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
+/** `toolcap tools forget ID`. */
+export async function learnedForgetCommand(id: string, paths: string[], flags: LearnedFlags, io: CliIO): Promise<ExitCode> {
   if (flags.server !== undefined) {
     const answer = await request(flags.server, 'DELETE', `tools/${encodeURIComponent(id)}`, io, { json: flags.json });
     return typeof answer === 'number' ? answer : printWrite('forgot', answer.body as unknown as LearnedWrite, io, flags.json);
@@ -135,36 +129,4 @@ async function forget(id: string, paths: string[], flags: LearnedFlags, io: CliI
     io.stderr(`toolcap: TOOL_NOT_FOUND: no learned tool "${id}"\n`);
     return EXIT.FINDINGS;
   }, true);
-}
-
-/** Add `tools upsert|learned|forget` to the program. */
-export function addLearnedToolCommands(program: Command, { io, done, configOption, serverOption }: LearnedWiring): void {
-  const tools = program.command('tools').description('learned tools: tool entries written at run time, kept in the store (docs/dialects/xena.md#runtime-learned-tools)');
-  tools
-    .command('upsert')
-    .description('judge a tool entry (a JSON file) like a manifest entry, keep it in the store as a learned tool and serve it; exit 1 when it is not valid (nothing changes)')
-    .argument('<file>', 'one tool entry as JSON')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--as <dialect>', `the dialect the entry is written in: ${learnedDialectIds().join(', ')}`, 'toolcap')
-    .option('--json', 'print the answer as JSON')
-    .addOption(serverOption())
-    .addOption(configOption())
-    .action(async (file: string, paths: string[], flags: LearnedFlags) => done(await upsert(file, paths, flags, io)));
-  tools
-    .command('learned')
-    .description('list the learned tools kept in the store')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--json', 'print {"tools": [...]} as JSON')
-    .addOption(serverOption())
-    .addOption(configOption())
-    .action(async (paths: string[], flags: LearnedFlags) => done(await list(paths, flags, io)));
-  tools
-    .command('forget')
-    .description('delete a learned tool from the store and the catalog')
-    .argument('<id>', 'the learned tool id')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--json', 'print the answer as JSON')
-    .addOption(serverOption())
-    .addOption(configOption())
-    .action(async (id: string, paths: string[], flags: LearnedFlags) => done(await forget(id, paths, flags, io)));
 }

@@ -13,14 +13,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../config/config.js';
 import { addMcpServer } from '../config/registry/config-edit.js';
 import { serverConfigOf, type ServerConfigDraft } from '../config/registry/server-config.js';
+import { DEFAULT_REGISTRY } from '../config/registry/official.js';
 import { parseServerJson, type RegistryPackage, type ServerJsonResult } from '../config/registry/server-json.js';
 import { errorMessage } from '../model/errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 
-/** The official registry, asked when the source is an entry name and no --registry is given. */
-export const DEFAULT_REGISTRY = 'https://registry.modelcontextprotocol.io';
 
 export interface McpAddFlags {
   config?: string;

@@ -5,8 +5,6 @@
  * waits for the browser on a loopback listener; toolcap opens no browser.
  * @module
  */
-import type { Command, Option } from 'commander';
-import { existsSync } from 'node:fs';
 import { errorMessage } from '../model/errors.js';
 import type { Tool } from '../model/schema.js';
 import type { Toolcap } from '../host.js';
@@ -17,7 +15,7 @@ import { connectCommand } from '../runtime/oauth/vault.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
 import { openToolcap, readPlan } from './open.js';
-import { resolveConfigFlag, type LoadFlags } from './shared.js';
+import type { LoadFlags } from './shared.js';
 
 export interface OAuthFlags extends LoadFlags {
   service?: string;
@@ -26,55 +24,12 @@ export interface OAuthFlags extends LoadFlags {
   json?: boolean;
 }
 
-/** What the command line wiring hands over. */
-export interface OAuthWiring {
-  io: CliIO;
-  done: (code: ExitCode) => void;
-  configOption: () => Option;
-  dialectOption: () => Option;
-}
-
-/** Add `oauth connect|status|disconnect` to the program. */
-export function addOAuthCommands(program: Command, { io, done, configOption, dialectOption }: OAuthWiring): void {
-  const oauth = program.command('oauth').description('connect tools to their OAuth services (tokens kept encrypted in the store; key: $TOOLCAP_SECRET_KEY, docs/oauth.md)');
-  const run = (paths: string[], flags: OAuthFlags, body: (toolcap: Toolcap) => Promise<ExitCode>) => async () => {
-    const resolved = resolveConfigFlag(paths, flags, io);
-    done(resolved === undefined ? EXIT.USAGE : await withToolcap(paths, resolved, io, body));
-  };
-  oauth
-    .command('connect')
-    .description('run the authorization-code flow (PKCE as the manifest says): print the URL to open, wait for the redirect on 127.0.0.1, store the tokens encrypted')
-    .argument('<tool>', 'the tool whose service to connect')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--service <name>', 'the OAuth service (needed when the tool has several)')
-    .option('--timeout <sec>', 'how long to wait for the browser to come back', '300')
-    .option('--json', 'print the connection as JSON when done')
-    .addOption(dialectOption())
-    .addOption(configOption())
-    .action((tool: string, paths: string[], flags: OAuthFlags) => run(paths, flags, (t) => connect(t, tool, flags, io))());
-  oauth
-    .command('status')
-    .description('which tools declare OAuth services and which are connected (never a token)')
-    .argument('[tool]', 'only this tool (a first argument that names a file or folder is a path)')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--json', 'print {"connections": [...]} as JSON')
-    .addOption(dialectOption())
-    .addOption(configOption())
-    // `status <path>`: a first argument that is a file or folder is a layer, not a tool name
-    .action((tool: string | undefined, paths: string[], flags: OAuthFlags) => {
-      const isPath = tool !== undefined && existsSync(tool);
-      const layers = isPath ? [tool, ...paths] : paths;
-      return run(layers, flags, (t) => status(t, isPath ? undefined : tool, flags, io))();
-    });
-  oauth
-    .command('disconnect')
-    .description('forget a tool\'s stored tokens (one service with --service, else all of its services)')
-    .argument('<tool>', 'the tool')
-    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .option('--service <name>', 'only this service')
-    .addOption(dialectOption())
-    .addOption(configOption())
-    .action((tool: string, paths: string[], flags: OAuthFlags) => run(paths, flags, (t) => disconnect(t, tool, flags, io))());
+/**
+ * Run `toolcap oauth connect|status|disconnect` on the catalog of `paths`
+ * and `flags` (already settled against --config).
+ */
+export async function oauthCommand(action: 'connect' | 'status' | 'disconnect', tool: string | undefined, paths: string[], flags: OAuthFlags, io: CliIO): Promise<ExitCode> {
+  return withToolcap(paths, flags, io, (t) => (action === 'connect' ? connect(t, tool!, flags, io) : action === 'status' ? status(t, tool, flags, io) : disconnect(t, tool!, flags, io)));
 }
 
 /** Open a toolcap without MCP servers or traces (none of these commands runs a tool), run `body`, close it. */

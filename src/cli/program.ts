@@ -1,30 +1,39 @@
 /**
  * The `toolcap` command: argument parsing only; every command is a function
  * of (paths, flags, io) returning an exit code.
+ *
+ * Each command's module is imported when the command runs, not before: this
+ * file loads commander and little else, so `toolcap --help` and `--version`
+ * answer at once and `toolcap validate` does not load the HTTP server, the
+ * MCP SDK, the store drivers or the telemetry exporters.
  * @module
  */
 import { Command, CommanderError, Option } from 'commander';
-import { dialectIds } from '../dialects/lookup.js';
-import { approvalsCommand, auditCommand, callCommand, type ApprovalsFlags, type AuditFlags, type CallFlags } from './call.js';
-import { convertCommand, type ConvertFlags } from './convert.js';
-import { DIFF_FORMATS, diffCommand, type DiffFlags } from './diff.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
-import { inspectCommand, type InspectFlags } from './inspect.js';
-import { keysCreateCommand, keysListCommand, keysRevokeCommand, type KeysFlags } from './keys.js';
-import { processIO, type CliIO } from './io.js';
-import { listCommand, searchCommand, type ListFlags, type SearchFlags } from './query.js';
-import { mcpServeCommand, type McpServeFlags } from './mcp.js';
-import { DEFAULT_REGISTRY, mcpAddCommand, type McpAddFlags } from './mcp-add.js';
-import { addOAuthCommands } from './oauth.js';
-import { addLearnedToolCommands } from './learned.js';
-import { schemaCommand } from './schema-command.js';
-import { tasksSnapshotCommand, type TasksFlags } from './tasks.js';
-import { serveCommand, type ServeFlags } from './serve.js';
-import { toolcapVersion } from '../model/version.js';
-import { resolveConfigFlag, type LoadFlags } from './shared.js';
 import { existsSync } from 'node:fs';
-import { DEFAULT_CONFIG_FILE } from '../config/config.js';
-import { validateCommand, type ValidateFlags } from './validate.js';
+import { DEFAULT_CONFIG_FILE } from '../config/file-name.js';
+import { DEFAULT_REGISTRY } from '../config/registry/official.js';
+import { DIALECT_IDS } from '../dialects/types.js';
+import { learnedDialectIds } from '../runtime/learned/documents.js';
+import type { ApprovalsFlags, AuditFlags, CallFlags } from './call.js';
+import type { ConvertFlags } from './convert.js';
+import type { DiffFlags, DiffFormat } from './diff.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import type { InspectFlags } from './inspect.js';
+import type { KeysFlags } from './keys.js';
+import type { LearnedFlags } from './learned.js';
+import { processIO, type CliIO } from './io.js';
+import type { ListFlags, SearchFlags } from './query.js';
+import type { McpServeFlags } from './mcp.js';
+import type { McpAddFlags } from './mcp-add.js';
+import type { OAuthFlags } from './oauth.js';
+import type { TasksFlags } from './tasks.js';
+import type { ServeFlags } from './serve.js';
+import { toolcapVersion } from '../model/version.js';
+import type { LoadFlags } from './shared.js';
+import type { ValidateFlags } from './validate.js';
+
+/** `diff --format` choices (the type keeps them in step with diff.ts). */
+const DIFF_FORMATS = ['text', 'github'] as const satisfies readonly DiffFormat[];
 
 /** Collect a repeatable option's values. */
 const collectValues = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -35,16 +44,17 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
   const withPaths =
     <F extends LoadFlags>(command: (paths: string[], flags: F, io: CliIO) => ExitCode | Promise<ExitCode>) =>
     async (paths: string[], flags: F) => {
+      const { resolveConfigFlag } = await import('./shared.js');
       const resolved = resolveConfigFlag(paths, flags, io);
       done(resolved === undefined ? EXIT.USAGE : await command(paths, resolved, io));
     };
-  const dialectOption = () => new Option('--dialect <dialect>', 'read every file as this format instead of detecting it').choices(dialectIds());
+  const dialectOption = () => new Option('--dialect <dialect>', 'read every file as this format instead of detecting it').choices(DIALECT_IDS);
   const serverOption = () => new Option('--server <url>', 'a running toolcap serve to talk to, as the principal of $TOOLCAP_API_KEY (default: this config\'s store, as its local principal)');
   /** With --server no catalog is read: neither paths nor a config are needed. */
   const withServer =
     <F extends LoadFlags & { server?: string }>(command: (paths: string[], flags: F) => Promise<ExitCode>) =>
     async (paths: string[], flags: F) => {
-      const resolved = flags.server !== undefined ? flags : resolveConfigFlag(paths, flags, io);
+      const resolved = flags.server !== undefined ? flags : (await import('./shared.js')).resolveConfigFlag(paths, flags, io);
       done(resolved === undefined ? EXIT.USAGE : await command(paths, resolved));
     };
   const program = new Command('toolcap')
@@ -65,7 +75,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--compile-schemas', 'also compile every input/output schema (stricter, slower)')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<ValidateFlags>(validateCommand));
+    .action(withPaths<ValidateFlags>(async (p, f) => (await import('./validate.js')).validateCommand(p, f, io)));
 
   program
     .command('inspect')
@@ -76,20 +86,20 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--out <file>', 'also write that JSON to a file')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<InspectFlags>(inspectCommand));
+    .action(withPaths<InspectFlags>(async (p, f) => (await import('./inspect.js')).inspectCommand(p, f, io)));
 
   program
     .command('convert')
     .description('write the merged catalog in another format')
     .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
-    .addOption(new Option('--to <dialect>', 'the format to write').choices(dialectIds()).makeOptionMandatory())
+    .addOption(new Option('--to <dialect>', 'the format to write').choices(DIALECT_IDS).makeOptionMandatory())
     .option('--out <path>', 'a file, or a folder when the format writes several files')
     .option('--set <field=value>', 'a value for a field the target format requires and the source lacks, for every entry missing it (JSON or a string; repeatable)', collectValues)
     .option('--fill <file>', 'values for required fields per entry: YAML/JSON mapping entry names (or "*") to fields')
     .option('--persona <persona>', 'convert only what this persona sees (a format without personas cannot hold two versions of one tool)')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<ConvertFlags>(convertCommand));
+    .action(withPaths<ConvertFlags>(async (p, f) => (await import('./convert.js')).convertCommand(p, f, io)));
 
   program
     .command('diff')
@@ -99,11 +109,11 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--json', 'print {"ok", "tools", "summary"} as JSON, every tool with its content hash')
     .addOption(new Option('--format <format>', 'text, or GitHub workflow annotations').choices(DIFF_FORMATS).conflicts('json'))
     .addOption(new Option('--config <file>', 'a toolcap.config.yaml: its limits apply to both sides, and its sources are the new side when <new> is not given'))
-    .action((oldPath: string, newPath: string | undefined, flags: DiffFlags) => {
+    .action(async (oldPath: string, newPath: string | undefined, flags: DiffFlags) => {
       if (newPath === undefined && flags.config === undefined) {
         io.stderr("toolcap: diff needs <old> and <new>, or <old> and --config <file>\n(run toolcap --help for usage)\n");
         done(EXIT.USAGE);
-      } else done(diffCommand(oldPath, newPath, flags, io));
+      } else done((await import('./diff.js')).diffCommand(oldPath, newPath, flags, io));
     });
 
   const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -133,7 +143,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--json', 'print the /tools answer as JSON')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<ListFlags>(listCommand));
+    .action(withPaths<ListFlags>(async (p, f) => (await import('./query.js')).listCommand(p, f, io)));
 
   filterOptions(
     program
@@ -148,7 +158,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--json', 'print the /search answer as JSON')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<SearchFlags>(searchCommand));
+    .action(withPaths<SearchFlags>(async (p, f) => (await import('./query.js')).searchCommand(p, f, io)));
 
   program
     .command('serve')
@@ -160,7 +170,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--insecure', 'listen beyond loopback although no credentials are configured (everyone reaching the port is the local principal)')
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<ServeFlags>((paths, flags) => serveCommand(paths, flags, io)));
+    .action(withPaths<ServeFlags>(async (p, f) => (await import('./serve.js')).serveCommand(p, f, io)));
 
   program
     .command('call')
@@ -177,9 +187,44 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action((tool: string, paths: string[], flags: CallFlags) => withServer<CallFlags>((p, f) => callCommand(tool, p, f, io))(paths, flags));
+    .action((tool: string, paths: string[], flags: CallFlags) => withServer<CallFlags>(async (p, f) => (await import('./call.js')).callCommand(tool, p, f, io))(paths, flags));
 
-  addOAuthCommands(program, { io, done, configOption, dialectOption });
+  const oauth = program.command('oauth').description('connect tools to their OAuth services (tokens kept encrypted in the store; key: $TOOLCAP_SECRET_KEY, docs/oauth.md)');
+  const oauthAction = (action: 'connect' | 'status' | 'disconnect', tool: string | undefined) =>
+    withPaths<OAuthFlags>(async (p, f) => (await import('./oauth.js')).oauthCommand(action, tool, p, f, io));
+  oauth
+    .command('connect')
+    .description('run the authorization-code flow (PKCE as the manifest says): print the URL to open, wait for the redirect on 127.0.0.1, store the tokens encrypted')
+    .argument('<tool>', 'the tool whose service to connect')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--service <name>', 'the OAuth service (needed when the tool has several)')
+    .option('--timeout <sec>', 'how long to wait for the browser to come back', '300')
+    .option('--json', 'print the connection as JSON when done')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action((tool: string, paths: string[], flags: OAuthFlags) => oauthAction('connect', tool)(paths, flags));
+  oauth
+    .command('status')
+    .description('which tools declare OAuth services and which are connected (never a token)')
+    .argument('[tool]', 'only this tool (a first argument that names a file or folder is a path)')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--json', 'print {"connections": [...]} as JSON')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    // `status <path>`: a first argument that is a file or folder is a layer, not a tool name
+    .action((tool: string | undefined, paths: string[], flags: OAuthFlags) => {
+      const isPath = tool !== undefined && existsSync(tool);
+      return oauthAction('status', isPath ? undefined : tool)(isPath ? [tool, ...paths] : paths, flags);
+    });
+  oauth
+    .command('disconnect')
+    .description('forget a tool\'s stored tokens (one service with --service, else all of its services)')
+    .argument('<tool>', 'the tool')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--service <name>', 'only this service')
+    .addOption(dialectOption())
+    .addOption(configOption())
+    .action((tool: string, paths: string[], flags: OAuthFlags) => oauthAction('disconnect', tool)(paths, flags));
 
   const approvals = program.command('approvals').description('list and decide approval requests (in the store the config names)');
   approvals
@@ -191,7 +236,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withServer<ApprovalsFlags>((paths, flags) => approvalsCommand('list', undefined, paths, flags, io)));
+    .action(withServer<ApprovalsFlags>(async (p, f) => (await import('./call.js')).approvalsCommand('list', undefined, p, f, io)));
   const DESCRIPTIONS = { show: 'one approval, with the outcome of its run', approve: 'approve and run exactly the reviewed call (void if the manifest changed since); not your own request unless self-approval is configured', deny: 'deny the request' };
   for (const action of ['show', 'approve', 'deny'] as const) {
     const command = approvals
@@ -205,7 +250,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
       .addOption(serverOption())
       .addOption(dialectOption())
       .addOption(configOption())
-      .action((id: string, paths: string[], flags: ApprovalsFlags) => withServer<ApprovalsFlags>((p, f) => approvalsCommand(action, id, p, f, io))(paths, flags));
+      .action((id: string, paths: string[], flags: ApprovalsFlags) => withServer<ApprovalsFlags>(async (p, f) => (await import('./call.js')).approvalsCommand(action, id, p, f, io))(paths, flags));
   }
 
   const mcp = program.command('mcp').description('toolcap as an MCP server (the gated catalog for any MCP client), and MCP servers added from the MCP Registry');
@@ -221,7 +266,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(new Option('--tools <mode>', 'what tools/list shows: full (every tool) or search (a search tool and a call tool; found tools join the list); default: the config\'s mcp.tools, else full').choices(['full', 'search']))
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withPaths<McpServeFlags>((paths, flags) => mcpServeCommand(paths, flags, io)));
+    .action(withPaths<McpServeFlags>(async (p, f) => (await import('./mcp.js')).mcpServeCommand(p, f, io)));
   mcp
     .command('add')
     .description('configure an MCP server from the MCP Registry: write its mcp.servers entry (npm, pypi, docker/oci package, or remote) into the config, with the environment variables to set')
@@ -235,7 +280,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--dry-run', 'print the entry and the edited config; write nothing')
     .option('--json', 'print the entry as JSON')
     .addOption(configOption())
-    .action(async (source: string, flags: McpAddFlags) => done(await mcpAddCommand(source, flags, io)));
+    .action(async (source: string, flags: McpAddFlags) => done(await (await import('./mcp-add.js')).mcpAddCommand(source, flags, io)));
 
   program
     .command('audit')
@@ -249,7 +294,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withServer<AuditFlags>((paths, flags) => auditCommand(paths, flags, io)));
+    .action(withServer<AuditFlags>(async (p, f) => (await import('./call.js')).auditCommand(p, f, io)));
 
   const keys = program.command('keys').description('API keys in the config\'s store (accepted once auth.apiKeys.enabled is true)');
   const keyStoreOption = () => new Option('--config <file>', 'the toolcap.config.yaml whose store keeps the keys (default: ./toolcap.config.yaml, else .toolcap/toolcap.db here)');
@@ -268,7 +313,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--expires <when>', 'a duration (90m, 12h, 30d) or an ISO date; default: never')
     .option('--json', 'print {"key", "id", ...} as JSON')
     .addOption(keyStoreOption())
-    .action(withStore((flags) => keysCreateCommand(flags, io)));
+    .action(withStore(async (f) => (await import('./keys.js')).keysCreateCommand(f, io)));
   keys
     .command('list')
     .description('keys and their grants, never their secrets')
@@ -276,14 +321,14 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .option('--all', 'include revoked keys')
     .option('--json', 'print {"keys": [...]} as JSON')
     .addOption(keyStoreOption())
-    .action(withStore((flags) => keysListCommand(flags, io)));
+    .action(withStore(async (f) => (await import('./keys.js')).keysListCommand(f, io)));
   keys
     .command('revoke')
     .description('refuse a key from now on')
     .argument('<keyId>', 'the key id (from keys list)')
     .option('--json', 'print the revoked key as JSON')
     .addOption(keyStoreOption())
-    .action((id: string, flags: KeysFlags) => withStore((f) => keysRevokeCommand(id, f, io))(flags));
+    .action((id: string, flags: KeysFlags) => withStore(async (f) => (await import('./keys.js')).keysRevokeCommand(id, f, io))(flags));
 
   program
     .command('tasks')
@@ -296,14 +341,41 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .addOption(serverOption())
     .addOption(dialectOption())
     .addOption(configOption())
-    .action(withServer<TasksFlags>((paths, flags) => tasksSnapshotCommand(paths, flags, io)));
+    .action(withServer<TasksFlags>(async (p, f) => (await import('./tasks.js')).tasksSnapshotCommand(p, f, io)));
 
-  addLearnedToolCommands(program, { io, done, configOption, serverOption });
+  const tools = program.command('tools').description('learned tools: tool entries written at run time, kept in the store (docs/dialects/xena.md#runtime-learned-tools)');
+  tools
+    .command('upsert')
+    .description('judge a tool entry (a JSON file) like a manifest entry, keep it in the store as a learned tool and serve it; exit 1 when it is not valid (nothing changes)')
+    .argument('<file>', 'one tool entry as JSON')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--as <dialect>', `the dialect the entry is written in: ${learnedDialectIds().join(', ')}`, 'toolcap')
+    .option('--json', 'print the answer as JSON')
+    .addOption(serverOption())
+    .addOption(configOption())
+    .action(async (file: string, paths: string[], flags: LearnedFlags) => done(await (await import('./learned.js')).learnedUpsertCommand(file, paths, flags, io)));
+  tools
+    .command('learned')
+    .description('list the learned tools kept in the store')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--json', 'print {"tools": [...]} as JSON')
+    .addOption(serverOption())
+    .addOption(configOption())
+    .action(async (paths: string[], flags: LearnedFlags) => done(await (await import('./learned.js')).learnedListCommand(paths, flags, io)));
+  tools
+    .command('forget')
+    .description('delete a learned tool from the store and the catalog')
+    .argument('<id>', 'the learned tool id')
+    .argument('[paths...]', 'files or folders, as layers in order (optional with --config)')
+    .option('--json', 'print the answer as JSON')
+    .addOption(serverOption())
+    .addOption(configOption())
+    .action(async (id: string, paths: string[], flags: LearnedFlags) => done(await (await import('./learned.js')).learnedForgetCommand(id, paths, flags, io)));
 
   program
     .command('schema')
     .description('print the canonical JSON Schema (2020-12)')
-    .action(() => done(schemaCommand(io)));
+    .action(async () => done((await import('./schema-command.js')).schemaCommand(io)));
 
   return program;
 }

@@ -44,8 +44,7 @@ export { DEFAULT_STORE_PATH } from './sections/store.js';
 export type { ToolsSection } from './sections/tools.js';
 export type { ApprovalsConfig, AuthSection, ConfigSource, EgressConfig, LocalPrincipalConfig, McpSection, McpSessionsConfig, PersonaFolder, RankingConfig, RuntimeSection, ServerConfig, StoreConfig };
 
-/** The file name looked for in the current folder when no paths are given. */
-export const DEFAULT_CONFIG_FILE = 'toolcap.config.yaml';
+export { DEFAULT_CONFIG_FILE } from './file-name.js';
 
 /** Largest config file read, in bytes; a config is small. @default 1048576 (1 MiB) */
 export const MAX_CONFIG_BYTES = 1024 * 1024;

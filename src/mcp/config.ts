@@ -24,6 +24,11 @@ export interface McpDefaults {
 
 export const MCP_DEFAULTS: Readonly<McpDefaults> = Object.freeze({ sideEffects: 'network', timeoutSec: 30, allowParallel: false, consent: true, idempotencyKey: false });
 
+/** What `tools/list` shows: every callable tool (`full`), or the search meta-tools and what they found (`search`). */
+export const GATEWAY_TOOLS_MODES = ['full', 'search'] as const;
+/** A gateway's `tools` mode. */
+export type GatewayToolsMode = (typeof GATEWAY_TOOLS_MODES)[number];
+
 /** Seconds a server's tool list is trusted before it is asked again. @default 300 */
 export const DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC = 300;
 

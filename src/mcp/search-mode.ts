@@ -20,11 +20,9 @@ import type { Snapshot } from '../registry/snapshot.js';
 import { errorResult } from './call-results.js';
 import { mcpToolOf } from './projection.js';
 import { invalidCursor } from './tool-list.js';
+import type { GatewayToolsMode } from './config.js';
 
-/** What `tools/list` shows: every callable tool (`full`), or the search meta-tools and what they found (`search`). */
-export const GATEWAY_TOOLS_MODES = ['full', 'search'] as const;
-/** A gateway's `tools` mode. */
-export type GatewayToolsMode = (typeof GATEWAY_TOOLS_MODES)[number];
+export { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from './config.js';
 
 /** The search meta-tool. Like every gateway tool name, it has an underscore where catalog names have dots. */
 export const SEARCH_TOOL = 'toolcap_search_tools';

@@ -6,8 +6,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { resolve } from 'node:path';
-import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, MCP_DEFAULTS, type McpConfig, type McpDefaults, type McpServerConfig } from '../../mcp/config.js';
-import { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from '../../mcp/search-mode.js';
+import { DEFAULT_MCP_HEALTH_CHECK_INTERVAL_SEC, GATEWAY_TOOLS_MODES, MCP_DEFAULTS, type GatewayToolsMode, type McpConfig, type McpDefaults, type McpServerConfig } from '../../mcp/config.js';
 import { GATEWAY_NAME_MODES, type GatewayNameMode } from '../../mcp/gateway-names.js';
 import { SIDE_EFFECTS } from '../../model/vocabulary.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../runtime/containment/body-limit.js';

@@ -8,8 +8,6 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Dispatcher } from '../../runtime/dispatch/dispatcher.js';
-import { jetStreamDispatcher } from '../../runtime/dispatch/jetstream.js';
-import { connectTemporal } from '../../runtime/dispatch/temporal.js';
 import type { WebhookOptions } from '../../server/routes/hooks.js';
 import type { WebhookTool } from '../../server/webhook-signature.js';
 import type { ConfigReading } from '../reading.js';
@@ -137,7 +135,8 @@ export async function openWebhooks(section: WebhooksConfig, env: NodeJS.ProcessE
   }
   const c = section.dispatcher;
   let dispatcher: Dispatcher | undefined;
-  if (c.kind === 'jetstream') dispatcher = await jetStreamDispatcher({ servers: c.servers, ...(c.stream ? { stream: c.stream } : {}), ...(c.subjectPrefix ? { subjectPrefix: c.subjectPrefix } : {}), ...(c.duplicateWindowSec ? { duplicateWindowSec: c.duplicateWindowSec } : {}) });
-  else if (c.kind === 'temporal') dispatcher = await connectTemporal(c);
+  // loaded only when configured: reading a config does not load the NATS or Temporal clients
+  if (c.kind === 'jetstream') dispatcher = await (await import('../../runtime/dispatch/jetstream.js')).jetStreamDispatcher({ servers: c.servers, ...(c.stream ? { stream: c.stream } : {}), ...(c.subjectPrefix ? { subjectPrefix: c.subjectPrefix } : {}), ...(c.duplicateWindowSec ? { duplicateWindowSec: c.duplicateWindowSec } : {}) });
+  else if (c.kind === 'temporal') dispatcher = await (await import('../../runtime/dispatch/temporal.js')).connectTemporal(c);
   return { options: { tools, ...(dispatcher ? { dispatcher } : {}) }, warnings, close: async () => dispatcher?.close?.() };
 }

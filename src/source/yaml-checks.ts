@@ -50,12 +50,14 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
     Map(_key, map) {
       const seen = new Set<unknown>();
       for (const pair of map.items) {
-        const target = isAlias(pair.key) ? targets.get(pair.key) : pair.key;
-        if (isCollection(target)) {
+        // an alias key is the key it names: `*k : 2` beside `a: 1`, with `&k a`, is `a` twice
+        const key = keyNode(pair.key, targets);
+        if (isCollection(key)) {
           const offset = offsetOf(pair.key);
           if (offset !== undefined) collections.push(offset);
+          continue; // refused as a collection key already: one finding per key
         }
-        const id = keyIdentity(pair.key);
+        const id = keyIdentity(key);
         // NaN is never equal to itself, as in yaml's own check
         if (typeof id === 'number' && Number.isNaN(id)) continue;
         if (seen.has(id)) {
@@ -67,6 +69,11 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
   });
   const sorted = (offsets: number[]) => offsets.sort((a, b) => a - b);
   return { duplicates: sorted(duplicates), collections: sorted(collections), cycles: sorted(cycles) };
+}
+
+/** The node a mapping key stands for: an alias key's target (itself when it names no anchor), else the key. */
+function keyNode(key: unknown, targets: ReadonlyMap<Alias, Node | undefined>): unknown {
+  return isAlias(key) ? (targets.get(key) ?? key) : key;
 }
 
 /**

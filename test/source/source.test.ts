@@ -79,3 +79,33 @@ describe('parseSource: hostile and broken input becomes located diagnostics', ()
     expect(parseSource('manifest', 'a: 1').file?.format).toBe('yaml');
   });
 });
+
+
+/** 1-based line and column of `offset` in `text`. */
+function positionOf(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1]!.length + 1 };
+}
+
+describe('parseSource: a YAML alias key is the key it names', () => {
+  // the expected place is the last occurrence of `second` in the text: the second of the two equal keys
+  it.each([
+    ['an alias key after the plain key it equals', 'x: &k a\nm:\n  a: 1\n  *k : 2\n', '*k'],
+    ['a plain key after an alias key it equals', 'x: &k a\nm:\n  *k : 1\n  a: 2\n', 'a: 2'],
+    ['two alias keys naming equal scalars', 'x: &k a\ny: &j a\nm:\n  *k : 1\n  *j : 2\n', '*j'],
+    ['one alias key twice', 'x: &k a\nm:\n  *k : 1\n  *k : 2\n', '*k'],
+    ['the anchored key itself, then its alias', 'm:\n  &k a: 1\n  *k : 2\n', '*k'],
+    ['in a flow mapping', 'x: &k a\nm: { a: 1, *k : 2 }\n', '*k'],
+    ['a number key and an alias of the same number', 'x: &n 1\nm:\n  1: a\n  *n : b\n', '*n'],
+  ])('%s -> DUPLICATE_KEY at the second one', (_label, text, second) => {
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(file).toBeUndefined();
+    expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
+  });
+
+  it('an alias key naming another scalar is no duplicate', () => {
+    const { file, diagnostics } = parseSource('a.yaml', 'x: &k b\nm:\n  a: 1\n  *k : 2\n');
+    expect(diagnostics).toEqual([]);
+    expect(file?.value).toEqual({ x: 'b', m: { a: 1, b: 2 } });
+  });
+});

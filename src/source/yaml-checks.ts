@@ -83,7 +83,7 @@ function keyNode(key: unknown, targets: ReadonlyMap<Alias, Node | undefined>): u
  * walks the whole document for every alias, quadratic in a file of many
  * aliases (8,000 `*a` in 32 KB took 5 s, before the alias limit is checked).
  */
-function aliasTargets(doc: Document.Parsed): Map<Alias, Node | undefined> {
+export function aliasTargets(doc: Document.Parsed): Map<Alias, Node | undefined> {
   const last = new Map<string, Node>();
   const targets = new Map<Alias, Node | undefined>();
   visit(doc, {
@@ -100,14 +100,17 @@ const indexes = new WeakMap<YAMLMap, Map<string, Pair>>();
 /**
  * The pair of `map` whose scalar key reads as `token` (the first one, as a
  * pointer resolves it), from an index built on the first lookup in that map.
+ * An alias key reads as the scalar it names (as the data has it), looked up
+ * in `targets` (from {@link aliasTargets}).
  */
-export function pairByKey(map: YAMLMap, token: string): Pair | undefined {
+export function pairByKey(map: YAMLMap, token: string, targets: ReadonlyMap<Alias, Node | undefined>): Pair | undefined {
   let index = indexes.get(map);
   if (!index) {
     index = new Map();
     for (const pair of map.items) {
-      if (!isScalar(pair.key)) continue;
-      const name = String(pair.key.value);
+      const key = keyNode(pair.key, targets);
+      if (!isScalar(key)) continue;
+      const name = String(key.value);
       if (!index.has(name)) index.set(name, pair as Pair);
     }
     indexes.set(map, index);

@@ -108,4 +108,20 @@ describe('parseSource: a YAML alias key is the key it names', () => {
     expect(diagnostics).toEqual([]);
     expect(file?.value).toEqual({ x: 'b', m: { a: 1, b: 2 } });
   });
+
+  it('locates a value whose key is an alias', () => {
+    const text = 'k: &k side_effects\ntools:\n  - name: x\n    *k : bad\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.value).toEqual({ k: 'side_effects', tools: [{ name: 'x', side_effects: 'bad' }] });
+    expect(file?.locate('/tools/0/side_effects')).toEqual(positionOf(text, text.indexOf('bad')));
+    expect(file?.locate('/tools/0/side_effects', true)).toEqual(positionOf(text, text.indexOf('*k')));
+  });
+
+  it('locates the document when it has no node (comments only)', () => {
+    const text = '# a manifest\n# cut short\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.value).toBeNull();
+    expect(file?.locate('')).toEqual({ line: 1, column: 1 });
+    expect(file?.locate('/tools')).toBeUndefined();
+  });
 });

@@ -1,8 +1,8 @@
 /**
  * 8. Version fields and documents without a node: an unknown or wrong-typed
  * version (OpenAPI's `openapi`/`swagger`, Pylot's `schema_version`) in JSON
- * and YAML, written plainly, through a YAML alias key or an alias value, or
- * missing altogether (a fragment read with --dialect), and a YAML file of
+ * and YAML, written plainly, through a YAML alias key, an alias value or a
+ * YAML 1.1 merge key, or missing altogether (a fragment read with --dialect), and a YAML file of
  * comments only. Each finding must carry a line: the offending node's, or
  * the document's when there is no node. (The mutation fuzzer found
  * UNKNOWN_SCHEMA_VERSION and TYPE_MISMATCH without one.)
@@ -26,6 +26,7 @@ describe('version findings and documents without a node carry a line', () => {
     ['OpenAPI JSON, a version of the wrong type', 'openapi', 'api.json', '{\n  "paths": {},\n  "openapi": 3\n}\n', 'UNKNOWN_SCHEMA_VERSION', '"openapi"'],
     ['OpenAPI YAML, swagger as a number', 'openapi', 'api.yaml', 'paths: {}\nswagger: 2\n', 'UNKNOWN_SCHEMA_VERSION', 'swagger:'],
     ['OpenAPI YAML, the version key an alias', 'openapi', 'api.yaml', 'x-key: &v openapi\npaths: {}\n*v : 4.0.0\n', 'UNKNOWN_SCHEMA_VERSION', '*v'],
+    ['OpenAPI YAML 1.1, the version from a merge key', 'openapi', 'api.yaml', '%YAML 1.1\n---\nx-common: &c\n  openapi: 4.0.0\n<<: *c\npaths: {}\n', 'UNKNOWN_SCHEMA_VERSION', 'openapi:'],
     ['OpenAPI YAML, no version field (a fragment)', 'openapi', 'Pet.yaml', '# one schema of a larger document\nPet:\n  type: object\n', 'UNKNOWN_SCHEMA_VERSION', 'Pet:'],
     ['OpenAPI JSON, no version field (a fragment)', 'openapi', 'Pet.json', '\n{\n  "Pet": { "type": "object" }\n}\n', 'UNKNOWN_SCHEMA_VERSION', '{'],
     ['Pylot JSON, an unknown schema_version', 'pylot', 'tool_manifest.json', '{\n  "metadata": { "name": "m" },\n  "schema_version": "2.0",\n  "tools": []\n}\n', 'UNKNOWN_SCHEMA_VERSION', '"schema_version"'],
@@ -35,6 +36,7 @@ describe('version findings and documents without a node carry a line', () => {
     ['Pylot YAML, the schema_version key an alias', 'pylot', 'tool_manifest.yaml', 'metadata:\n  name: m\n  note: &k schema_version\n*k : "2.0"\ntools: []\n', 'UNKNOWN_SCHEMA_VERSION', '*k'],
     ['Pylot YAML, the schema_version key an alias, the value a number', 'pylot', 'tool_manifest.yaml', 'metadata:\n  name: m\n  note: &k schema_version\n*k : 2\ntools: []\n', 'TYPE_MISMATCH', '*k'],
     ['Pylot YAML, the schema_version value an alias', 'pylot', 'tool_manifest.yaml', 'metadata:\n  name: m\n  version: &v "2.0"\nschema_version: *v\ntools: []\n', 'UNKNOWN_SCHEMA_VERSION', 'schema_version:'],
+    ['Pylot YAML 1.1, schema_version from a merge key', 'pylot', 'tool_manifest.yaml', '%YAML 1.1\n---\nbase: &b\n  schema_version: 1.0\n<<: *b\nmetadata:\n  name: m\ntools: []\n', 'TYPE_MISMATCH', 'schema_version:'],
     ['Pylot YAML of comments only', 'pylot', 'tool_manifest.yaml', '# schema_version: "1.0"\n# tools: []\n', 'TYPE_MISMATCH', '#'],
     ['capability YAML of comments only', 'capability', 'search.yaml', '# The least a manifest can say: name, summary and input schema.\n', 'TYPE_MISMATCH', '#'],
   ])('%s: %s', async (_label, dialect, name, text, code, needle) => {

@@ -125,3 +125,26 @@ describe('parseSource: a YAML alias key is the key it names', () => {
     expect(file?.locate('/tools')).toBeUndefined();
   });
 });
+
+describe('parseSource: YAML 1.1 merge keys', () => {
+  // the expected place is the first occurrence of `value` in the text
+  it.each([
+    ['one source', 'base: &b\n  side_effects: merged\ntools:\n  - name: x\n    <<: *b\n', 'merged'],
+    ['the mapping\'s own key wins over the source', 'base: &b\n  side_effects: merged\ntools:\n  - <<: *b\n    name: x\n    side_effects: own\n', 'own'],
+    ['a list of sources: the first one wins', 'a: &a\n  side_effects: first\nb: &b\n  side_effects: second\ntools:\n  - name: x\n    <<: [*a, *b]\n', 'first'],
+    ['a source that merges another', 'a: &a\n  side_effects: deep\nb: &b\n  <<: *a\ntools:\n  - name: x\n    <<: *b\n', 'deep'],
+  ])('%s: a merged value is located where it is written', (_label, body, value) => {
+    const text = `%YAML 1.1\n---\n${body}`;
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(diagnostics).toEqual([]);
+    expect((file?.value as { tools: Array<Record<string, unknown>> }).tools[0]?.['side_effects']).toBe(value);
+    expect(file?.locate('/tools/0/side_effects')).toEqual(positionOf(text, text.indexOf(value)));
+  });
+
+  it('in YAML 1.2 "<<" is an ordinary key', () => {
+    const text = 'tools:\n  - name: x\n    <<: { side_effects: bad }\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.locate('/tools/0/side_effects')).toBeUndefined();
+    expect(file?.locate('/tools/0/<</side_effects')).toEqual(positionOf(text, text.indexOf('bad')));
+  });
+});

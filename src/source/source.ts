@@ -8,7 +8,7 @@ import { parse as parseJsonc, type ParseError, printParseErrorCode } from 'jsonc
 import { inspectParsed, jsonLocator, offsetAtDepth } from './json-positions.js';
 import { isAlias, isMap, isSeq, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import { diagnostic, joinPointer, splitPointer, type Diagnostic } from '../model/diagnostics.js';
-import { pairByKey, yamlProblems } from './yaml-checks.js';
+import { aliasTargets, pairByKey, yamlProblems } from './yaml-checks.js';
 
 /** Limits that keep hostile input from exhausting memory or the stack. */
 export interface ParseLimits {
@@ -288,16 +288,20 @@ function parseYaml(
   }
   // The syntax tree costs many times the text: drop it now, parse again if a position is ever asked for.
   let tree: Document.Parsed | undefined;
+  let targets: ReturnType<typeof aliasTargets> | undefined;
   const locate = (pointer: string, key = false) => {
     tree ??= parseDocument(text, { prettyErrors: false, uniqueKeys: false });
     const doc = tree;
-    // Walk the tree by hand: aliases are followed to their anchors (getIn does not).
-    let node: unknown = doc.contents;
+    // what every alias names, found in one walk: values and keys alike (an alias key is the key it names)
+    targets ??= aliasTargets(doc);
+    // Walk the tree by hand: aliases are followed to their anchors (getIn does not). A document of
+    // comments or directives only has no node: it is located at the document itself.
+    let node: unknown = doc.contents ?? doc;
     let keyNode: unknown;
     for (const token of splitPointer(pointer)) {
-      if (isAlias(node)) node = node.resolve(doc);
+      if (isAlias(node)) node = targets.get(node);
       if (isMap(node)) {
-        const pair = pairByKey(node, token);
+        const pair = pairByKey(node, token, targets);
         if (!pair) return undefined;
         keyNode = pair.key;
         node = pair.value;

@@ -11,7 +11,7 @@
  * each mapping is indexed once.
  * @module
  */
-import { isAlias, isCollection, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, isSeq, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 
 /**
  * The identity yaml's default `uniqueKeys` compares: a scalar key by its
@@ -50,12 +50,14 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
     Map(_key, map) {
       const seen = new Set<unknown>();
       for (const pair of map.items) {
-        const target = isAlias(pair.key) ? targets.get(pair.key) : pair.key;
-        if (isCollection(target)) {
+        // an alias key is the key it names: `*k : 2` beside `a: 1`, with `&k a`, is `a` twice
+        const key = keyNode(pair.key, targets);
+        if (isCollection(key)) {
           const offset = offsetOf(pair.key);
           if (offset !== undefined) collections.push(offset);
+          continue; // refused as a collection key already: one finding per key
         }
-        const id = keyIdentity(pair.key);
+        const id = keyIdentity(key);
         // NaN is never equal to itself, as in yaml's own check
         if (typeof id === 'number' && Number.isNaN(id)) continue;
         if (seen.has(id)) {
@@ -69,6 +71,11 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
   return { duplicates: sorted(duplicates), collections: sorted(collections), cycles: sorted(cycles) };
 }
 
+/** The node a mapping key stands for: an alias key's target (itself when it names no anchor), else the key. */
+function keyNode(key: unknown, targets: ReadonlyMap<Alias, Node | undefined>): unknown {
+  return isAlias(key) ? (targets.get(key) ?? key) : key;
+}
+
 /**
  * What each alias of `doc` resolves to, as `Alias.resolve(doc)` finds it
  * (the last node before the alias, in the same visiting order, carrying its
@@ -76,7 +83,7 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
  * walks the whole document for every alias, quadratic in a file of many
  * aliases (8,000 `*a` in 32 KB took 5 s, before the alias limit is checked).
  */
-function aliasTargets(doc: Document.Parsed): Map<Alias, Node | undefined> {
+export function aliasTargets(doc: Document.Parsed): Map<Alias, Node | undefined> {
   const last = new Map<string, Node>();
   const targets = new Map<Alias, Node | undefined>();
   visit(doc, {
@@ -91,19 +98,50 @@ function aliasTargets(doc: Document.Parsed): Map<Alias, Node | undefined> {
 const indexes = new WeakMap<YAMLMap, Map<string, Pair>>();
 
 /**
+ * Is `key` a YAML 1.1 merge key (`<<`)? With `%YAML 1.1` yaml's merge tag
+ * resolves it to a symbol; in YAML 1.2 (the default) it stays the string "<<",
+ * an ordinary key.
+ */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+}
+
+/**
  * The pair of `map` whose scalar key reads as `token` (the first one, as a
  * pointer resolves it), from an index built on the first lookup in that map.
+ * An alias key reads as the scalar it names (as the data has it), looked up
+ * in `targets` (from {@link aliasTargets}); a key a YAML 1.1 merge key brings
+ * in is found in the mapping it was written in.
  */
-export function pairByKey(map: YAMLMap, token: string): Pair | undefined {
+export function pairByKey(map: YAMLMap, token: string, targets: ReadonlyMap<Alias, Node | undefined>): Pair | undefined {
+  return keyIndex(map, targets).get(token);
+}
+
+function keyIndex(map: YAMLMap, targets: ReadonlyMap<Alias, Node | undefined>): Map<string, Pair> {
   let index = indexes.get(map);
-  if (!index) {
-    index = new Map();
-    for (const pair of map.items) {
-      if (!isScalar(pair.key)) continue;
-      const name = String(pair.key.value);
-      if (!index.has(name)) index.set(name, pair as Pair);
+  if (index) return index;
+  index = new Map();
+  // stored before the merges are followed, so a source that leads back here ends the walk
+  indexes.set(map, index);
+  const merged: unknown[] = [];
+  for (const pair of map.items) {
+    const key = keyNode(pair.key, targets);
+    if (isMergeKey(key)) {
+      merged.push(pair.value);
+      continue;
     }
-    indexes.set(map, index);
+    if (!isScalar(key)) continue;
+    const name = String(key.value);
+    if (!index.has(name)) index.set(name, pair as Pair);
   }
-  return index.get(token);
+  // as yaml merges: the mapping's own keys win, then the sources in order (a list of them, or one)
+  const resolve = (node: unknown) => (isAlias(node) ? targets.get(node) : node);
+  for (const value of merged) {
+    const source = resolve(value);
+    for (const item of isSeq(source) ? source.items.map(resolve) : [source]) {
+      if (!isMap(item)) continue;
+      for (const [name, pair] of keyIndex(item, targets)) if (!index.has(name)) index.set(name, pair);
+    }
+  }
+  return index;
 }

@@ -91,4 +91,16 @@ describe('large mappings in linear time (child process, killed at the limit)', (
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ diagnostics: [{ code: 'DUPLICATE_KEY', line: 4 + 3 + KEYS + 1, column: 9 }] });
   }, KEYS_LIMIT_MS + 30_000);
+
+  // an alias key is compared as the scalar it names, found in the one walk over the document's aliases
+  // (Alias.resolve per key would walk the whole document for each: quadratic)
+  it('a YAML mapping of 40,000 alias keys, then a plain key equal to one of them -> DUPLICATE_KEY at it', async () => {
+    const anchors = Array.from({ length: KEYS }, (_, i) => `&k${i} p${i}`).join(', ');
+    const keys = Array.from({ length: KEYS }, (_, i) => `        *k${i} : { type: string }\n`);
+    keys.push('        p7: { type: string }\n');
+    const file = put(tmp(), 'tools.yaml', `${GOOD}    inputSchema:\n      type: object\n      required: [${anchors}]\n      properties:\n${keys.join('')}`);
+    const result = expectFinished(await runIsolated(['validate', file, '--json'], KEYS_LIMIT_MS));
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ diagnostics: [{ code: 'DUPLICATE_KEY', line: 4 + 4 + KEYS + 1, column: 9 }] });
+  }, KEYS_LIMIT_MS + 30_000);
 });

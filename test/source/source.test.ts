@@ -79,3 +79,72 @@ describe('parseSource: hostile and broken input becomes located diagnostics', ()
     expect(parseSource('manifest', 'a: 1').file?.format).toBe('yaml');
   });
 });
+
+
+/** 1-based line and column of `offset` in `text`. */
+function positionOf(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1]!.length + 1 };
+}
+
+describe('parseSource: a YAML alias key is the key it names', () => {
+  // the expected place is the last occurrence of `second` in the text: the second of the two equal keys
+  it.each([
+    ['an alias key after the plain key it equals', 'x: &k a\nm:\n  a: 1\n  *k : 2\n', '*k'],
+    ['a plain key after an alias key it equals', 'x: &k a\nm:\n  *k : 1\n  a: 2\n', 'a: 2'],
+    ['two alias keys naming equal scalars', 'x: &k a\ny: &j a\nm:\n  *k : 1\n  *j : 2\n', '*j'],
+    ['one alias key twice', 'x: &k a\nm:\n  *k : 1\n  *k : 2\n', '*k'],
+    ['the anchored key itself, then its alias', 'm:\n  &k a: 1\n  *k : 2\n', '*k'],
+    ['in a flow mapping', 'x: &k a\nm: { a: 1, *k : 2 }\n', '*k'],
+    ['a number key and an alias of the same number', 'x: &n 1\nm:\n  1: a\n  *n : b\n', '*n'],
+  ])('%s -> DUPLICATE_KEY at the second one', (_label, text, second) => {
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(file).toBeUndefined();
+    expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
+  });
+
+  it('an alias key naming another scalar is no duplicate', () => {
+    const { file, diagnostics } = parseSource('a.yaml', 'x: &k b\nm:\n  a: 1\n  *k : 2\n');
+    expect(diagnostics).toEqual([]);
+    expect(file?.value).toEqual({ x: 'b', m: { a: 1, b: 2 } });
+  });
+
+  it('locates a value whose key is an alias', () => {
+    const text = 'k: &k side_effects\ntools:\n  - name: x\n    *k : bad\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.value).toEqual({ k: 'side_effects', tools: [{ name: 'x', side_effects: 'bad' }] });
+    expect(file?.locate('/tools/0/side_effects')).toEqual(positionOf(text, text.indexOf('bad')));
+    expect(file?.locate('/tools/0/side_effects', true)).toEqual(positionOf(text, text.indexOf('*k')));
+  });
+
+  it('locates the document when it has no node (comments only)', () => {
+    const text = '# a manifest\n# cut short\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.value).toBeNull();
+    expect(file?.locate('')).toEqual({ line: 1, column: 1 });
+    expect(file?.locate('/tools')).toBeUndefined();
+  });
+});
+
+describe('parseSource: YAML 1.1 merge keys', () => {
+  // the expected place is the first occurrence of `value` in the text
+  it.each([
+    ['one source', 'base: &b\n  side_effects: merged\ntools:\n  - name: x\n    <<: *b\n', 'merged'],
+    ['the mapping\'s own key wins over the source', 'base: &b\n  side_effects: merged\ntools:\n  - <<: *b\n    name: x\n    side_effects: own\n', 'own'],
+    ['a list of sources: the first one wins', 'a: &a\n  side_effects: first\nb: &b\n  side_effects: second\ntools:\n  - name: x\n    <<: [*a, *b]\n', 'first'],
+    ['a source that merges another', 'a: &a\n  side_effects: deep\nb: &b\n  <<: *a\ntools:\n  - name: x\n    <<: *b\n', 'deep'],
+  ])('%s: a merged value is located where it is written', (_label, body, value) => {
+    const text = `%YAML 1.1\n---\n${body}`;
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(diagnostics).toEqual([]);
+    expect((file?.value as { tools: Array<Record<string, unknown>> }).tools[0]?.['side_effects']).toBe(value);
+    expect(file?.locate('/tools/0/side_effects')).toEqual(positionOf(text, text.indexOf(value)));
+  });
+
+  it('in YAML 1.2 "<<" is an ordinary key', () => {
+    const text = 'tools:\n  - name: x\n    <<: { side_effects: bad }\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.locate('/tools/0/side_effects')).toBeUndefined();
+    expect(file?.locate('/tools/0/<</side_effects')).toEqual(positionOf(text, text.indexOf('bad')));
+  });
+});

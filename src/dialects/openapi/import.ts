@@ -64,9 +64,10 @@ function openSession(context: ImportContext, root: Record<string, unknown>): Ses
   let flavour = flavourOf(root);
   if (flavour === undefined) {
     const key = 'swagger' in root ? 'swagger' : 'openapi';
-    context.report('UNKNOWN_SCHEMA_VERSION', `"${key}" does not name a version toolcap reads (2.0, 3.0.x, 3.1.x); read as OpenAPI 3.1.`, `/${key}`, {
-      hint: 'Write openapi: 3.1.0, openapi: 3.0.3 or swagger: "2.0".',
-    });
+    const hint = 'Write openapi: 3.1.0, openapi: 3.0.3 or swagger: "2.0".';
+    // a document with neither field (a fragment read with --dialect openapi) has no node to point at: the finding is the document's
+    if (key in root) context.report('UNKNOWN_SCHEMA_VERSION', `"${key}" does not name a version toolcap reads (2.0, 3.0.x, 3.1.x); read as OpenAPI 3.1.`, `/${key}`, { hint });
+    else context.report('UNKNOWN_SCHEMA_VERSION', 'The document has no "openapi" or "swagger" field naming its version; read as OpenAPI 3.1.', '', { hint });
     flavour = key === 'swagger' ? '2.0' : '3.1';
   }
   const refs = new RefResolver(context);

@@ -32,8 +32,8 @@ import { toolcapVersion } from '../model/version.js';
 import type { LoadFlags } from './shared.js';
 import type { ValidateFlags } from './validate.js';
 
-/** `diff --format` choices (the type keeps them in step with diff.ts). */
-const DIFF_FORMATS = ['text', 'github'] as const satisfies readonly DiffFormat[];
+/** `diff --format` choices: a record over diff.ts's DiffFormat, so the types catch a format missing or unknown here. */
+const DIFF_FORMATS: Readonly<Record<DiffFormat, true>> = { text: true, github: true };
 
 /** Collect a repeatable option's values. */
 const collectValues = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -107,7 +107,7 @@ function buildProgram(io: CliIO, done: (code: ExitCode) => void): Command {
     .argument('<old>', 'the old side: one file or folder, any format')
     .argument('[new]', 'the new side: one file or folder, any format (with --config: defaults to its sources)')
     .option('--json', 'print {"ok", "tools", "summary"} as JSON, every tool with its content hash')
-    .addOption(new Option('--format <format>', 'text, or GitHub workflow annotations').choices(DIFF_FORMATS).conflicts('json'))
+    .addOption(new Option('--format <format>', 'text, or GitHub workflow annotations').choices(Object.keys(DIFF_FORMATS)).conflicts('json'))
     .addOption(new Option('--config <file>', 'a toolcap.config.yaml: its limits apply to both sides, and its sources are the new side when <new> is not given'))
     .action(async (oldPath: string, newPath: string | undefined, flags: DiffFlags) => {
       if (newPath === undefined && flags.config === undefined) {

@@ -8,11 +8,11 @@ export default defineConfig({
     testTimeout: 20_000,
     // one turn of the event loop before each test, so the worker reads the runner's RPC answers (test/helpers/yield-to-runner.ts says why)
     setupFiles: ['test/helpers/runner-setup.ts'],
-    // Test files share their worker's module cache (isolate: false): each file no longer imports src/ afresh, which
-    // was 300 s of the 2-core CI machine's 580 s Node 20 run (vitest's "collect"); shared, it is 30 s and the run 364 s,
-    // every test passing. Files that change process-wide state (environment variables, the working folder, fake
-    // timers) put it back in afterEach/finally, as they must for the tests after them in the same file anyway.
-    isolate: false,
+    // Each test file in a fresh worker (vitest's default, isolate: true), although importing src/ afresh for each of
+    // the 278 files is about half of the run (297 s of 584 s on a 2-core machine). Sharing workers (isolate: false)
+    // ran in 364-498 s, but work a file leaves running (timers, reload loops) then runs on in the next file: under
+    // the fake clock of test/mcp/sessions.test.ts it hung that test (stop 28, 2 of 4 runs).
+    isolate: true,
     // One worker per core (TOOLCAP_TEST_WORKERS overrides). Until stop 26 it was one more, since the suite spends much of
     // its time waiting on servers and child processes; stop 27's CI failed with three workers on 2 cores, vitest's
     // "Timeout calling onTaskUpdate": see test/helpers/yield-to-runner.ts for the cause found in stop 28.

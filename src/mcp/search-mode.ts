@@ -20,7 +20,6 @@ import type { Snapshot } from '../registry/snapshot.js';
 import { errorResult } from './call-results.js';
 import { mcpToolOf } from './projection.js';
 import { invalidCursor } from './tool-list.js';
-import type { GatewayToolsMode } from './config.js';
 
 export { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from './config.js';
 

@@ -51,7 +51,7 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
       const seen = new Set<unknown>();
       for (const pair of map.items) {
         // an alias key is the key it names: `*k : 2` beside `a: 1`, with `&k a`, is `a` twice
-        const key = keyNode(pair.key, targets);
+        const key = aliased(pair.key, targets);
         if (isCollection(key)) {
           const offset = offsetOf(pair.key);
           if (offset !== undefined) collections.push(offset);
@@ -71,9 +71,9 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
   return { duplicates: sorted(duplicates), collections: sorted(collections), cycles: sorted(cycles) };
 }
 
-/** The node a mapping key stands for: an alias key's target (itself when it names no anchor), else the key. */
-function keyNode(key: unknown, targets: ReadonlyMap<Alias, Node | undefined>): unknown {
-  return isAlias(key) ? (targets.get(key) ?? key) : key;
+/** The node `node` stands for: an alias's target (the alias itself when it names no anchor), else the node. */
+function aliased(node: unknown, targets: ReadonlyMap<Alias, Node | undefined>): unknown {
+  return isAlias(node) ? (targets.get(node) ?? node) : node;
 }
 
 /**
@@ -125,7 +125,7 @@ function keyIndex(map: YAMLMap, targets: ReadonlyMap<Alias, Node | undefined>): 
   indexes.set(map, index);
   const merged: unknown[] = [];
   for (const pair of map.items) {
-    const key = keyNode(pair.key, targets);
+    const key = aliased(pair.key, targets);
     if (isMergeKey(key)) {
       merged.push(pair.value);
       continue;
@@ -135,10 +135,9 @@ function keyIndex(map: YAMLMap, targets: ReadonlyMap<Alias, Node | undefined>): 
     if (!index.has(name)) index.set(name, pair as Pair);
   }
   // as yaml merges: the mapping's own keys win, then the sources in order (a list of them, or one)
-  const resolve = (node: unknown) => (isAlias(node) ? targets.get(node) : node);
   for (const value of merged) {
-    const source = resolve(value);
-    for (const item of isSeq(source) ? source.items.map(resolve) : [source]) {
+    const source = aliased(value, targets);
+    for (const item of isSeq(source) ? source.items.map((node) => aliased(node, targets)) : [source]) {
       if (!isMap(item)) continue;
       for (const [name, pair] of keyIndex(item, targets)) if (!index.has(name)) index.set(name, pair);
     }

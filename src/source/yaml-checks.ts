@@ -14,16 +14,23 @@
 import { isAlias, isCollection, isMap, isScalar, isSeq, visit, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 
 /**
- * The identity yaml's default `uniqueKeys` compares: a scalar key by its
- * value (so `1` and `"1"` differ), any other key node by itself.
+ * The key a mapping key becomes in the data (yaml's `toJS` into a plain
+ * object): a scalar of a plain value by its string form, as an object key is
+ * written (`1` and `"1"` are one key, `true` and `"true"` too, and `~` is
+ * `""`); a YAML 1.1 merge key by its symbol; any other key (a tagged scalar
+ * whose value is an object, such as a timestamp) by its node.
  */
-function keyIdentity(key: unknown): unknown {
-  return isScalar(key) ? key.value : key;
+function dataKey(key: unknown): unknown {
+  if (!isScalar(key)) return key;
+  const value = key.value;
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'symbol') return value;
+  return typeof value === 'object' ? key : String(value);
 }
 
 /** Problems of one document: offsets, in document order. */
 export interface YamlProblems {
-  /** Keys that repeat an earlier key of their mapping (yaml's DUPLICATE_KEY with `uniqueKeys: true`). */
+  /** Keys that repeat an earlier key of their mapping, as the data has them (see {@link dataKey}). */
   duplicates: number[];
   /** Keys that are a sequence or a mapping (yaml would turn them into strings such as "[ a, b ]"). */
   collections: number[];
@@ -57,9 +64,9 @@ export function yamlProblems(doc: Document.Parsed): YamlProblems {
           if (offset !== undefined) collections.push(offset);
           continue; // refused as a collection key already: one finding per key
         }
-        const id = keyIdentity(key);
-        // NaN is never equal to itself, as in yaml's own check
-        if (typeof id === 'number' && Number.isNaN(id)) continue;
+        // keys the data makes one (`1` and "1", `.nan` twice) keep only the last value: a duplicate, though
+        // yaml's own check compares the parsed values and lets them pass
+        const id = dataKey(key);
         if (seen.has(id)) {
           const offset = offsetOf(pair.key);
           if (offset !== undefined) duplicates.push(offset);
@@ -131,7 +138,8 @@ function keyIndex(map: YAMLMap, targets: ReadonlyMap<Alias, Node | undefined>): 
       continue;
     }
     if (!isScalar(key)) continue;
-    const name = String(key.value);
+    const id = dataKey(key);
+    const name = typeof id === 'string' ? id : String(key.value);
     if (!index.has(name)) index.set(name, pair as Pair);
   }
   // as yaml merges: the mapping's own keys win, then the sources in order (a list of them, or one)

@@ -126,6 +126,40 @@ describe('parseSource: a YAML alias key is the key it names', () => {
   });
 });
 
+describe('parseSource: keys that the data makes one', () => {
+  // yaml compares parsed key values, so `1` and "1" pass its check, but a plain object has one key "1": the first value was lost
+  it.each([
+    ['a number and a string of it', 'm:\n  1: a\n  "1": b\n', '"1"'],
+    ['a boolean and a string of it', 'm:\n  true: 1\n  "true": 2\n', '"true"'],
+    ['a null key and an empty string', 'm:\n  ~: 1\n  "": 2\n', '""'],
+    ['two spellings of one number', 'm:\n  1.0: a\n  1: b\n', '1: b'],
+    ['a hexadecimal and a decimal number', 'm:\n  0x10: a\n  16: b\n', '16: b'],
+    ['not-a-number twice', 'm:\n  .nan: a\n  .NaN: b\n', '.NaN'],
+    ['in a flow mapping', 'm: { 2: a, "2": b }\n', '"2"'],
+  ])('%s -> DUPLICATE_KEY at the second one', (_label, text, second) => {
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(file).toBeUndefined();
+    expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
+  });
+
+  it.each([
+    ['a number and a zero-padded string', 'm:\n  1: a\n  "01": b\n', { 1: 'a', '01': 'b' }],
+    ['a boolean and a capitalised string', 'm:\n  true: a\n  "True": b\n', { true: 'a', True: 'b' }],
+  ])('%s are two keys', (_label, text, m) => {
+    const { file, diagnostics } = parseSource('a.yaml', text);
+    expect(diagnostics).toEqual([]);
+    expect(file?.value).toEqual({ m });
+  });
+
+  it('locates the value of a null key under the key the data has ("")', () => {
+    const text = 'm:\n  ~: bad\n';
+    const { file } = parseSource('a.yaml', text);
+    expect(file?.value).toEqual({ m: { '': 'bad' } });
+    expect(file?.locate('/m/')).toEqual(positionOf(text, text.indexOf('bad')));
+    expect(file?.locate('/m/null')).toBeUndefined();
+  });
+});
+
 describe('parseSource: YAML 1.1 merge keys', () => {
   // the expected place is the first occurrence of `value` in the text
   it.each([

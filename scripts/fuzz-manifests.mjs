@@ -33,15 +33,9 @@
  * $ref elsewhere), schema (recursive schemas, huge enums, catastrophic
  * patterns with matching defaults/examples).
  *
- * Usage (build dist first: npx tsc -p tsconfig.build.json):
- *   node scripts/fuzz-manifests.mjs [--seed 1] [--count 200] [--formats openapi,mcp]
- *        [--classes bytes,ref] [--workers 1] [--budget 20000] [--out /tmp/toolcap-fuzz]
- *        [--no-convert] [--targets 8] [--slow 5000] [--heap-mb 2048] [--quiet]
- * --count is per format; --targets converts each valid input to only that many
- * of the dialects (rotating, so every target is covered); --slow flags any
- * single command slower than that many ms (a soft finding). The run is reproducible from --seed and --count: input
- * i of format F depends only on (seed, F, i). Replay one input with
- *   --formats F --from i --count 1
+ * Usage: `node scripts/fuzz-manifests.mjs --help` (build dist first: npx tsc
+ * -p tsconfig.build.json). The run is reproducible from --seed and --count:
+ * input i of format F depends only on (seed, F, i).
  * Exit code: 0 when no hard finding, 1 otherwise.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -49,6 +43,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs as parseCommandLine } from 'node:util';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -641,34 +636,96 @@ function protoSnapshot() {
 // ---------------------------------------------------------------------------
 // Main: generate, dispatch, watch the clock
 
+const USAGE = `Usage: node scripts/fuzz-manifests.mjs [options]   (build dist first: npx tsc -p tsconfig.build.json)
+
+Mutates real manifests (test/fixtures, examples/, ../shared/corpus) with a seeded PRNG and runs each one
+through validate, inspect and convert; exit code 0 when no hard finding, 1 otherwise, 2 on a bad option.
+
+  --seed N        PRNG seed (default 1)
+  --count N       inputs per format (default 200)
+  --from I        first input index, to replay one: --formats F --from I --count 1 (default 0)
+  --formats a,b   formats to mutate (default: every format of the seeds)
+  --classes a,b   mutation classes (default: all): ${CLASSES.join(', ')}
+  --workers N     inputs run at once, each in its own worker thread (default 1)
+  --budget MS     time one input may take before it is a hang (default 60000)
+  --slow MS       a command slower than this is a soft finding (default 5000)
+  --heap-mb MB    heap limit of each worker (default 2048)
+  --targets N     convert each valid input to only N dialects, rotating (default: all)
+  --no-convert    validate and inspect only
+  --out DIR       where findings are written (default: $TMPDIR/toolcap-fuzz)
+  --quiet         print the summary only
+  -h, --help      this text`;
+
+const NUMBERS = ['seed', 'count', 'from', 'workers', 'budget', 'slow', 'heap-mb', 'targets'];
+
+/** The command line as options; undefined after printing the usage for --help. Throws a UsageError on a bad option. */
 function parseArgs(argv) {
-  const opts = { seed: 1, count: 200, from: 0, formats: undefined, classes: CLASSES, workers: 1, budget: 60_000, targets: 99, slow: 5_000, out: join(tmpdir(), 'toolcap-fuzz'), convert: true, quiet: false, heapMb: 2048 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const val = () => argv[++i];
-    if (a === '--seed') opts.seed = Number(val());
-    else if (a === '--count') opts.count = Number(val());
-    else if (a === '--from') opts.from = Number(val());
-    else if (a === '--formats') opts.formats = val().split(',');
-    else if (a === '--classes') opts.classes = val().split(',');
-    else if (a === '--workers') opts.workers = Number(val());
-    else if (a === '--budget') opts.budget = Number(val());
-    else if (a === '--slow') opts.slow = Number(val());
-    else if (a === '--heap-mb') opts.heapMb = Number(val());
-    else if (a === '--out') opts.out = resolve(val());
-    else if (a === '--no-convert') opts.convert = false;
-    else if (a === '--targets') opts.targets = Number(val());
-    else if (a === '--quiet') opts.quiet = true;
-    else throw new Error(`unknown option ${a}`);
+  let values;
+  try {
+    ({ values } = parseCommandLine({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ...Object.fromEntries(NUMBERS.map((name) => [name, { type: 'string' }])),
+        formats: { type: 'string' },
+        classes: { type: 'string' },
+        out: { type: 'string' },
+        'no-convert': { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error.message);
   }
-  return opts;
+  if (values.help) return undefined;
+  const number = (name, fallback) => {
+    if (values[name] === undefined) return fallback;
+    const n = Number(values[name]);
+    if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, not "${values[name]}"`);
+    return n;
+  };
+  const list = (name) => values[name]?.split(',').map((item) => item.trim()).filter(Boolean);
+  const classes = list('classes') ?? CLASSES;
+  const unknown = classes.filter((c) => !CLASSES.includes(c));
+  if (unknown.length) throw new UsageError(`unknown --classes ${unknown.join(', ')}; known: ${CLASSES.join(', ')}`);
+  return {
+    seed: number('seed', 1),
+    count: number('count', 200),
+    from: number('from', 0),
+    formats: list('formats'),
+    classes,
+    workers: Math.max(1, number('workers', 1)),
+    budget: number('budget', 60_000),
+    targets: number('targets', 99),
+    slow: number('slow', 5_000),
+    out: values.out === undefined ? join(tmpdir(), 'toolcap-fuzz') : resolve(values.out),
+    convert: !values['no-convert'],
+    quiet: values.quiet === true,
+    heapMb: number('heap-mb', 2048),
+  };
 }
+
+class UsageError extends Error {}
 
 const HARD = new Set(['internal', 'uncaught', 'hang', 'oom', 'worker-died', 'bad-json', 'bad-diagnostic', 'exit-mismatch', 'convert-unparseable', 'reimport-fails', 'pollution', 'network']);
 
 async function main() {
   YAML = await import('yaml');
-  const opts = parseArgs(process.argv.slice(2));
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`fuzz-manifests: ${error.message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (opts === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (!existsSync(join(REPO, 'dist', 'cli', 'program.js'))) throw new Error('build dist first: npx tsc -p tsconfig.build.json');
   const seeds = loadSeeds();
   const formats = opts.formats ?? [...new Set(seeds.map((s) => s.format))];

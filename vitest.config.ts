@@ -20,6 +20,7 @@ function fakeClockFiles(): string[] {
 }
 
 const ownWorker = fakeClockFiles();
+const workers = Number(process.env.TOOLCAP_TEST_WORKERS) || availableParallelism();
 
 export default defineConfig({
   test: {
@@ -38,7 +39,12 @@ export default defineConfig({
     // One worker per core (TOOLCAP_TEST_WORKERS overrides). Until stop 26 it was one more, since the suite spends much of
     // its time waiting on servers and child processes; stop 27's CI failed with three workers on 2 cores, vitest's
     // "Timeout calling onTaskUpdate": see test/helpers/yield-to-runner.ts for the cause found in stop 28.
-    maxWorkers: Number(process.env.TOOLCAP_TEST_WORKERS) || availableParallelism(),
+    maxWorkers: workers,
+    // and never fewer: tinypool ends a worker that finds no file waiting once there are more than minWorkers
+    // (vitest's default is one less than the cores), and a worker being ended that way still takes the next file
+    // queued, here the first file of the next project, which then fails with "Terminating worker thread" (seen
+    // in 2 of 2 runs with three workers on 2 cores; tinypool's _onWorkerAvailable runs for a removed worker)
+    minWorkers: workers,
     projects: [
       { extends: true, test: { name: 'shared', include: [TESTS], exclude: [...configDefaults.exclude, ...ownWorker] } },
       ...ownWorker.map((file) => ({ extends: true, test: { name: `own:${basename(file, '.test.ts')}`, include: [file] } })),

@@ -7,15 +7,21 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { canonicalJsonSchema } from './schema.js';
 import { joinPointer, type DiagnosticCode } from './diagnostics.js';
 import { closestName } from './suggest.js';
+import { UNIQUE_ITEMS } from './unique-items.js';
 
 /**
  * A fresh Ajv for user-written JSON Schemas: all errors, no strict-mode
  * throws on vendor keywords, and no console output (formats are not
  * validated, yet Ajv still printed "unknown format" once per use: thousands
- * of lines on stderr for Stripe's `unix-time`).
+ * of lines on stderr for Stripe's `unix-time`). `uniqueItems` is checked in
+ * linear time (./unique-items.ts): Ajv's own check is quadratic in a caller's
+ * array.
  */
 export function createAjv(): Ajv2020 {
-  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(UNIQUE_ITEMS);
+  return ajv;
 }
 
 let canonical: ValidateFunction | undefined;

@@ -141,6 +141,18 @@ describe('validate: INVALID_ARGUMENTS', () => {
     expect(h.fakes.count()).toBe(0);
   });
 
+  it('a caller\'s large array under uniqueItems is checked in linear time: 50,000 objects pass, one repeat is INVALID_ARGUMENTS at the array', async () => {
+    // Ajv's own check compared every pair (about 45 s for these arguments, the event loop held throughout)
+    const tags = { type: 'object', properties: { tags: { type: 'array', items: { type: 'object' }, uniqueItems: true } } };
+    const h = await harness([fakeTool('tags.set', { inputSchema: tags })]);
+    const items = Array.from({ length: 50_000 }, (_, i) => ({ key: `k${i}`, value: i }));
+    expect((await h.runtime.call('tags.set', { tags: items })).status).toBe('ok');
+    const e = await expectCode(h.runtime.call('tags.set', { tags: [...items, { value: 7, key: 'k7' }] }), 'INVALID_ARGUMENTS');
+    expect(e.extra.pointer).toBe('/tags');
+    expect(e.message).toContain('/tags must NOT have duplicate items (items ## 7 and 50000 are identical)');
+    expect(h.fakes.count()).toBe(1);
+  });
+
   it('valid arguments reach the provider unchanged', async () => {
     const h = await harness([fakeTool('files.write', { inputSchema: schema })]);
     const args = { path: 'a/b.txt', count: 3 };

@@ -13,5 +13,7 @@ export const EXIT = {
   PENDING_APPROVAL: 75,
   /** A bug in toolcap (EX_SOFTWARE). */
   INTERNAL: 70,
+  /** The reader of the output closed it early (`toolcap list --json | head`): 128 + SIGPIPE, as a command killed by it. */
+  CLOSED_PIPE: 141,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -10,6 +10,7 @@
  * the order below (a URL before a path, a date before a number).
  * @module
  */
+import { words } from '../model/evidence.js';
 
 export type EntityKind = 'url' | 'domain' | 'email' | 'path' | 'file' | 'slug' | 'date' | 'time' | 'id' | 'version' | 'channel' | 'handle' | 'quoted' | 'number';
 
@@ -63,11 +64,13 @@ export const isEntityWord = (word: string): boolean => word.startsWith('zq') && 
  * // [{ kind: 'id', text: '#4512' }, { kind: 'channel', text: '#eng' }]
  */
 export function extractEntities(task: string): Extracted {
-  let text = task;
+  // the marks' delimiters are the task's own characters no more
+  let text = task.replace(MARK_DELIMITERS, ' ');
   const found: Entity[] = [];
   const terms = new Set<string>();
-  // each entity is first replaced by a mark of its own (lowercase letters only: no later pattern matches one), so
-  // that the entities can be listed in the order they appear in the task, whichever pass found them
+  // each entity is first replaced by a mark of its own (lowercase letters between two private-use characters: no
+  // later pattern matches one), so that the entities can be listed in the order they appear in the task, whichever
+  // pass found them
   const mark = (kind: EntityKind, match: string): string => ` ${markWord(found.push({ kind, text: match.slice(0, 80) }) - 1)} `;
   for (const { kind, pattern, term } of KINDS) {
     text = text.replace(pattern, (match: string) => {
@@ -82,7 +85,10 @@ export function extractEntities(task: string): Extracted {
     return mark('id', match);
   });
   const entities: Entity[] = [];
-  text = text.replace(MARK, (_: string, serial: string) => {
+  // in one pass, so that no stand-in it writes is read again: each mark becomes its entity's stand-in, and a word of
+  // the task's own that would read as one ("zqidzq", "zq") is split after each "z" before a "q" ("z qidz q")
+  text = text.replace(MARK_OR_WORD, (match: string, serial: string | undefined) => {
+    if (serial === undefined) return words(match).some(isEntityWord) ? match.replace(/z(?=q)/gi, '$& ') : match;
     const e = found[markSerial(serial)]!;
     entities.push(e);
     return entityWord(e.kind);
@@ -90,9 +96,11 @@ export function extractEntities(task: string): Extracted {
   return { text, entities, terms: [...terms] };
 }
 
-/** A mark and its serial number, written in the letters a-z only. */
-const MARK = /zqe([a-z]+)qz/g;
-const markWord = (serial: number): string => `zqe${[...serial.toString(26)].map((c) => String.fromCharCode(Number.parseInt(c, 26) + 97)).join('')}qz`;
+/** The two characters a mark is written between (private use: no text means anything by them). */
+const MARK_DELIMITERS = /[\uE000\uE001]/g;
+/** A mark and its serial number (written in the letters a-z only), or a run of letters and digits of the task's own. */
+const MARK_OR_WORD = /\uE000([a-z]+)\uE001|[a-z0-9]+/gi;
+const markWord = (serial: number): string => `\uE000${[...serial.toString(26)].map((c) => String.fromCharCode(Number.parseInt(c, 26) + 97)).join('')}\uE001`;
 const markSerial = (letters: string): number => Number.parseInt([...letters].map((c) => (c.charCodeAt(0) - 97).toString(26)).join(''), 26);
 
 /** Entities whose own words may name what a tool works on. */

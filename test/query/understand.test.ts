@@ -1,6 +1,7 @@
 /** Query understanding: the classes of misreading issue 13 names, one table each. */
 import { describe, expect, it } from 'vitest';
-import { extractEntities } from '../../src/query/entities.js';
+import { words } from '../../src/model/evidence.js';
+import { extractEntities, isEntityWord } from '../../src/query/entities.js';
 import { matchPhrase } from '../../src/query/phrases.js';
 import { tokenize } from '../../src/query/tokenize.js';
 import { understand } from '../../src/query/understand.js';
@@ -132,6 +133,36 @@ describe('values kept out of the terms', () => {
 
   it('contractions leave no fragments; numbers and single letters are not terms', () => {
     expect(tokenize("what's wrong, don't we've it's PR 4512 v2")).toEqual(['wrong', 'pr', 'v2']);
+  });
+});
+
+describe("the entity reader's marks and stand-ins, written in a task", () => {
+  // an entity was marked by lowercase letters ("zqeaqz": entity 0) and stands in the text as a word ("zqidzq"): a task
+  // writing a mark of no entity threw (an HTTP 500, an MCP internal error), one writing another's listed it twice,
+  // and a stand-in of its own took the place of the next entity
+  it.each([
+    ['zqeaqz', []],
+    ['close #1 zqeaqz', ['#1']],
+    ['close #1 zqebqz and #2', ['#1', '#2']],
+    ['zqidzq zqnumberzq 7', ['7']],
+    ['ZQ fooZQbarZQ zq Zqidzq 7', ['7']],
+    ['\uE000a\uE001 close #1', ['#1']],
+  ])('%j lists the entities it holds, once: %j', (task, texts) => {
+    const { text, entities } = extractEntities(task);
+    expect(entities.map((e) => e.text)).toEqual(texts);
+    // every stand-in in the text is one of them
+    expect(words(text).filter(isEntityWord)).toHaveLength(texts.length);
+    expect(() => understand(task)).not.toThrow();
+  });
+
+  it("a stand-in written by the task does not take the next entity's place", () => {
+    expect(understand('list issues. zqnumberzq? show issue 4512. get repo 7').sentences).toEqual(
+      expect.arrayContaining([{ content: 'issue', values: ['4512'] }, { content: 'repo', values: ['7'] }]),
+    );
+  });
+
+  it('a word with "zq" that reads as no stand-in is left as it is', () => {
+    expect(extractEntities('show lazq and 6gnuuPDezqVB').text).toBe('show lazq and 6gnuuPDezqVB');
   });
 });
 

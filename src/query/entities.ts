@@ -20,22 +20,35 @@ export interface Entity {
   text: string;
 }
 
+/** The extensions a file name is recognised by. */
+const FILE_EXTENSIONS = 'json|ya?ml|toml|md|txt|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp[34]|wav|zip|tar|gz|log|ts|js|mjs|py|go|rs|java|rb|sh|html?|css|sql|xml|ini|env|lock';
+
 /**
  * Kinds in matching order, each with its pattern and the index term its
  * kind contributes (at the weak weight), if any.
+ *
+ * In linear time: a pattern that opens with a run of characters (an
+ * email's `[\w.+-]+@`, a domain's labels, a path's or a slug's first part,
+ * a file's name, an id of parts) starts only at the first place in a run
+ * where it may (a lookbehind rules out a start that has one earlier in the
+ * same run, which would match whatever it would). Tried from every word
+ * boundary of a long run ("x-x-x-…", "a.a.a.…@"), each start scanned the
+ * rest of the run: 64 KB took seconds. For the same reason an id of parts
+ * ("INC-4512") counts the digits and the letter it needs within itself,
+ * not in the rest of the run.
  */
 const KINDS: ReadonlyArray<{ kind: EntityKind; pattern: RegExp; term?: string }> = [
   { kind: 'quoted', pattern: /"[^"\n]{1,200}"|“[^”\n]{1,200}”|`[^`\n]{1,200}`|(?<![\w])'[^'\n]{1,200}'(?![\w])/g },
   { kind: 'url', pattern: /\b(?:https?|ftp|wss?):\/\/[^\s"'<>]+|\bwww\.[a-z0-9-]+\.[^\s"'<>]+/gi, term: 'url' },
-  { kind: 'email', pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
-  { kind: 'domain', pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
-  { kind: 'path', pattern: /(?:^|(?<=[\s(=:]))(?:~|\.{1,2})?\/[\w.@+-]+(?:\/[\w.@+-]*)*|\b[a-z]:\\[\w.\\ -]+|\b[\w.-]+\/[\w.-]+\/[\w./-]+/gi, term: 'file' },
-  { kind: 'file', pattern: /\b[\w-]+\.(?:json|ya?ml|toml|md|txt|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp[34]|wav|zip|tar|gz|log|ts|js|mjs|py|go|rs|java|rb|sh|html?|css|sql|xml|ini|env|lock)\b/gi, term: 'file' },
+  { kind: 'email', pattern: /\b(?<!\w[.+-]*)[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
+  { kind: 'domain', pattern: /\b(?<!(?:^|\W)[a-z0-9](?:[a-z0-9-]|\.(?!\.))*?)(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
+  { kind: 'path', pattern: /(?:^|(?<=[\s(=:]))(?:~|\.{1,2})?\/[\w.@+-]+(?:\/[\w.@+-]*)*|\b[a-z]:\\[\w.\\ -]+|\b(?<!\w[.-]*)[\w.-]+\/[\w.-]+\/[\w./-]+/gi, term: 'file' },
+  { kind: 'file', pattern: new RegExp(String.raw`\b(?<!\w(?<!\.(?:${FILE_EXTENSIONS}))-*)[\w-]+\.(?:${FILE_EXTENSIONS})\b`, 'gi'), term: 'file' },
   { kind: 'date', pattern: /\b\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gi },
-  { kind: 'slug', pattern: /\b(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\/)[a-z0-9][\w.-]*\/(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\b)[\w.-]*[a-z0-9]\b/gi },
+  { kind: 'slug', pattern: /\b(?=[a-z0-9])(?<!(?:^|\W)[a-z0-9][\w.-]*?)(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\/)[a-z0-9][\w.-]*\/(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\b)[\w.-]*[a-z0-9]\b/gi },
   { kind: 'time', pattern: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/gi },
   { kind: 'version', pattern: /\bv\d+(?:\.\d+)+(?:-[\w.]+)?\b|\b\d+\.\d+\.\d+(?:-[\w.]+)?\b/gi },
-  { kind: 'id', pattern: /#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=(?:[\w-]*?\d){2})(?=[\w-]*[a-z])[a-z0-9]+(?:[_-][a-z0-9]+)+\b|\b(?=(?:\w*?\d){3})(?=\w*[a-z])\w{8,}\b|\b(?=\w*\d{4})\w*[a-z]\w*\b/gi },
+  { kind: 'id', pattern: /#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[a-z0-9])(?<!(?:^|[^\w#])[a-z0-9](?:[a-z0-9]|[_-](?![_-]))*?[_-])(?=(?:[a-z0-9]|[_-](?=[a-z0-9]))*?\d(?:[a-z0-9]|[_-](?=[a-z0-9]))*?\d)(?=(?:\d|[_-](?=[a-z0-9]))*[a-z])[a-z0-9]+(?:[_-][a-z0-9]+)+\b|\b(?=(?:\w*?\d){3})(?=\w*[a-z])\w{8,}\b|\b(?=\w*\d{4})\w*[a-z]\w*\b/gi },
   { kind: 'channel', pattern: /(?<![\w&])#[a-z][\w-]*/gi, term: 'channel' },
   { kind: 'handle', pattern: /(?<![\w.])@[a-z][\w.-]*/gi, term: 'user' },
   { kind: 'number', pattern: /(?<![\w.])[$€£]?\d+(?:[.,]\d+)*%?(?![\w])/g },

@@ -154,6 +154,16 @@ describe('entities in linear time', () => {
   });
 });
 
+describe('a long task', () => {
+  // a write's evidence took the reads' as the arguments of one push: over about 120,000 read clauses (a library
+  // caller's task, which has no cap) a RangeError, the call stack's size
+  it('160,000 questions after a write: the evidence lists them all, not a stack overflow', () => {
+    const u = understand(`delete it. ${'a?'.repeat(160_000)}`);
+    expect(u.intent).toBe('write');
+    expect(u.evidence).toHaveLength(160_001);
+  });
+});
+
 describe("the entity reader's marks and stand-ins, written in a task", () => {
   // an entity was marked by lowercase letters ("zqeaqz": entity 0) and stands in the text as a word ("zqidzq"): a task
   // writing a mark of no entity threw (an HTTP 500, an MCP internal error), one writing another's listed it twice,

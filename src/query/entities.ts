@@ -10,6 +10,7 @@
  * the order below (a URL before a path, a date before a number).
  * @module
  */
+import { words } from '../model/evidence.js';
 
 export type EntityKind = 'url' | 'domain' | 'email' | 'path' | 'file' | 'slug' | 'date' | 'time' | 'id' | 'version' | 'channel' | 'handle' | 'quoted' | 'number';
 
@@ -19,22 +20,35 @@ export interface Entity {
   text: string;
 }
 
+/** The extensions a file name is recognised by. */
+const FILE_EXTENSIONS = 'json|ya?ml|toml|md|txt|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp[34]|wav|zip|tar|gz|log|ts|js|mjs|py|go|rs|java|rb|sh|html?|css|sql|xml|ini|env|lock';
+
 /**
  * Kinds in matching order, each with its pattern and the index term its
  * kind contributes (at the weak weight), if any.
+ *
+ * In linear time: a pattern that opens with a run of characters (an
+ * email's `[\w.+-]+@`, a domain's labels, a path's or a slug's first part,
+ * a file's name, an id of parts) starts only at the first place in a run
+ * where it may (a lookbehind rules out a start that has one earlier in the
+ * same run, which would match whatever it would). Tried from every word
+ * boundary of a long run ("x-x-x-…", "a.a.a.…@"), each start scanned the
+ * rest of the run: 64 KB took seconds. For the same reason an id of parts
+ * ("INC-4512") counts the digits and the letter it needs within itself,
+ * not in the rest of the run.
  */
 const KINDS: ReadonlyArray<{ kind: EntityKind; pattern: RegExp; term?: string }> = [
   { kind: 'quoted', pattern: /"[^"\n]{1,200}"|“[^”\n]{1,200}”|`[^`\n]{1,200}`|(?<![\w])'[^'\n]{1,200}'(?![\w])/g },
   { kind: 'url', pattern: /\b(?:https?|ftp|wss?):\/\/[^\s"'<>]+|\bwww\.[a-z0-9-]+\.[^\s"'<>]+/gi, term: 'url' },
-  { kind: 'email', pattern: /\b[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
-  { kind: 'domain', pattern: /\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
-  { kind: 'path', pattern: /(?:^|(?<=[\s(=:]))(?:~|\.{1,2})?\/[\w.@+-]+(?:\/[\w.@+-]*)*|\b[a-z]:\\[\w.\\ -]+|\b[\w.-]+\/[\w.-]+\/[\w./-]+/gi, term: 'file' },
-  { kind: 'file', pattern: /\b[\w-]+\.(?:json|ya?ml|toml|md|txt|csv|tsv|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp[34]|wav|zip|tar|gz|log|ts|js|mjs|py|go|rs|java|rb|sh|html?|css|sql|xml|ini|env|lock)\b/gi, term: 'file' },
+  { kind: 'email', pattern: /\b(?<!\w[.+-]*)[\w.+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+\b/gi, term: 'email' },
+  { kind: 'domain', pattern: /\b(?<!(?:^|\W)[a-z0-9](?:[a-z0-9-]|\.(?!\.))*?)(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|ai|app|biz|info|co|uk|de|fr|gov|edu|me|us|xyz|cloud|site|tech)\b(?![\w-])/gi, term: 'domain' },
+  { kind: 'path', pattern: /(?:^|(?<=[\s(=:]))(?:~|\.{1,2})?\/[\w.@+-]+(?:\/[\w.@+-]*)*|\b[a-z]:\\[\w.\\ -]+|\b(?<!\w[.-]*)[\w.-]+\/[\w.-]+\/[\w./-]+/gi, term: 'file' },
+  { kind: 'file', pattern: new RegExp(String.raw`\b(?<!\w(?<!\.(?:${FILE_EXTENSIONS}))-*)[\w-]+\.(?:${FILE_EXTENSIONS})\b`, 'gi'), term: 'file' },
   { kind: 'date', pattern: /\b\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?)?\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/gi },
-  { kind: 'slug', pattern: /\b(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\/)[a-z0-9][\w.-]*\/(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\b)[\w.-]*[a-z0-9]\b/gi },
+  { kind: 'slug', pattern: /\b(?=[a-z0-9])(?<!(?:^|\W)[a-z0-9][\w.-]*?)(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\/)[a-z0-9][\w.-]*\/(?!(?:read|write|and|or|input|output|yes|no|on|off|true|false|either)\b)[\w.-]*[a-z0-9]\b/gi },
   { kind: 'time', pattern: /\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b/gi },
   { kind: 'version', pattern: /\bv\d+(?:\.\d+)+(?:-[\w.]+)?\b|\b\d+\.\d+\.\d+(?:-[\w.]+)?\b/gi },
-  { kind: 'id', pattern: /#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=(?:[\w-]*?\d){2})(?=[\w-]*[a-z])[a-z0-9]+(?:[_-][a-z0-9]+)+\b|\b(?=(?:\w*?\d){3})(?=\w*[a-z])\w{8,}\b|\b(?=\w*\d{4})\w*[a-z]\w*\b/gi },
+  { kind: 'id', pattern: /#\d+\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[a-z0-9])(?<!(?:^|[^\w#])[a-z0-9](?:[a-z0-9]|[_-](?![_-]))*?[_-])(?=(?:[a-z0-9]|[_-](?=[a-z0-9]))*?\d(?:[a-z0-9]|[_-](?=[a-z0-9]))*?\d)(?=(?:\d|[_-](?=[a-z0-9]))*[a-z])[a-z0-9]+(?:[_-][a-z0-9]+)+\b|\b(?=(?:\w*?\d){3})(?=\w*[a-z])\w{8,}\b|\b(?=\w*\d{4})\w*[a-z]\w*\b/gi },
   { kind: 'channel', pattern: /(?<![\w&])#[a-z][\w-]*/gi, term: 'channel' },
   { kind: 'handle', pattern: /(?<![\w.])@[a-z][\w.-]*/gi, term: 'user' },
   { kind: 'number', pattern: /(?<![\w.])[$€£]?\d+(?:[.,]\d+)*%?(?![\w])/g },
@@ -63,11 +77,13 @@ export const isEntityWord = (word: string): boolean => word.startsWith('zq') && 
  * // [{ kind: 'id', text: '#4512' }, { kind: 'channel', text: '#eng' }]
  */
 export function extractEntities(task: string): Extracted {
-  let text = task;
+  // the marks' delimiters are the task's own characters no more
+  let text = task.replace(MARK_DELIMITERS, ' ');
   const found: Entity[] = [];
   const terms = new Set<string>();
-  // each entity is first replaced by a mark of its own (lowercase letters only: no later pattern matches one), so
-  // that the entities can be listed in the order they appear in the task, whichever pass found them
+  // each entity is first replaced by a mark of its own (lowercase letters between two private-use characters: no
+  // later pattern matches one), so that the entities can be listed in the order they appear in the task, whichever
+  // pass found them
   const mark = (kind: EntityKind, match: string): string => ` ${markWord(found.push({ kind, text: match.slice(0, 80) }) - 1)} `;
   for (const { kind, pattern, term } of KINDS) {
     text = text.replace(pattern, (match: string) => {
@@ -82,7 +98,10 @@ export function extractEntities(task: string): Extracted {
     return mark('id', match);
   });
   const entities: Entity[] = [];
-  text = text.replace(MARK, (_: string, serial: string) => {
+  // in one pass, so that no stand-in it writes is read again: each mark becomes its entity's stand-in, and a word of
+  // the task's own that would read as one ("zqidzq", "zq") is split after each "z" before a "q" ("z qidz q")
+  text = text.replace(MARK_OR_WORD, (match: string, serial: string | undefined) => {
+    if (serial === undefined) return words(match).some(isEntityWord) ? match.replace(/z(?=q)/gi, '$& ') : match;
     const e = found[markSerial(serial)]!;
     entities.push(e);
     return entityWord(e.kind);
@@ -90,9 +109,11 @@ export function extractEntities(task: string): Extracted {
   return { text, entities, terms: [...terms] };
 }
 
-/** A mark and its serial number, written in the letters a-z only. */
-const MARK = /zqe([a-z]+)qz/g;
-const markWord = (serial: number): string => `zqe${[...serial.toString(26)].map((c) => String.fromCharCode(Number.parseInt(c, 26) + 97)).join('')}qz`;
+/** The two characters a mark is written between (private use: no text means anything by them). */
+const MARK_DELIMITERS = /[\uE000\uE001]/g;
+/** A mark and its serial number (written in the letters a-z only), or a run of letters and digits of the task's own. */
+const MARK_OR_WORD = /\uE000([a-z]+)\uE001|[a-z0-9]+/gi;
+const markWord = (serial: number): string => `\uE000${[...serial.toString(26)].map((c) => String.fromCharCode(Number.parseInt(c, 26) + 97)).join('')}\uE001`;
 const markSerial = (letters: string): number => Number.parseInt([...letters].map((c) => (c.charCodeAt(0) - 97).toString(26)).join(''), 26);
 
 /** Entities whose own words may name what a tool works on. */

@@ -154,6 +154,20 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(prev[n]!, max + 1);
 }
 
+/** The length of a lexicon's longest term, per lexicon (built once). */
+const longestTerms = new WeakMap<Lexicon, number>();
+
+/** The length of the longest term of `lexicon`. */
+function longestTerm(lexicon: Lexicon): number {
+  let longest = longestTerms.get(lexicon);
+  if (longest === undefined) {
+    longest = 0;
+    for (const t of lexicon.sorted) if (t.length > longest) longest = t.length;
+    longestTerms.set(lexicon, longest);
+  }
+  return longest;
+}
+
 /**
  * Index terms standing in for a query term that has no postings: index
  * terms it is a prefix of, the longest index term that is a prefix of it,
@@ -179,7 +193,8 @@ export function fallbackMatches(lexicon: Lexicon, term: string, has: (t: string)
       if (t !== term) keep({ term: t, kind: 'prefix', weight: (w.prefix * term.length) / t.length });
     }
   }
-  for (let len = term.length - 1; len >= Math.max(w.minStemLength, Math.ceil(w.minStemShare * term.length)); len--) {
+  // from the longest index term down: a longer prefix is no index term (a long word would otherwise test each of its prefixes)
+  for (let len = Math.min(term.length - 1, longestTerm(lexicon)); len >= Math.max(w.minStemLength, Math.ceil(w.minStemShare * term.length)); len--) {
     const t = term.slice(0, len);
     if (has(t)) {
       keep({ term: t, kind: 'prefix', weight: (w.prefix * len) / term.length });

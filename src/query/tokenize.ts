@@ -137,6 +137,7 @@ export function tokenize(text: string): string[] {
     if (w.length < 2 || STOPWORDS.has(w) || /^\d+$/.test(w)) continue;
     out.push(stem(w));
   }
-  if (NON_ASCII.test(text)) out.push(...cjkTerms(text));
+  // one at a time: a long text's pairs are too many to pass as arguments (a call's arguments live on the stack)
+  if (NON_ASCII.test(text)) for (const term of cjkTerms(text)) out.push(term);
   return out;
 }

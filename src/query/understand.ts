@@ -368,7 +368,8 @@ export function understand(task: string): Understanding {
     // a task that also reads in verb position needs read tools too: the write is sure, its exclusivity is not
     confidence = strongRead >= SURE ? Math.min(strongWrite, MIXED_CONFIDENCE) : strongWrite;
     evidence = writes.map((r) => r.evidence);
-    if (strongRead >= SURE) evidence.push(...reads.map((r) => `also ${r.evidence}`));
+    // one at a time: a long task's readings are too many to pass as arguments (a call's arguments live on the stack)
+    if (strongRead >= SURE) for (const r of reads) evidence.push(`also ${r.evidence}`);
     mixed = strongRead >= SURE && strongWrite >= SURE;
   } else if (reads.length > 0) {
     intent = 'read';

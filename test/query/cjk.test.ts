@@ -56,6 +56,14 @@ describe('CJK terms', () => {
     expect(tokenize(text)).toEqual(terms);
   });
 
+  // the pairs were appended as the arguments of one push: over about 120,000 of them (a library caller's text, which
+  // has no cap) a RangeError, the call stack's size
+  it('a text of 180,000 CJK pairs is tokenized, not a stack overflow', () => {
+    const text = '获取八字信息'.repeat(30_000);
+    expect(tokenize(text)).toHaveLength(text.length - 1);
+    expect(() => understand(text)).not.toThrow();
+  });
+
   it("a task's CJK runs are content terms, matched at full weight", () => {
     const u = understand('What are the 八字 of a boy born on August 8, 2008 at 11:00 am?');
     expect(cjkRuns(u.content)).toEqual(['八字']);

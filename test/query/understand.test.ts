@@ -1,6 +1,7 @@
 /** Query understanding: the classes of misreading issue 13 names, one table each. */
 import { describe, expect, it } from 'vitest';
-import { extractEntities } from '../../src/query/entities.js';
+import { words } from '../../src/model/evidence.js';
+import { extractEntities, isEntityWord } from '../../src/query/entities.js';
 import { matchPhrase } from '../../src/query/phrases.js';
 import { tokenize } from '../../src/query/tokenize.js';
 import { understand } from '../../src/query/understand.js';
@@ -132,6 +133,64 @@ describe('values kept out of the terms', () => {
 
   it('contractions leave no fragments; numbers and single letters are not terms', () => {
     expect(tokenize("what's wrong, don't we've it's PR 4512 v2")).toEqual(['wrong', 'pr', 'v2']);
+  });
+});
+
+describe('entities in linear time', () => {
+  // a pattern started at every word boundary inside a long run of its characters ("x-x-x-…", "a.a.a.…@") and scanned
+  // the rest of the run from each: quadratic. Under 1,000 characters (the HTTP cap) a few ms; 64 KB of one of these
+  // shapes took 1 to 13 s in rankTools, whose callers (a library's) have no cap. Now each run is scanned from its first
+  // start only: a few ms
+  const SIZE = 64_000;
+  it.each([
+    ['x-', ''], ['x-1', ''], ['a1-', ''], ['a.', ''], ['ab12-', ''], ['2024-01-01T', ''], ['.2', ''], ['1.2.3-', ''], ['1.', ''],
+    ['a-', '.com'], ['a.', 'com'], ['a.', '@'], ['.a', '@a.'], ['a.', '/!'], ['a-', '/'], ['@a.', ''], ['www.a', ''],
+    ['x--', ''], ['x_-', '1'], ['a.pdf-', ''], ['_a.', 'com'], ['_a.', '/'], ['_a-', '.com'], ['-a.', ''], ['a.-', 'com'], ['#1-', 'a'], ['a_', '-1'],
+  ])('%j repeated, then %j', (unit, tail) => {
+    const task = unit.repeat(Math.ceil(SIZE / unit.length)) + tail;
+    const started = performance.now();
+    extractEntities(task);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('a long task', () => {
+  // a write's evidence took the reads' as the arguments of one push: over about 120,000 read clauses (a library
+  // caller's task, which has no cap) a RangeError, the call stack's size
+  it('160,000 questions after a write: the evidence lists them all, not a stack overflow', () => {
+    const u = understand(`delete it. ${'a?'.repeat(160_000)}`);
+    expect(u.intent).toBe('write');
+    expect(u.evidence).toHaveLength(160_001);
+  });
+});
+
+describe("the entity reader's marks and stand-ins, written in a task", () => {
+  // an entity was marked by lowercase letters ("zqeaqz": entity 0) and stands in the text as a word ("zqidzq"): a task
+  // writing a mark of no entity threw (an HTTP 500, an MCP internal error), one writing another's listed it twice,
+  // and a stand-in of its own took the place of the next entity
+  it.each([
+    ['zqeaqz', []],
+    ['close #1 zqeaqz', ['#1']],
+    ['close #1 zqebqz and #2', ['#1', '#2']],
+    ['zqidzq zqnumberzq 7', ['7']],
+    ['ZQ fooZQbarZQ zq Zqidzq 7', ['7']],
+    ['\uE000a\uE001 close #1', ['#1']],
+  ])('%j lists the entities it holds, once: %j', (task, texts) => {
+    const { text, entities } = extractEntities(task);
+    expect(entities.map((e) => e.text)).toEqual(texts);
+    // every stand-in in the text is one of them
+    expect(words(text).filter(isEntityWord)).toHaveLength(texts.length);
+    expect(() => understand(task)).not.toThrow();
+  });
+
+  it("a stand-in written by the task does not take the next entity's place", () => {
+    expect(understand('list issues. zqnumberzq? show issue 4512. get repo 7').sentences).toEqual(
+      expect.arrayContaining([{ content: 'issue', values: ['4512'] }, { content: 'repo', values: ['7'] }]),
+    );
+  });
+
+  it('a word with "zq" that reads as no stand-in is left as it is', () => {
+    expect(extractEntities('show lazq and 6gnuuPDezqVB').text).toBe('show lazq and 6gnuuPDezqVB');
   });
 });
 

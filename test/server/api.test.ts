@@ -609,6 +609,9 @@ describe('hostile input never gets a 500', () => {
     '/tools/%E6%97%A5%E6%9C%AC',
     `/search?q=${encodeURIComponent('日本語 カレンダー 📅 événement')}`,
     `/search?q=${encodeURIComponent('\u202e\u0000\ufeff')}`,
+    // the entity reader's own marks and stand-ins, written in the task: a mark of no entity threw (a 500)
+    '/search?q=zqeaqz',
+    `/search?q=${encodeURIComponent('close #1 zqebqz zqidzq')}&explain=1`,
     '/tools/..%2F..%2Fetc%2Fpasswd',
     '/tools?limit=99999999999999999999',
     '/tools?offset=99999999999999999999',

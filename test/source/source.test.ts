@@ -87,8 +87,14 @@ function positionOf(text: string, offset: number): { line: number; column: numbe
   return { line: before.length, column: before[before.length - 1]!.length + 1 };
 }
 
+/** One DUPLICATE_KEY, at the last occurrence of `second` in the text: the second of the two equal keys. */
+function expectDuplicateAtLast(_label: string, text: string, second: string): void {
+  const { file, diagnostics } = parseSource('a.yaml', text);
+  expect(file).toBeUndefined();
+  expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
+}
+
 describe('parseSource: a YAML alias key is the key it names', () => {
-  // the expected place is the last occurrence of `second` in the text: the second of the two equal keys
   it.each([
     ['an alias key after the plain key it equals', 'x: &k a\nm:\n  a: 1\n  *k : 2\n', '*k'],
     ['a plain key after an alias key it equals', 'x: &k a\nm:\n  *k : 1\n  a: 2\n', 'a: 2'],
@@ -97,11 +103,7 @@ describe('parseSource: a YAML alias key is the key it names', () => {
     ['the anchored key itself, then its alias', 'm:\n  &k a: 1\n  *k : 2\n', '*k'],
     ['in a flow mapping', 'x: &k a\nm: { a: 1, *k : 2 }\n', '*k'],
     ['a number key and an alias of the same number', 'x: &n 1\nm:\n  1: a\n  *n : b\n', '*n'],
-  ])('%s -> DUPLICATE_KEY at the second one', (_label, text, second) => {
-    const { file, diagnostics } = parseSource('a.yaml', text);
-    expect(file).toBeUndefined();
-    expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
-  });
+  ])('%s -> DUPLICATE_KEY at the second one', expectDuplicateAtLast);
 
   it('an alias key naming another scalar is no duplicate', () => {
     const { file, diagnostics } = parseSource('a.yaml', 'x: &k b\nm:\n  a: 1\n  *k : 2\n');
@@ -136,11 +138,7 @@ describe('parseSource: keys that the data makes one', () => {
     ['a hexadecimal and a decimal number', 'm:\n  0x10: a\n  16: b\n', '16: b'],
     ['not-a-number twice', 'm:\n  .nan: a\n  .NaN: b\n', '.NaN'],
     ['in a flow mapping', 'm: { 2: a, "2": b }\n', '"2"'],
-  ])('%s -> DUPLICATE_KEY at the second one', (_label, text, second) => {
-    const { file, diagnostics } = parseSource('a.yaml', text);
-    expect(file).toBeUndefined();
-    expect(diagnostics).toMatchObject([{ code: 'DUPLICATE_KEY', severity: 'error', file: 'a.yaml', ...positionOf(text, text.lastIndexOf(second)) }]);
-  });
+  ])('%s -> DUPLICATE_KEY at the second one', expectDuplicateAtLast);
 
   it.each([
     ['a number and a zero-padded string', 'm:\n  1: a\n  "01": b\n', { 1: 'a', '01': 'b' }],

@@ -10,15 +10,29 @@ import { closestName } from './suggest.js';
 import { UNIQUE_ITEMS } from './unique-items.js';
 
 /**
+ * The most keywords (counted through the whole subschema, as Ajv counts) a
+ * `$ref` target may have and still be compiled in place at each reference.
+ * Ajv's default inlines every target that has no `$ref` of its own, whatever
+ * its size: an imported spec whose response refers 500 times to a component
+ * of 1,000 properties compiled to half a million property checks, and
+ * `validate --compile-schemas`, or the first result checked at call time, ran
+ * out of a 2 GB heap. With a bound, the compiled code grows with the schema's
+ * size, not with references times target size.
+ */
+export const INLINE_REF_KEYS = 64;
+
+/**
  * A fresh Ajv for user-written JSON Schemas: all errors, no strict-mode
  * throws on vendor keywords, and no console output (formats are not
  * validated, yet Ajv still printed "unknown format" once per use: thousands
  * of lines on stderr for Stripe's `unix-time`). `uniqueItems` is checked in
  * linear time (./unique-items.ts): Ajv's own check is quadratic in a caller's
- * array.
+ * array. A `$ref` is compiled in place only when its target is small
+ * ({@link INLINE_REF_KEYS}); a larger one becomes one function that every
+ * reference calls.
  */
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false, inlineRefs: INLINE_REF_KEYS });
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(UNIQUE_ITEMS);
   return ajv;

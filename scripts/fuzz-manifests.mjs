@@ -766,10 +766,15 @@ async function main() {
   const spawnWorker = (wid) =>
     new Promise((ready) => {
       const w = new Worker(fileURLToPath(import.meta.url), { workerData: { wid, convert: opts.convert, targets: opts.targets }, resourceLimits: { maxOldGenerationSizeMb: opts.heapMb, stackSizeMb: 4 } });
-      w.once('message', () => ready(w));
-      w.once('error', (e) => {
+      // only until it is up: later, a worker's error (out of memory on an input) is the lane's finding to record
+      const failedToStart = (e) => {
         console.error(`worker failed to start: ${e?.stack ?? e}`);
         process.exit(2);
+      };
+      w.once('error', failedToStart);
+      w.once('message', () => {
+        w.off('error', failedToStart);
+        ready(w);
       });
     });
 

@@ -581,7 +581,9 @@ async function workerMain() {
             } catch {
               kind = 'yaml';
               try {
-                parsed = YAML.parse(c.stdout, { maxAliasCount: -1 });
+                // uniqueKeys: false, as toolcap reads YAML: yaml's own key check is quadratic in a mapping's keys (a 1.4 MB
+                // convert output took 18 s, which the budget counted as a hang of toolcap's); the re-import checks keys anyway
+                parsed = YAML.parse(c.stdout, { maxAliasCount: -1, uniqueKeys: false });
               } catch (e) {
                 problems.push({ kind: 'convert-unparseable', cmd: `convert --to ${to}`, detail: String(e).slice(0, 300) });
                 continue;

@@ -16,6 +16,8 @@ export interface Lexicon {
   readonly sorted: readonly string[];
   /** Terms without digits by length (fuzzy candidates), each with its letter mask. */
   readonly byLength: ReadonlyMap<number, { readonly terms: readonly string[]; readonly masks: Int32Array }>;
+  /** The length of the longest term: no longer prefix of a query term can be an index term. */
+  readonly longest: number;
 }
 
 /** How a fallback term was found. */
@@ -79,14 +81,16 @@ export function negates(a: string, b: string): boolean {
 export function lexiconOf(terms: Iterable<string>): Lexicon {
   const sorted = [...terms].sort();
   const lists = new Map<number, string[]>();
+  let longest = 0;
   for (const term of sorted) {
+    if (term.length > longest) longest = term.length;
     if (/\d/.test(term)) continue;
     let bucket = lists.get(term.length);
     if (!bucket) lists.set(term.length, (bucket = []));
     bucket.push(term);
   }
   const byLength = new Map([...lists].map(([len, list]) => [len, { terms: list, masks: Int32Array.from(list, letterMask) }]));
-  return { sorted, byLength };
+  return { sorted, byLength, longest };
 }
 
 /**
@@ -154,20 +158,6 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(prev[n]!, max + 1);
 }
 
-/** The length of a lexicon's longest term, per lexicon (built once). */
-const longestTerms = new WeakMap<Lexicon, number>();
-
-/** The length of the longest term of `lexicon`. */
-function longestTerm(lexicon: Lexicon): number {
-  let longest = longestTerms.get(lexicon);
-  if (longest === undefined) {
-    longest = 0;
-    for (const t of lexicon.sorted) if (t.length > longest) longest = t.length;
-    longestTerms.set(lexicon, longest);
-  }
-  return longest;
-}
-
 /**
  * Index terms standing in for a query term that has no postings: index
  * terms it is a prefix of, the longest index term that is a prefix of it,
@@ -194,7 +184,7 @@ export function fallbackMatches(lexicon: Lexicon, term: string, has: (t: string)
     }
   }
   // from the longest index term down: a longer prefix is no index term (a long word would otherwise test each of its prefixes)
-  for (let len = Math.min(term.length - 1, longestTerm(lexicon)); len >= Math.max(w.minStemLength, Math.ceil(w.minStemShare * term.length)); len--) {
+  for (let len = Math.min(term.length - 1, lexicon.longest); len >= Math.max(w.minStemLength, Math.ceil(w.minStemShare * term.length)); len--) {
     const t = term.slice(0, len);
     if (has(t)) {
       keep({ term: t, kind: 'prefix', weight: (w.prefix * len) / term.length });

@@ -8,6 +8,7 @@ import { canonicalJsonSchema } from './schema.js';
 import { joinPointer, type DiagnosticCode } from './diagnostics.js';
 import { closestName } from './suggest.js';
 import { UNIQUE_ITEMS } from './unique-items.js';
+import { linearRegExp } from './linear-pattern.js';
 
 /**
  * The most keywords (counted through the whole subschema, as Ajv counts) a
@@ -29,10 +30,11 @@ export const INLINE_REF_KEYS = 64;
  * linear time (./unique-items.ts): Ajv's own check is quadratic in a caller's
  * array. A `$ref` is compiled in place only when its target is small
  * ({@link INLINE_REF_KEYS}); a larger one becomes one function that every
- * reference calls.
+ * reference calls. Patterns run in linear time where RE2 can mean the same
+ * (./linear-pattern.ts): V8's engine backtracks on a caller's string.
  */
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false, inlineRefs: INLINE_REF_KEYS });
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, logger: false, inlineRefs: INLINE_REF_KEYS, code: { regExp: linearRegExp } });
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(UNIQUE_ITEMS);
   return ajv;

@@ -153,6 +153,17 @@ describe('validate: INVALID_ARGUMENTS', () => {
     expect(h.fakes.count()).toBe(1);
   });
 
+  it('a caller\'s string under a catastrophic pattern is checked in linear time: INVALID_ARGUMENTS at the string', async () => {
+    // on V8's backtracking engine ^(a+)+$ doubles with each letter: 28 took 1.3 s, these 40 would take hours
+    const named = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
+    const h = await harness([fakeTool('names.set', { inputSchema: named })]);
+    const e = await expectCode(h.runtime.call('names.set', { name: `${'a'.repeat(40)}!` }), 'INVALID_ARGUMENTS');
+    expect(e.extra.pointer).toBe('/name');
+    expect(e.message).toContain('/name must match pattern "^(a+)+$"');
+    expect((await h.runtime.call('names.set', { name: 'a'.repeat(40) })).status).toBe('ok');
+    expect(h.fakes.count()).toBe(1);
+  });
+
   it('valid arguments reach the provider unchanged', async () => {
     const h = await harness([fakeTool('files.write', { inputSchema: schema })]);
     const args = { path: 'a/b.txt', count: 3 };

@@ -51,6 +51,7 @@ export const DIAGNOSTIC_CODES = {
   SYSTEM_WITHOUT_APPROVAL: 'warning',
   WRITE_WITHOUT_ROLLBACK: 'warning',
   INVALID_JSON_SCHEMA: 'error',
+  PATTERN_BACKTRACKS: 'warning',
   EVIDENCE_CONTRADICTS_CLAIM: 'warning',
   EFFECTS_TIGHTENED: 'info',
   // containment

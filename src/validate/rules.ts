@@ -9,6 +9,8 @@ import { diagnostic, type Diagnostic, type DiagnosticCode, type Location, type S
 import type { Tool } from '../model/schema.js';
 import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
 import { lintSqlStorage } from './sql-storage.js';
+import { schemaPatterns } from './schema-patterns.js';
+import type { SchemaShape } from './schema-shape.js';
 
 /**
  * Where a canonical field of the entry being linted stands in its source;
@@ -43,7 +45,7 @@ function report(out: Diagnostic[], locate: Locate, code: DiagnosticCode, path: s
  * Lint one tool.
  * @param checkSchema returns a problem with a JSON Schema, or undefined
  */
-export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => string | undefined): Diagnostic[] {
+export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => SchemaShape): Diagnostic[] {
   const out: Diagnostic[] = [];
   // (no closures per tool: `report` takes the list and the locator)
   // derived names too: a dialect that lower-cases "My Tool" still yields no valid name
@@ -83,8 +85,15 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
   for (const field of SCHEMA_FIELDS) {
     const schema = declaredValue(tool, field, tool[field]);
     if (schema === undefined) continue;
-    const problem = typeof schema === 'object' && schema !== null ? checkSchema(schema) : undefined;
-    if (problem !== undefined) report(out, locate, 'INVALID_JSON_SCHEMA', field, `${field} is not a valid JSON Schema: ${problem}.`, 'Fix the schema; it is checked against JSON Schema 2020-12.');
+    if (typeof schema !== 'object' || schema === null) continue;
+    const shape = checkSchema(schema);
+    if (shape.problem !== undefined) {
+      const d = diagnostic('INVALID_JSON_SCHEMA', `${field} is not a valid JSON Schema: ${shape.problem}.`, locate(field, shape.pointer));
+      d.hint = 'Fix the schema; it is checked against JSON Schema 2020-12.';
+      out.push(d);
+    } else if (shape.backtracks) {
+      lintPatterns(out, locate, field, schema);
+    }
   }
   if (tool.storage !== undefined) out.push(...lintSqlStorage(tool, locate));
   return out;
@@ -131,4 +140,29 @@ export function lintReferences(references: readonly Reference[], known: { tools:
     }
   }
   return out;
+}
+
+/** The most pattern findings reported per schema; the rest are counted in the last one's message. */
+const MAX_PATTERN_FINDINGS = 20;
+
+/**
+ * Each regular expression of a schema that runs on V8's backtracking engine
+ * is PATTERN_BACKTRACKS, located at its keyword. (One that is not ECMAScript
+ * is the shape walk's INVALID_JSON_SCHEMA.)
+ */
+function lintPatterns(out: Diagnostic[], locate: Locate, field: string, schema: unknown): void {
+  const found = schemaPatterns(schema);
+  const shown = Math.min(found.length, MAX_PATTERN_FINDINGS);
+  for (let i = 0; i < shown; i++) {
+    const f = found[i]!;
+    const more = i === shown - 1 && found.length > shown ? ` (${found.length - shown} more patterns in ${field} are not listed)` : '';
+    const shownPattern = JSON.stringify(f.pattern.length > 80 ? `${f.pattern.slice(0, 80)}…` : f.pattern);
+    const d = diagnostic(
+      'PATTERN_BACKTRACKS',
+      `The pattern ${shownPattern} at ${field}${f.pointer} runs on V8's backtracking engine: it uses what the linear engine cannot mean the same by (lookaround, a backreference, a Unicode property name beyond the general categories, \\S inside a class, a repeat over 1,000), so the time a caller's string takes is not bounded by its length (nested repeats make it exponential).${more}`,
+      locate(field, f.pointer),
+    );
+    d.hint = 'Rewrite the pattern without those constructs: a lookahead can often be a second pattern in its own schema under allOf. maxLength does not help: every keyword is checked.';
+    out.push(d);
+  }
 }

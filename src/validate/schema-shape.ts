@@ -7,9 +7,16 @@
  * reload. This walk costs about 1 µs and gives the same verdict on every
  * schema in the corpus (test/validate/schema-shape.test.ts holds it to Ajv);
  * `--compile-schemas` still runs Ajv in full.
+ *
+ * Unlike the meta-schema, the walk also compiles each regular expression
+ * (`pattern`, `patternProperties` keys): one that is not ECMAScript with the
+ * `u` flag makes the schema one Ajv cannot compile, so every call would be
+ * refused, and the walk notes whether any runs on V8's backtracking engine
+ * (src/model/linear-pattern.ts), for the lint to find and report.
  * @module
  */
 import { joinPointer } from '../model/diagnostics.js';
+import { patternVerdict } from '../model/linear-pattern.js';
 import { isPlainObject } from '../model/objects.js';
 
 type Check = (value: unknown) => string | undefined;
@@ -49,10 +56,30 @@ const here = (what: string): Problem => ({ path: [], what });
 
 /** The problem with a schema, as "<pointer> <what>", or undefined when it is well-formed. */
 export function schemaShapeProblem(schema: unknown): string | undefined {
+  return schemaShape(schema).problem;
+}
+
+/** The shape walk's verdict on one schema. */
+export interface SchemaShape {
+  /** What is wrong, as "<pointer> <what>"; undefined when the schema is well-formed. */
+  problem?: string;
+  /** The JSON pointer of the problem inside the schema. */
+  pointer?: string;
+  /** Whether a regular expression in it runs on V8's backtracking engine (only known for a well-formed schema). */
+  backtracks: boolean;
+}
+
+// the happy path allocates nothing: two shared verdicts
+const WELL_FORMED: SchemaShape = Object.freeze({ backtracks: false });
+const BACKTRACKS: SchemaShape = Object.freeze({ backtracks: true });
+
+/** The shape walk's verdict on a schema: its first problem, or whether a pattern backtracks. */
+export function schemaShape(schema: unknown): SchemaShape {
+  const before = backtracking;
   const p = check(schema);
-  if (p === undefined) return undefined;
+  if (p === undefined) return backtracking === before ? WELL_FORMED : BACKTRACKS;
   const pointer = p.path.length === 0 ? '/' : joinPointer('', ...p.path);
-  return `${pointer} ${p.what}`;
+  return { problem: `${pointer} ${p.what}`, pointer: p.path.length === 0 ? '' : pointer, backtracks: false };
 }
 
 /**
@@ -65,25 +92,57 @@ export function schemaShapeProblem(schema: unknown): string | undefined {
  * schemas that are rarely shared).
  */
 const verdicts = new WeakMap<object, Problem | undefined>();
+/** Remembered well-formed schemas that hold a pattern V8's backtracking engine runs (rare: a set, not a field per verdict). */
+const backtrackingSchemas = new WeakSet<object>();
 const REMEMBER_NODES = 16;
 /** Schemas walked so far (a counter: the difference over one walk is its size). */
 let walked = 0;
+/** Backtracking patterns seen so far (a counter, like {@link walked}). */
+let backtracking = 0;
 
 function check(schema: unknown): Problem | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (!isPlainObject(schema)) return here('must be object,boolean');
   // (a lookup of an object never remembered is cheap: it has no identity hash yet)
-  if (verdicts.has(schema)) return verdicts.get(schema);
+  if (verdicts.has(schema)) {
+    if (backtrackingSchemas.has(schema)) backtracking++;
+    return verdicts.get(schema);
+  }
   const start = walked++;
+  const backtrackingBefore = backtracking;
   let problem: Problem | undefined;
   // for-in over a parsed JSON object: its own keys, in order, without a key array per schema
   for (const key in schema) {
     problem = up(key, checkKeyword(key, schema[key]));
     if (problem !== undefined) break;
   }
-  if (walked - start >= REMEMBER_NODES) verdicts.set(schema, problem);
+  if (walked - start >= REMEMBER_NODES) {
+    verdicts.set(schema, problem);
+    if (problem === undefined && backtracking !== backtrackingBefore) backtrackingSchemas.add(schema);
+  }
   return problem;
 }
+
+/** A regular expression's problem (not ECMAScript with the u flag); counts one that backtracks. */
+function regExpProblem(source: string): string | undefined {
+  const verdict = patternVerdict(source);
+  if (verdict === 'linear') return undefined;
+  if (verdict === 'backtracking') {
+    backtracking++;
+    return undefined;
+  }
+  return `must be a regular expression with the u flag (${verdict.invalid})`;
+}
+
+const patternProperties = (v: unknown): Problem | undefined => {
+  if (!isPlainObject(v)) return here('must be object');
+  for (const k in v) {
+    const what = regExpProblem(k);
+    const p = up(k, what === undefined ? check(v[k]) : here(what));
+    if (p !== undefined) return p;
+  }
+  return undefined;
+};
 
 const schemaMap = (v: unknown): Problem | undefined => {
   if (!isPlainObject(v)) return here('must be object');
@@ -105,11 +164,11 @@ const schemaList = (v: unknown): Problem | undefined => {
 };
 
 /** Keywords whose value is a subschema. */
-const SUBSCHEMA = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+export const SUBSCHEMA = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'if', 'then', 'else', 'not', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
 /** Keywords whose value is an object of subschemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
+export const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 /** Keywords whose value is a non-empty array of subschemas. */
-const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+export const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 // A Map, so keywords such as "constructor" never find Object.prototype members.
 const SIMPLE = new Map<string, Check>(Object.entries({
@@ -125,7 +184,7 @@ const SIMPLE = new Map<string, Check>(Object.entries({
   title: stringCheck,
   description: stringCheck,
   format: stringCheck,
-  pattern: stringCheck,
+  pattern: (v) => (typeof v === 'string' ? regExpProblem(v) : 'must be string'),
   contentEncoding: stringCheck,
   contentMediaType: stringCheck,
   deprecated: booleanCheck,
@@ -170,7 +229,7 @@ function checkDependencies(value: unknown): Problem | undefined {
 /** Every checked keyword's check, so that a key costs one lookup (most keys are `type`, `description`, `properties`). */
 const KEYWORDS = new Map<string, (value: unknown) => Problem | undefined>([
   ...[...SUBSCHEMA].map((k) => [k, check] as const),
-  ...[...SCHEMA_MAPS].map((k) => [k, schemaMap] as const),
+  ...[...SCHEMA_MAPS].map((k) => [k, k === 'patternProperties' ? patternProperties : schemaMap] as const),
   ...[...SCHEMA_LISTS].map((k) => [k, schemaList] as const),
   ['dependencies', checkDependencies] as const,
   ...[...SIMPLE].map(([k, simple]) => [k, (value: unknown) => {

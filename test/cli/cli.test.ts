@@ -207,6 +207,34 @@ describe('names that break the pattern are reported wherever they come from', ()
   });
 });
 
+describe('a schema\'s regular expressions', () => {
+  it('a pattern that is not ECMAScript (u flag) is an error, one only V8 can run a warning, each at its line', async () => {
+    const text = [
+      'toolcap: 1',
+      'tools:',
+      '  - name: notes.find',
+      '    effects: { mode: read, sideEffects: none }',
+      '    inputSchema:',
+      '      type: object',
+      '      properties:',
+      '        slug: { type: string, pattern: "^[\\\\w-.]+$" }',
+      '  - name: codes.check',
+      '    effects: { mode: read, sideEffects: none }',
+      '    inputSchema:',
+      '      properties:',
+      '        code:',
+      '          type: string',
+      '          pattern: "^(?=.*[0-9])[a-z0-9]{8,}$"',
+      '',
+    ].join('\n');
+    const file = write(tmp(), 'a.yaml', text);
+    const { code, stdout } = await cli('validate', file, '--json');
+    const out = JSON.parse(stdout) as { diagnostics: Array<{ code: string; line?: number; severity: string }> };
+    expect(out.diagnostics.map((d) => [d.code, d.severity, d.line])).toEqual([['INVALID_JSON_SCHEMA', 'error', 8], ['PATTERN_BACKTRACKS', 'warning', 15]]);
+    expect(code).toBe(1);
+  });
+});
+
 describe('an empty catalog', () => {
   it.each([
     ['validate', ['validate'], 0, /0 tools; 0 errors/],

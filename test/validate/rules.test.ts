@@ -42,6 +42,38 @@ describe('lintTool', () => {
   });
 });
 
+describe('lintTool: the regular expressions in a schema', () => {
+  // the locator appends the pointer inside the field, so each finding shows where it is
+  const located = (inputSchema: NonNullable<Tool['inputSchema']>) =>
+    lintTool(complete({ name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema }), (path, below) => ({ file: 't.yaml', pointer: `/${path}${below ?? ''}` }), createSchemaChecker()).map((d) => [d.code, d.pointer]);
+  const shared = { type: 'object', properties: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: 'string' }])), patternProperties: { '^x(?=y)': true } };
+
+  it.each<[string, NonNullable<Tool['inputSchema']>, string[][]]>([
+    ['patterns the linear engine runs', { type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '^\\s*[a-z]+$': true } }, []],
+    ['a lookahead', { properties: { x: { pattern: '^(?=.*\\d).{8,}$' } } }, [['PATTERN_BACKTRACKS', '/inputSchema/properties/x/pattern']]],
+    ['a backreference in a patternProperties key (escaped in the pointer)', { patternProperties: { '^(a)/\\1$': {} } }, [['PATTERN_BACKTRACKS', '/inputSchema/patternProperties/^(a)~1\\1$']]],
+    ['not ECMAScript with the u flag', { properties: { x: { items: { pattern: '^[\\w-.]+$' } } } }, [['INVALID_JSON_SCHEMA', '/inputSchema/properties/x/items/pattern']]],
+    ['a patternProperties key that is not ECMAScript', { patternProperties: { '(?<1>x)': true } }, [['INVALID_JSON_SCHEMA', '/inputSchema/patternProperties/(?<1>x)']]],
+    ['under anyOf, $defs, prefixItems and if/then', { anyOf: [{ pattern: '(?<!a)b' }], $defs: { d: { pattern: '\\p{Script=Greek}' } }, prefixItems: [{}, { pattern: '(?!x)' }], if: { then: {} }, then: { pattern: '\\k<n>(?<n>a)' } } as NonNullable<Tool['inputSchema']>,
+      [['PATTERN_BACKTRACKS', '/inputSchema/anyOf/0/pattern'], ['PATTERN_BACKTRACKS', '/inputSchema/$defs/d/pattern'], ['PATTERN_BACKTRACKS', '/inputSchema/prefixItems/1/pattern'], ['PATTERN_BACKTRACKS', '/inputSchema/then/pattern']]],
+    ['a property named pattern, and data that looks like a schema', { properties: { pattern: { type: 'string' } }, examples: [{ pattern: '(?=x)' }], const: { pattern: '(?=x)' }, default: { pattern: '[' } }, []],
+    ['one subschema shared by two properties, reported at both', { properties: { a: shared, b: shared } }, [['PATTERN_BACKTRACKS', '/inputSchema/properties/a/patternProperties/^x(?=y)'], ['PATTERN_BACKTRACKS', '/inputSchema/properties/b/patternProperties/^x(?=y)']]],
+  ])('%s', (_name, schema, expected) => {
+    expect(located(schema)).toEqual(expected);
+    // the second walk reads what the first remembered: the same findings
+    expect(located(schema)).toEqual(expected);
+  });
+
+  it('reports at most 20 per schema, the last saying how many more', () => {
+    const properties = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`p${i}`, { pattern: `(?=${i})` }]));
+    const found = lintTool(complete({ name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { properties } }), (path) => ({ file: 't.yaml', pointer: `/${path}` }), createSchemaChecker());
+    expect(found).toHaveLength(20);
+    expect(found.every((d) => d.code === 'PATTERN_BACKTRACKS' && d.severity === 'warning')).toBe(true);
+    expect(found[19]!.message).toContain('(5 more patterns in inputSchema are not listed)');
+    expect(found[18]!.message).not.toContain('more patterns');
+  });
+});
+
 describe('lintReferences', () => {
   it('reports each unknown name once, with the referring location', () => {
     const found = lintReferences(

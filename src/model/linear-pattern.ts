@@ -95,13 +95,48 @@ function escape(source: string, at: number, inClass: boolean): { out: string; le
 }
 
 /**
+ * RE2's bound on counted repeats: along any nesting of `{n,m}`, the product of
+ * the counts (m, or n when unbounded) may be at most 1,000 (`(?:a{100}){20}` is
+ * refused). Checked here as RE2 checks it, so a pattern RE2 would refuse is
+ * known without compiling it.
+ */
+const MAX_REPEAT = 1000;
+/**
+ * The most instructions (estimated: atoms times their repeat counts) a
+ * translated pattern may compile to. RE2 expands `x{1,1000}` into a thousand
+ * copies: about 340 KB and 3 ms to compile each in re2js, so a schema of many
+ * such patterns costs memory and load time out of proportion to its bytes.
+ * Real patterns are far below it (the corpus's largest compiles to 57).
+ */
+export const MAX_PROGRAM = 20_000;
+/** RE2 refuses groups nested deeper than this. */
+const MAX_NESTING = 1000;
+const COUNTED = /^\{(\d+)(,(\d*))?\}/;
+
+/** A group being read: its estimated size, and the largest product of counts inside it. */
+interface Frame {
+  size: number;
+  product: number;
+}
+
+/**
  * An ECMAScript pattern (u flag, already known to compile) in RE2 syntax with
- * the same meaning, or undefined when this translation does not know it.
+ * the same meaning, or undefined when this translation does not know it or
+ * RE2 would refuse or inflate it (see {@link MAX_REPEAT}, {@link MAX_PROGRAM}).
  */
 export function toLinearSyntax(source: string): string | undefined {
   let out = '';
   let inClass = false;
   let at = 0;
+  const frames: Frame[] = [{ size: 0, product: 1 }];
+  // the item just read (an atom or a closed group), which a quantifier would repeat
+  let last: Frame = { size: 0, product: 1 };
+  const item = (size: number, product: number) => {
+    last = { size, product };
+    const top = frames[frames.length - 1]!;
+    top.size += size;
+    top.product = Math.max(top.product, product);
+  };
   while (at < source.length) {
     const c = source[at]!;
     if (c === '\\') {
@@ -109,12 +144,16 @@ export function toLinearSyntax(source: string): string | undefined {
       if (escaped === undefined) return undefined;
       out += escaped.out;
       at += escaped.length;
+      if (!inClass) item(1, 1);
       continue;
     }
     if (inClass) {
       // `[` inside a class may start a POSIX class in RE2 (`[[:alpha:]]`)
       if (c === '[') return undefined;
-      if (c === ']') inClass = false;
+      if (c === ']') {
+        inClass = false;
+        item(1, 1);
+      }
       out += c;
       at += 1;
       continue;
@@ -130,10 +169,30 @@ export function toLinearSyntax(source: string): string | undefined {
       case '.':
         out += DOT;
         at += 1;
+        item(1, 1);
         continue;
+      case '{': {
+        // with the u flag a brace is always a counted repeat of the item before it
+        const counted = COUNTED.exec(source.slice(at, at + 24));
+        if (counted === null) return undefined;
+        const min = Number(counted[1]);
+        const max = counted[2] === undefined ? min : counted[3] === '' ? -1 : Number(counted[3]);
+        const count = max === 0 ? 0 : max < 0 ? Math.max(min, 1) : max;
+        const product = count === 0 ? 0 : count * last.product;
+        if (product > MAX_REPEAT) return undefined;
+        // the item is there once already: add the other copies
+        const top = frames[frames.length - 1]!;
+        top.size += last.size * (Math.max(count, 1) - 1);
+        top.product = Math.max(top.product, product);
+        if (top.size > MAX_PROGRAM) return undefined;
+        out += counted[0];
+        at += counted[0].length;
+        continue;
+      }
       case '(': {
-        if (source[at + 1] !== '?') break;
-        if (source[at + 2] === ':') break;
+        frames.push({ size: 0, product: 1 });
+        if (frames.length > MAX_NESTING) return undefined;
+        if (source[at + 1] !== '?' || source[at + 2] === ':') break;
         // a named group: captures do not matter to a test, so it becomes a plain group
         const named = /^\(\?<([A-Za-z_$][\w$]*)>/.exec(source.slice(at, at + 260));
         if (named === null) return undefined; // lookaround, or flag modifiers
@@ -141,9 +200,23 @@ export function toLinearSyntax(source: string): string | undefined {
         at += named[0].length;
         continue;
       }
+      case ')': {
+        const group = frames.pop()!;
+        item(group.size + 1, group.product);
+        break;
+      }
+      case '*':
+      case '+':
+      case '?':
+      case '|':
+      case '^':
+      case '$':
+        break;
       default:
+        item(1, 1);
         break;
     }
+    if (frames[frames.length - 1]!.size > MAX_PROGRAM) return undefined;
     out += c;
     at += 1;
   }
@@ -157,20 +230,20 @@ function compileLinear(source: string): RE2JS | undefined {
   try {
     return RE2JS.compile(syntax);
   } catch {
-    // beyond RE2's limits (a repeat count over 1,000, a program too large) or syntax it refuses
+    // syntax RE2 refuses that the translation let through: V8's engine, as for the rest
     return undefined;
   }
 }
 
-/** Which engine a schema pattern runs on: RE2's automaton, or V8's backtracking one. */
+/** Which engine a schema pattern runs on: RE2's automaton, or V8's backtracking one. Compiles nothing. */
 export function patternEngine(source: string): 'linear' | 'backtracking' {
-  return compileLinear(source) === undefined ? 'backtracking' : 'linear';
+  return toLinearSyntax(source) === undefined ? 'backtracking' : 'linear';
 }
 
 /** A schema pattern as the load path sees it: the engine it runs on, or V8's reason it is not a pattern. */
 export type PatternVerdict = 'linear' | 'backtracking' | { invalid: string };
 
-/** Verdicts per pattern text: schemas repeat a few patterns across many tools, and RE2 compiles in 0.2-0.7 ms. */
+/** Verdicts per pattern text: schemas repeat a few patterns across many tools (a verdict compiles with V8 only). */
 const verdicts = new Map<string, PatternVerdict>();
 const MAX_VERDICTS = 10_000;
 
@@ -190,6 +263,32 @@ export function patternVerdict(source: string): PatternVerdict {
 }
 
 /**
+ * Compiled patterns, shared by every Ajv (one per snapshot, and a reload makes
+ * a new one) and bounded by their total size in RE2 instructions; the oldest
+ * go first, and a pattern evicted is compiled again on its next use. Without
+ * a bound, a catalog of many distinct patterns (a remote MCP server's
+ * `tools/list` is not trusted) would hold up to 340 KB per pattern.
+ */
+const compiled = new Map<string, RE2JS | null>();
+let compiledSize = 0;
+const MAX_COMPILED_SIZE = 200_000;
+
+function linearFor(source: string): RE2JS | null {
+  let linear = compiled.get(source);
+  if (linear !== undefined) return linear;
+  linear = compileLinear(source) ?? null;
+  const size = linear?.programSize() ?? 1;
+  for (const [oldest, program] of compiled) {
+    if (compiledSize + size <= MAX_COMPILED_SIZE) break;
+    compiled.delete(oldest);
+    compiledSize -= program?.programSize() ?? 1;
+  }
+  compiled.set(source, linear);
+  compiledSize += size;
+  return linear;
+}
+
+/**
  * Ajv's `code.regExp`: compiles with V8 first, so a pattern that is not valid
  * ECMAScript fails as it always has, then runs on RE2 where the translation
  * is known to mean the same.
@@ -197,11 +296,10 @@ export function patternVerdict(source: string): PatternVerdict {
 export const linearRegExp: RegExpEngine = Object.assign(
   (pattern: string, flags: string) => {
     const native = new RegExp(pattern, flags);
-    const linear = flags === 'u' ? compileLinear(pattern) : undefined;
-    if (linear === undefined) return native;
+    if (flags !== 'u' || linearFor(pattern) === null) return native;
     // the same text as V8's, which Ajv uses as the key of its pattern cache
     const text = native.toString();
-    return { test: (input: string) => linear.test(input), toString: () => text };
+    return { test: (input: string) => (linearFor(pattern) ?? native).test(input), toString: () => text };
   },
   // named in Ajv's standalone code only, which toolcap does not generate
   { code: 'linearRegExp' },

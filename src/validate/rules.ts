@@ -159,7 +159,7 @@ function lintPatterns(out: Diagnostic[], locate: Locate, field: string, schema: 
     const shownPattern = JSON.stringify(f.pattern.length > 80 ? `${f.pattern.slice(0, 80)}…` : f.pattern);
     const d = diagnostic(
       'PATTERN_BACKTRACKS',
-      `The pattern ${shownPattern} at ${field}${f.pointer} runs on V8's backtracking engine: it uses what the linear engine cannot mean the same by (lookaround, a backreference, a Unicode property name beyond the general categories, \\S inside a class, a repeat over 1,000), so the time a caller's string takes is not bounded by its length (nested repeats make it exponential).${more}`,
+      `The pattern ${shownPattern} at ${field}${f.pointer} runs on V8's backtracking engine: it uses what the linear engine cannot mean the same by (lookaround, a backreference, a Unicode property name beyond the general categories, \\S inside a class, nested repeat counts over 1,000, or repeats that would compile to over 20,000 instructions), so the time a caller's string takes is not bounded by its length (nested repeats make it exponential).${more}`,
       locate(field, f.pointer),
     );
     d.hint = 'Rewrite the pattern without those constructs: a lookahead can often be a second pattern in its own schema under allOf. maxLength does not help: every keyword is checked.';

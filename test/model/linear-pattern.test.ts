@@ -5,7 +5,8 @@
  * checked in linear time.
  */
 import { describe, expect, it } from 'vitest';
-import { linearRegExp, patternEngine, toLinearSyntax } from '../../src/model/linear-pattern.js';
+import { RE2JS } from 're2js';
+import { MAX_PROGRAM, linearRegExp, patternEngine, toLinearSyntax } from '../../src/model/linear-pattern.js';
 import { createAjv } from '../../src/model/validator.js';
 
 const nativeTest = (pattern: string, input: string) => new RegExp(pattern, 'u').test(input);
@@ -67,7 +68,7 @@ describe('the translation gives V8\'s verdict', () => {
       return seed % n;
     };
     const atoms = ['a', 'b', '.', '\\s', '\\S', '\\d', '\\w', '\\W', '[ab]', '[^a]', '[\\s.]', '\\u00a0', ' ', '\\n', '\\r', '\\p{L}', '😀', '\\.', '-'];
-    const quantifiers = ['', '', '', '*', '+', '?', '{1,2}', '*?'];
+    const quantifiers = ['', '', '', '*', '+', '?', '{1,2}', '*?', '{2,}', '{0}', '{3}'];
     const piece = (depth: number): string => {
       const roll = next(10);
       if (depth < 2 && roll === 0) return `(?:${seq(depth + 1)}|${seq(depth + 1)})${quantifiers[next(quantifiers.length)]}`;
@@ -107,6 +108,42 @@ describe('the translation', () => {
 
   it('keeps V8\'s text, which Ajv uses to share a compiled pattern', () => {
     expect(String(linearRegExp('^a+$', 'u'))).toBe('/^a+$/u');
+  });
+});
+
+describe('RE2\'s bounds, known without compiling', () => {
+  // RE2 refuses nested counted repeats whose product is over 1,000; the translation must agree
+  it.each([
+    'a{1000}', 'a{1001}', '(?:a{10}){10}', '(?:a{100}){20}', '(?:(?:a{10}){10}){10}', '(?:(?:a{10}){10}){11}', '(?:a{500}b{500}){2}',
+    '(?:a{1000}|b{1000}){2}', '(?:a*){1000}', '(?:a+){1001}', 'a{0}', '(?:a{2,}){500}', '(?:a{2,}){501}', '(?:a{0,}){1000}', '(?:a{3}){333}', '(?:a{3}){334}',
+  ])('%s: translated exactly when RE2 compiles it', (pattern) => {
+    let compiles = true;
+    try {
+      RE2JS.compile(pattern);
+    } catch {
+      compiles = false;
+    }
+    expect(toLinearSyntax(pattern) !== undefined).toBe(compiles);
+  });
+
+  it('a pattern that would compile to more than MAX_PROGRAM instructions stays on V8', () => {
+    const within = 'a{1000}'.repeat(Math.floor(MAX_PROGRAM / 1000) - 1);
+    const beyond = 'a{1000}'.repeat(Math.ceil(MAX_PROGRAM / 1000) + 1);
+    expect(patternEngine(within)).toBe('linear');
+    expect(RE2JS.compile(toLinearSyntax(within)!).programSize()).toBeLessThanOrEqual(MAX_PROGRAM);
+    expect(patternEngine(beyond)).toBe('backtracking');
+  });
+
+  it('compiled patterns are shared and bounded: many large ones still give the right verdicts after the oldest are let go', () => {
+    const patterns = Array.from({ length: 150 }, (_, i) => `^[a-z]{1,${900 + i}}$`);
+    const engines = patterns.map((p) => linearRegExp(p, 'u'));
+    // 150 patterns of about 1,800 instructions: more than the cache holds, so the first are compiled again
+    for (let round = 0; round < 2; round++) {
+      engines.forEach((engine, i) => {
+        expect(engine.test('a'.repeat(900 + i))).toBe(true);
+        expect(engine.test('a'.repeat(901 + i))).toBe(false);
+      });
+    }
   });
 });
 

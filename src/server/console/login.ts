@@ -16,7 +16,13 @@ import { cookie, cookieValue, LOGIN_COOKIE, loginToken, sameToken, type Sessions
 /** A `next` that stays on this origin and in the console: a path, never `//host` or a URL. */
 export function safeNext(next: string | undefined): string {
   if (next === undefined || !/^\/(?![/\\])[^\s]*$/.test(next)) return '/';
-  return next;
+  // it becomes a Location header, which holds bytes: a character beyond ASCII or a control one threw there (a 500
+  // after the session was made), so they go percent-encoded, as Hono's redirect does; a lone surrogate is no path
+  try {
+    return next.replace(/[^\x20-\x7e]+/g, encodeURIComponent);
+  } catch {
+    return '/';
+  }
 }
 
 /** What the login page offers besides the form: the issuer of accepted access tokens, and whether its browser sign-in is configured. */

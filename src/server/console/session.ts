@@ -121,7 +121,9 @@ export class Sessions {
     if (session && id !== undefined) {
       const outcome = await this.#authenticateSession(request, session);
       if (!outcome.ok) {
-        this.#sessions.delete(id);
+        // a refused credential ends the session; one that cannot be checked now (503) may be fine: the session stays
+        // (deleting it signed everyone out at a store or issuer hiccup, and lost a browser sign-in's refresh token)
+        if (outcome.code !== 'UNAVAILABLE') this.#sessions.delete(id);
         return outcome;
       }
       session.expiresAt = this.#clock() + this.#idleMs;

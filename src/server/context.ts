@@ -18,6 +18,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { WebhookOptions } from './webhook-options.js';
 import type { ConsoleOptions } from './console/options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
+import { sameOriginGet } from './host-guard.js';
 import { ApiProblem, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
 
@@ -114,7 +115,9 @@ export function routeModule(base: string, ctx: ApiContext): RouteModule & { on(r
     on(route, ...steps) {
       const path = honoPath(route.path);
       if (!path.startsWith(base)) throw new Error(`route ${route.path} is not under ${base}`);
-      app.on(route.method, path.slice(base.length) || '/', authorize<ApiEnv>(ctx.options.auth, route.action), ...(steps as [MiddlewareHandler<ApiEnv>]));
+      // a GET that calls tools is no safe method: another site must not start it (an <img> sends no Origin)
+      const guard: Step[] = route.method === 'GET' && route.action === 'call' ? [sameOriginGet()] : [];
+      app.on(route.method, path.slice(base.length) || '/', ...([...guard, authorize<ApiEnv>(ctx.options.auth, route.action), ...steps] as [MiddlewareHandler<ApiEnv>]));
     },
   };
 }

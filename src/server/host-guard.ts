@@ -84,3 +84,24 @@ export function hostRefusal(allowedHosts: readonly string[] | undefined, allowed
     return undefined;
   };
 }
+
+/**
+ * For a GET that runs tools (`GET /tasks/snapshot`): refuse one another site
+ * started. A cross-site `<img>`, `<script>` or link sends no Origin, so the
+ * Origin check above never sees it, and in local mode every request is the
+ * local admin: any page the user visits could make toolcap run tools.
+ * Browsers say where a request came from (`Sec-Fetch-Site`); `cross-site`
+ * or `same-site` (another port of the same host) without an Origin is
+ * refused. `same-origin`, `none` (typed in the address bar) and clients
+ * that are no browser (no header) pass; so does a request with an Origin,
+ * which the guard has judged already.
+ */
+export function sameOriginGet(): MiddlewareHandler {
+  return async (c, next) => {
+    const site = c.req.header('sec-fetch-site')?.trim().toLowerCase();
+    if ((site === 'cross-site' || site === 'same-site') && c.req.header('origin') === undefined) {
+      throw new ApiProblem(problem('FORBIDDEN_ORIGIN', `A ${c.req.method} that runs tools may not be started by another site (Sec-Fetch-Site: ${site}); open it from this server or call it from a client.`));
+    }
+    await next();
+  };
+}

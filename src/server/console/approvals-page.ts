@@ -9,6 +9,7 @@
  * queue changed; the page's script then fetches the queue again.
  * @module
  */
+import { createHmac } from 'node:crypto';
 import { toolHash } from '../../model/hash.js';
 import { isMember } from '../../model/vocabulary.js';
 import type { ApprovalView } from '../../runtime/approval-records.js';
@@ -20,12 +21,28 @@ import { visibleApprovals } from '../routes/approvals.js';
 import type { PageEnv, PageResult } from './page.js';
 import { h, pretty, queryString, select, type Safe } from './html.js';
 import { CONSOLE_HEADERS } from './layout.js';
+import { sameToken } from './session.js';
 
 /** Requests shown at most. */
 const SHOWN = 100;
 
 function noRuntime(): PageResult {
   return { title: 'Approvals', status: 501, body: h`<h1>Approvals</h1><p>This server serves the catalog only; it has no runtime, so nothing asks for approval.</p>` };
+}
+
+/**
+ * The seal of a decision's message on its way back to the queue in the URL:
+ * keyed with the session's secret form token, so a link from elsewhere
+ * cannot put its own words in the console's notice.
+ */
+const seal = (csrf: string, key: string, message: string): string => createHmac('sha256', csrf).update(`${key}\n${message}`).digest('base64url');
+
+/** A decision's message from the URL, when this session's decision sealed it. */
+function sealedMessage(env: PageEnv, key: 'done' | 'error'): string | null {
+  const message = env.url.searchParams.get(key);
+  const sig = env.url.searchParams.get('sig');
+  if (message === null || sig === null || env.user.csrf === '') return null;
+  return sameToken(sig, seal(env.user.csrf, key, message)) ? message : null;
 }
 
 /** Whether the serving manifest still hashes as the one the request was bound to. */
@@ -86,8 +103,8 @@ export async function approvalsPage(env: PageEnv): Promise<PageResult> {
   const status = statusOf(env.url);
   const items = await queue(env, runtime, status);
   if (env.url.searchParams.get('fragment') === '1') return new Response(items.text, { headers: CONSOLE_HEADERS as Record<string, string> });
-  const done = env.url.searchParams.get('done');
-  const error = env.url.searchParams.get('error');
+  const done = sealedMessage(env, 'done');
+  const error = sealedMessage(env, 'error');
   const fragment = `/ui/approvals${queryString([['fragment', '1'], ['status', status ?? '']])}`;
   const body = h`<h1>Approvals</h1>
 ${done ? h`<p class="notice" role="status">${done}</p>` : ''}${error ? h`<p class="diag" role="alert">${error}</p>` : ''}
@@ -106,7 +123,7 @@ export async function decide(env: PageEnv): Promise<PageResult> {
   const form = await env.c.req.parseBody();
   const note = typeof form['note'] === 'string' && form['note'].trim() !== '' ? form['note'].trim() : undefined;
   const decision = { ...(env.user.principal ? { principal: env.user.principal, channel: 'http' as const } : { by: 'console' }), ...(note !== undefined ? { note } : {}) };
-  const back = (key: 'done' | 'error', message: string) => new Response(null, { status: 303, headers: { location: `/ui/approvals?${new URLSearchParams({ [key]: message })}` } });
+  const back = (key: 'done' | 'error', message: string) => new Response(null, { status: 303, headers: { location: `/ui/approvals?${new URLSearchParams({ [key]: message, sig: seal(env.user.csrf, key, message) })}` } });
   try {
     if (verb === 'deny') {
       const approval = await runtime.deny(id, decision);

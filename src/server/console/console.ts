@@ -41,7 +41,11 @@ const FORM_LIMIT = 64 * 1024;
 /** The console as a Hono app, to be mounted at `/`. */
 export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
   const app = new Hono({ strict: false });
-  const sessions = new Sessions(ctx.options.auth, options.sessions);
+  // TLS may end at a proxy in front, so toolcap sees http: an https redirect URI, or only https origins allowed
+  // (a form from any other is refused), say browsers use HTTPS, and a cookie without Secure would also go out over plain http
+  const origins = ctx.options.allowedOrigins;
+  const httpsOnly = options.oidcLogin?.redirectUri.startsWith('https:') === true || (origins !== undefined && origins.length > 0 && origins.every((o) => /^https:\/\//i.test(o.trim())));
+  const sessions = new Sessions(ctx.options.auth, { secure: httpsOnly, ...options.sessions });
   const history = new ChangeHistory(ctx.registry);
   const signIn = options.signIn ?? ctx.options.auth !== undefined;
 

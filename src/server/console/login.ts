@@ -11,12 +11,18 @@
 import type { Context } from 'hono';
 import { h } from './html.js';
 import { html, layout } from './layout.js';
-import { cookie, cookieValue, isHttps, LOGIN_COOKIE, loginToken, sameToken, type Sessions } from './session.js';
+import { cookie, cookieValue, LOGIN_COOKIE, loginToken, sameToken, type Sessions } from './session.js';
 
 /** A `next` that stays on this origin and in the console: a path, never `//host` or a URL. */
 export function safeNext(next: string | undefined): string {
   if (next === undefined || !/^\/(?![/\\])[^\s]*$/.test(next)) return '/';
-  return next;
+  // it becomes a Location header, which holds bytes: a character beyond ASCII or a control one threw there (a 500
+  // after the session was made), so they go percent-encoded, as Hono's redirect does; a lone surrogate is no path
+  try {
+    return next.replace(/[^\x20-\x7e]+/g, encodeURIComponent);
+  } catch {
+    return '/';
+  }
 }
 
 /** What the login page offers besides the form: the issuer of accepted access tokens, and whether its browser sign-in is configured. */
@@ -25,7 +31,7 @@ export interface LoginChoices {
   browserLogin?: boolean;
 }
 
-function form(c: Context, next: string, choices: LoginChoices, message?: string, status = 200): Response {
+function form(c: Context, sessions: Sessions, next: string, choices: LoginChoices, message?: string, status = 200): Response {
   const token = loginToken();
   const { issuer } = choices;
   const browser = choices.browserLogin && issuer !== undefined
@@ -39,7 +45,7 @@ ${browser}<form method="post" action="/ui/login">
 <input id="credential" name="credential" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button></form>
 <p class="muted">Use an API key (<code>toolcap keys create</code>)${issuer ? h` or an access token issued by <code>${issuer}</code>` : ''}; the console keeps it on the server, never in the page.</p></div>`;
-  return html(layout({ title: 'Sign in', nav: 'login' }, body), status, cookie(LOGIN_COOKIE, token, isHttps(c.req.raw), 600));
+  return html(layout({ title: 'Sign in', nav: 'login' }, body), status, cookie(LOGIN_COOKIE, token, sessions.secure(c.req.raw), 600));
 }
 
 /** `GET /ui/login`: the form (or, already signed in, where `next` leads). */
@@ -47,7 +53,7 @@ export async function loginPage(c: Context, sessions: Sessions, choices: LoginCh
   const next = safeNext(c.req.query('next'));
   const who = await sessions.user(c.req.raw);
   if (who.ok && who.user.principal !== undefined && c.req.header('cookie')?.includes('toolcap_session=')) return c.redirect(next, 303);
-  return form(c, next, choices);
+  return form(c, sessions, next, choices);
 }
 
 /** `POST /ui/login`: check the form token, authenticate the credential, open a session. */
@@ -55,14 +61,14 @@ export async function loginSubmit(c: Context, sessions: Sessions, choices: Login
   const body = await c.req.parseBody();
   const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
   if (!sameToken(typeof body['csrf'] === 'string' ? body['csrf'] : undefined, cookieValue(c.req.header('cookie'), LOGIN_COOKIE))) {
-    return form(c, next, choices, 'The sign-in form was out of date; try again.', 403);
+    return form(c, sessions, next, choices, 'The sign-in form was out of date; try again.', 403);
   }
   const credential = typeof body['credential'] === 'string' ? body['credential'].trim() : '';
-  if (credential === '' || /\s/.test(credential)) return form(c, next, choices, 'Paste an API key or an access token.', 400);
+  if (credential === '' || /\s/.test(credential)) return form(c, sessions, next, choices, 'Paste an API key or an access token.', 400);
   const outcome = await sessions.login(c.req.raw, credential);
-  if (!outcome.ok) return form(c, next, choices, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
+  if (!outcome.ok) return form(c, sessions, next, choices, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
   const headers = new Headers({ location: next });
   headers.append('set-cookie', outcome.setCookie);
-  headers.append('set-cookie', cookie(LOGIN_COOKIE, '', isHttps(c.req.raw), 0));
+  headers.append('set-cookie', cookie(LOGIN_COOKIE, '', sessions.secure(c.req.raw), 0));
   return new Response(null, { status: 303, headers });
 }

@@ -57,6 +57,8 @@ export interface SessionOptions {
   maxPerPrincipal?: number;
   /** @default Date.now */
   clock?: () => number;
+  /** Set every cookie `Secure`, even on a plain-http request: browsers reach the console over HTTPS at a proxy that ends TLS. @default false (Secure over https only) */
+  secure?: boolean;
 }
 
 const token = () => randomBytes(32).toString('base64url');
@@ -89,6 +91,7 @@ export class Sessions {
   readonly #max: number;
   readonly #maxPerPrincipal: number;
   readonly #clock: () => number;
+  readonly #secure: boolean;
 
   constructor(auth: ApiAuth | undefined, options: SessionOptions = {}) {
     this.#auth = auth;
@@ -96,6 +99,12 @@ export class Sessions {
     this.#max = options.max ?? 10_000;
     this.#maxPerPrincipal = options.maxPerPrincipal ?? 20;
     this.#clock = options.clock ?? Date.now;
+    this.#secure = options.secure ?? false;
+  }
+
+  /** Whether a cookie set in answer to this request is `Secure`: over https, or always when the console is known to be served over HTTPS. */
+  secure(request: Request): boolean {
+    return this.#secure || isHttps(request);
   }
 
   /**
@@ -112,7 +121,9 @@ export class Sessions {
     if (session && id !== undefined) {
       const outcome = await this.#authenticateSession(request, session);
       if (!outcome.ok) {
-        this.#sessions.delete(id);
+        // a refused credential ends the session; one that cannot be checked now (503) may be fine: the session stays
+        // (deleting it signed everyone out at a store or issuer hiccup, and lost a browser sign-in's refresh token)
+        if (outcome.code !== 'UNAVAILABLE') this.#sessions.delete(id);
         return outcome;
       }
       session.expiresAt = this.#clock() + this.#idleMs;
@@ -124,7 +135,7 @@ export class Sessions {
     // a bearer request is answered as itself: no session, and no form token (an empty one never matches)
     if (authorization !== undefined) return { ok: true, user: { principal: outcome.principal, csrf: '' } };
     const opened = this.#open(undefined, outcome.principal?.id ?? '');
-    return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) } };
+    return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, this.secure(request)) } };
   }
 
   /** Whether the request still authenticates (its session's credential, else its own), opening no session. */
@@ -141,14 +152,14 @@ export class Sessions {
     const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
     const opened = this.#open(authorization, outcome.principal?.id ?? '', renew);
-    return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, isHttps(request)) };
+    return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, this.secure(request)) };
   }
 
   /** End the request's session; the Set-Cookie that deletes the cookie. */
   logout(request: Request): string {
     const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
     if (id !== undefined) this.#sessions.delete(id);
-    return cookie(SESSION_COOKIE, '', isHttps(request), 0);
+    return cookie(SESSION_COOKIE, '', this.secure(request), 0);
   }
 
   async #authenticate(request: Request, authorization: string | undefined): Promise<AuthOutcome | { ok: true; principal: undefined }> {

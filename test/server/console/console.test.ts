@@ -77,6 +77,19 @@ describe('signing in', () => {
     [undefined, '/'],
   ])('keeps next %s on this origin', (next, want) => expect(safeNext(next)).toBe(want));
 
+  it.each([
+    ['a character beyond Latin-1', '/ui/tools/caf\u00e9\u20ac', '/ui/tools/caf%C3%A9%E2%82%AC'],
+    ['a NUL', '/ui/audit\u0000x', '/ui/audit%00x'],
+  ])('signs in with a next holding %s, percent-encoded in Location (it was a 500 once the session was made)', async (_what, next, location) => {
+    const form = await get('/ui/login');
+    const token = cookieValue(form.headers.get('set-cookie') ?? '', 'toolcap_login')!;
+    const res = await post('/ui/login', { csrf: token, credential: 'tok-admin', next }, { cookie: `toolcap_login=${token}` });
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(location);
+  });
+
+  it('percent-encodes no lone surrogate into a path: it goes to /', () => expect(safeNext('/a\ud800b')).toBe('/'));
+
   it('signs out with the session token only', async () => {
     const { cookie, csrf } = await signIn('tok-admin');
     expect((await post('/ui/logout', { csrf: 'wrong' }, { cookie })).status).toBe(403);

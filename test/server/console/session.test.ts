@@ -48,4 +48,27 @@ describe('console sessions', () => {
     expect(await alive(sessionOf(admin.setCookie))).toBe(true);
     expect(await Promise.all(mallory.map(alive))).toEqual([false, false, false, false, false, false, false, true, true, true]);
   });
+
+  it('a credential that cannot be checked for a moment (503) keeps the session; a refused one ends it', async () => {
+    let answer: 'ok' | 'down' | 'revoked' = 'ok';
+    const flaky: ApiAuth = {
+      authenticate: async (request): Promise<AuthOutcome> => {
+        if (request.headers.get('authorization') !== 'Bearer key') return { ok: false, code: 'UNAUTHENTICATED', message: 'no' };
+        if (answer === 'ok') return { ok: true, principal: { id: 'admin', roles: ['admin'], personas: ['*'], via: 'api-key' } };
+        return { ok: false, code: answer === 'down' ? 'UNAVAILABLE' : 'REVOKED', message: answer };
+      },
+    };
+    const sessions = new Sessions(flaky);
+    const opened = await sessions.login(req(), 'key');
+    if (!opened.ok) throw new Error('login failed');
+    const cookie = { cookie: `${SESSION_COOKIE}=${sessionOf(opened.setCookie)}` };
+    answer = 'down';
+    expect(await sessions.user(req(cookie))).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    answer = 'ok';
+    expect((await sessions.user(req(cookie))).ok).toBe(true);
+    answer = 'revoked';
+    expect(await sessions.user(req(cookie))).toMatchObject({ ok: false, code: 'REVOKED' });
+    answer = 'ok';
+    expect(await sessions.user(req(cookie))).toMatchObject({ ok: false, code: 'UNAUTHENTICATED' });
+  });
 });

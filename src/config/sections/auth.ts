@@ -224,7 +224,15 @@ function readOidc(reading: ConfigReading, authReader: ObjectReader, onConsole: (
   }
   const defaultRoles = r.enumValues('defaultRoles', ROLES);
   if (defaultRoles) oidc.defaultRoles = defaultRoles;
-  onConsole(readConsoleLogin(reading, r));
+  const login = readConsoleLogin(reading, r);
+  onConsole(login);
+  if (login !== undefined && audience !== undefined && (Array.isArray(audience) ? audience : [audience]).includes(login.clientId)) {
+    // an ID token names the client it was issued to in aud: every ID token the console receives would pass as an access token
+    reading.report('INVALID_VALUE', `auth.oidc.audience names the console's client id ("${login.clientId}"): ID tokens issued to the console carry it in aud, so they would be accepted as access tokens.`, r.at('audience'), {
+      severity: 'warning',
+      hint: 'Give toolcap\'s API its own audience at the provider (a resource or API identifier, e.g. https://toolcap.example.org) and write that; set auth.oidc.console.resource to it so the console asks for it.',
+    });
+  }
   r.rest({ where: 'auth.oidc (known: issuer, audience, jwksUri, algorithms, clockToleranceSec, jwksTimeoutMs, principalClaim, rolesClaim, personasClaim, defaultPersonaClaim, defaultRoles, console)' });
   return issuer !== undefined && audience !== undefined && audience.length > 0 ? { ...oidc, issuer, audience } : undefined;
 }

@@ -11,6 +11,10 @@ function scalar(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
+/** A whole path segment the URL parser resolves away: `.` or `..`, also as `%2e` (WHATWG single- and double-dot segments). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+const dotSegments = (path: string): number => (path.split(/[?#]/, 1)[0] ?? '').split('/').filter((s) => DOT_SEGMENT.test(s)).length;
+
 /** The request a call makes (exported for tests and diagnostics). */
 export interface BuiltRequest {
   url: string;
@@ -84,6 +88,11 @@ export function buildHttpRequest(config: HttpProviderConfig, args: Record<string
     throw new ProviderError('PROVIDER_ERROR', `missing path parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, true);
   }
   const path = config.path.replace(/\{([^}]+)\}/g, (_, p: string) => pathValues.get(p) ?? '');
+  // encodeURIComponent leaves "." and "..": as a whole segment the URL parser resolves it, so an
+  // argument could climb out of the declared path to another endpoint of the origin, credentials and all
+  if (dotSegments(path) > dotSegments(config.path)) {
+    throw new ProviderError('PROVIDER_ERROR', `a path argument makes a dot segment ("." or "..") of ${config.path}: refused, it would leave the declared path`, true, { fault: 'caller' });
+  }
 
   if (config.auth) {
     const secret = env[config.auth.env];

@@ -32,6 +32,7 @@ import importlib.machinery
 import inspect
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -39,6 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 MAX_OUTPUT_CHARS = 16 * 1024
 MAX_MESSAGE_CHARS = 2000
+# The id toolcap writes first on every request line (python-worker.ts), read when the line cannot be decoded.
+REQUEST_ID = re.compile(r'\{"id":(\d+),')
 IDENTIFIER_OK = str.isidentifier
 
 # This folder holds only the runner: keep its modules from shadowing a project's.
@@ -197,8 +200,11 @@ def serve(spec):
     requests = request_stream()
     lock = threading.Lock()
 
+    # The protocol is written ASCII-escaped: a lone surrogate (a caller may send
+    # "\ud800", which json.loads accepts) cannot be encoded as UTF-8, and the
+    # write raising in a pool thread left the call unanswered until its timeout.
     def send(message):
-        line = json.dumps(message, ensure_ascii=False)
+        line = json.dumps(message)
         with lock:
             out.write(line + "\n")
             out.flush()
@@ -216,6 +222,12 @@ def serve(spec):
         sys.exit(3)
     send({"op": "ready", "class_name": cls.__name__, "file": origin})
 
+    def answer(request):
+        try:
+            call(request)
+        except BaseException as e:  # a call never goes unanswered: it would wait for its timeout, which ends the worker
+            send({"id": request.get("id"), "ok": False, "error": {"type": type(e).__name__, "message": "the answer could not be sent"}, "output": ""})
+
     def call(request):
         output.begin()
         try:
@@ -226,11 +238,11 @@ def serve(spec):
         except BaseException as e:  # SystemExit too: a tool must not end the worker
             return fail(request, e, output.end())
         try:
-            text = json.dumps(result, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as e:
+            text = json.dumps(result, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as e:
             return fail(request, e, output.end(), "ResultNotJSON")
         reply = '{"id": %s, "ok": true, "result": %s, "output": %s}' % (
-            json.dumps(request.get("id")), text, json.dumps(output.end(), ensure_ascii=False))
+            json.dumps(request.get("id")), text, json.dumps(output.end()))
         with lock:
             out.write(reply + "\n")
             out.flush()
@@ -245,12 +257,20 @@ def serve(spec):
             continue
         try:
             request = json.loads(line)
+        except RecursionError:
+            # inputs nested past the decoder's recursion limit: the caller's, so that call fails
+            # (a RecursionError is no ValueError: it ended the worker and every call in it)
+            found = REQUEST_ID.match(line)
+            if found:
+                send({"id": int(found.group(1)), "ok": False, "output": "",
+                      "error": {"type": "InputTooDeep", "message": "the arguments are nested too deep for Python's JSON decoder"}})
+            continue
         except ValueError:
             continue
         if request.get("op") == "ping":
             send({"id": request.get("id"), "ok": True, "result": True, "output": ""})
         elif request.get("op") == "call":
-            pool.submit(call, request)
+            pool.submit(answer, request)
     pool.shutdown(wait=True)
 
 

@@ -11,16 +11,29 @@
  * | `effects.external` | true stays true |
  * | `effects.deterministic` | false stays false |
  * | `approval.required` | true stays true |
+ * | `approval.consent` | true stays true |
+ * | `auditStatus` | `experimental` stays; otherwise the reviewed one, unless the learned entry says `experimental` |
  * | `execution.idempotent` | false stays false |
  * | `execution.retryClass` | the less permissive of the two |
+ * | `execution.timeoutSec` | the shorter of the two (the reviewed one or the 30 s default) |
+ * | `execution.allowParallel` | true only when the reviewed tool says so |
+ * | `execution.resources` | the reviewed ones (limits, and the hints a runner reads) |
  * | `enabled` | false stays false |
  * | `implementation`, `providers` | the reviewed ones (a learned entry cannot change what runs) |
+ * | `auth`, `storage`, `observability`, `workflowRoutes` | the reviewed ones: the credentials a call gets (an `auth.envs` name reaches a child process's environment, an OAuth service its tokens), the SQL it runs, which arguments are recorded, where webhooks dispatch |
+ * | `inputSchema`, `outputSchema`, `configSchema` | the reviewed ones when it has them: what a caller's arguments, a result and the configuration are checked against |
  *
  * Layers after the learned layer (overrides) are reviewed and apply as usual.
  * @module
  */
 import type { Tool } from '../model/schema.js';
+import { DEFAULT_TIMEOUT_SEC } from '../model/derive.js';
 import { MODES, REVERSIBILITY, RETRY_CLASSES, RISK_LEVELS, SIDE_EFFECTS, mostRestrictive, rank } from '../model/vocabulary.js';
+
+/** What a call runs with, apart from its code: always the reviewed version's (or absent with it). */
+const REVIEWED_ONLY = ['implementation', 'providers', 'auth', 'storage', 'observability', 'workflowRoutes'] as const;
+/** What a call is checked against: the reviewed version's when it has one (a learned one only adds checks). */
+const REVIEWED_SCHEMAS = ['inputSchema', 'inputSchemaRef', 'outputSchema', 'configSchema'] as const;
 
 /** `merged` (the reviewed tool with a learned entry on top) raised to what `reviewed` said. */
 export function floorLearned(reviewed: Tool, merged: Tool): Tool {
@@ -38,18 +51,31 @@ export function floorLearned(reviewed: Tool, merged: Tool): Tool {
     for (const key of Object.keys(e)) if (e[key] === undefined) delete e[key];
     out.effects = e as Tool['effects'] & object;
   }
-  if (reviewed.approval?.required === true) out.approval = { ...merged.approval, required: true };
+  if (reviewed.approval?.required === true) out.approval = { ...out.approval, required: true };
+  if (reviewed.approval?.consent === true) out.approval = { ...out.approval, consent: true };
+  // experimental means a person approves every call (the built-in rule), unset matches rules for unreviewed tools
+  if (out.auditStatus !== 'experimental' && out.auditStatus !== reviewed.auditStatus) {
+    if (reviewed.auditStatus !== undefined) out.auditStatus = reviewed.auditStatus;
+    else delete out.auditStatus;
+  }
   const x = reviewed.execution;
-  if (x) {
-    const ex = { ...merged.execution };
-    if (x.idempotent === false) ex.idempotent = false;
-    if (x.retryClass !== undefined && (ex.retryClass === undefined || rank(RETRY_CLASSES, ex.retryClass) > rank(RETRY_CLASSES, x.retryClass))) ex.retryClass = x.retryClass;
-    out.execution = ex;
+  if (x || merged.execution) {
+    const ex: Record<string, unknown> = { ...merged.execution };
+    if (x?.idempotent === false) ex['idempotent'] = false;
+    if (x?.retryClass !== undefined && (ex['retryClass'] === undefined || rank(RETRY_CLASSES, ex['retryClass'] as string) > rank(RETRY_CLASSES, x.retryClass))) ex['retryClass'] = x.retryClass;
+    const ceiling = x?.timeoutSec ?? DEFAULT_TIMEOUT_SEC;
+    if (typeof ex['timeoutSec'] !== 'number' || ex['timeoutSec'] > ceiling) ex['timeoutSec'] = x?.timeoutSec;
+    if (ex['allowParallel'] === true && x?.allowParallel !== true) ex['allowParallel'] = x?.allowParallel;
+    ex['resources'] = x?.resources;
+    for (const key of Object.keys(ex)) if (ex[key] === undefined) delete ex[key];
+    out.execution = ex as Tool['execution'] & object;
   }
   if (reviewed.enabled === false) out.enabled = false;
-  for (const key of ['implementation', 'providers'] as const) {
+  const keep = (key: (typeof REVIEWED_ONLY)[number] | (typeof REVIEWED_SCHEMAS)[number]) => {
     if (reviewed[key] !== undefined) (out as Record<string, unknown>)[key] = reviewed[key];
     else delete (out as Record<string, unknown>)[key];
-  }
+  };
+  for (const key of REVIEWED_ONLY) keep(key);
+  for (const key of REVIEWED_SCHEMAS) if (reviewed[key] !== undefined) keep(key);
   return out;
 }

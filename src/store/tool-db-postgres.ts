@@ -11,6 +11,15 @@ import { sqlRefusalIn } from '../validate/sql-guard.js';
 import type { SqlParams, SqlResult, SqlTable, ToolDatabase } from './tool-db-types.js';
 
 /**
+ * A query of one statement. pg uses the extended protocol (one statement,
+ * values bound) only when there are values, an empty array is not enough,
+ * or with `queryMode: 'extended'`; the simple protocol runs every statement
+ * of the text, so a second statement the guard misread would run too.
+ * (`queryMode` is pg's; @types/pg does not name it.)
+ */
+const oneStatement = (text: string, values: unknown[]): pg.QueryConfig => ({ text, values, queryMode: 'extended' }) as pg.QueryConfig;
+
+/**
  * `sql` with its parameters as PostgreSQL numbers them, and the values in
  * that order. Positional: `?` (numbered in order) or `$1…` as written;
  * named: `:name`, `@name`, `$name` looked up in an object (with or without
@@ -120,7 +129,7 @@ class PostgresToolDatabase implements ToolDatabase {
       const why = await this.refusal(table.definition);
       if (why !== undefined) throw new Error(`the definition of table "${table.name}" is refused: ${why}`);
       try {
-        await this.#pool.query({ text: table.definition, values: [] });
+        await this.#pool.query(oneStatement(table.definition, []));
       } catch (err) {
         throw new Error(`the definition of table "${table.name}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
@@ -135,8 +144,7 @@ class PostgresToolDatabase implements ToolDatabase {
   async run(sql: string, params: SqlParams | undefined): Promise<SqlResult> {
     await this.#schemaReady();
     const { text, values } = toPostgres(sql, params);
-    // the extended protocol (values given, even none) runs exactly one statement
-    const result = await this.#pool.query({ text, values });
+    const result = await this.#pool.query(oneStatement(text, values));
     return { rows: result.fields.length > 0 ? (result.rows as Array<Record<string, unknown>>) : [], changes: result.command === 'SELECT' ? 0 : (result.rowCount ?? 0) };
   }
 

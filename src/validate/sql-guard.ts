@@ -146,11 +146,20 @@ function lex(sql: string): Token[] | string {
       if (sql.slice(i + 1, end).includes('\\')) return 'it has a backslash in a string (it may escape the quote); pass such values as parameters';
       i = end + 1;
       out.push({ punct: 'string' });
-    } else if (c === '"' || c === '`' || c === '[') {
-      const close = c === '[' ? ']' : c;
-      const end = closing(sql, i, close);
+    } else if (c === '"' || c === '`') {
+      const end = closing(sql, i, c);
       if (end < 0) return 'it has an unterminated quoted name';
-      out.push({ text: sql.slice(i + 1, end).replaceAll(close + close, close), quoted: true });
+      out.push({ text: sql.slice(i + 1, end).replaceAll(c + c, c), quoted: true });
+      i = end + 1;
+    } else if (c === '[') {
+      // SQLite reads [ ] as a quoted name, PostgreSQL as a subscript or an ARRAY[…] whose inside is SQL
+      // (a subquery, a function call): read it both ways. An inside that cannot be read on its own (a
+      // string, comment or nested [ that goes on past the "]") is where the two readings part.
+      const end = sql.indexOf(']', i + 1);
+      if (end < 0) return 'it has an unterminated [bracketed] name';
+      const inside = lex(sql.slice(i + 1, end));
+      if (typeof inside === 'string') return `it has a [bracketed] part that SQLite and PostgreSQL read differently (${inside})`;
+      out.push({ text: sql.slice(i + 1, end), quoted: true }, ...inside);
       i = end + 1;
     } else if (c === '$' && /[A-Za-z_$]/.test(sql[i + 1] ?? '')) {
       const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));

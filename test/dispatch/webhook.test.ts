@@ -189,3 +189,29 @@ describe.each(BACKENDS)('webhook dispatch through $name', (backend) => {
     }
   });
 });
+
+describe('webhook replay within the tolerance window', () => {
+  it('a captured signed request sent again with an X-Toolcap-Event-Id header of the replayer\'s choosing is a duplicate, not a second dispatch', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => NOW }, onError: (e) => console.error(e) });
+    try {
+      // what an eavesdropper captured: the body, its timestamp and its signature (no event id in the body)
+      const body = JSON.stringify({ workflowId: `wire-${run}`, action: 'refund', amount: 100 });
+      const signed = { 'content-type': 'application/json', 'x-toolcap-timestamp': String(T), 'x-toolcap-signature': signWebhook(SECRET, T, body) };
+      const send = (extra: Record<string, string> = {}) => getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, { method: 'POST', headers: { ...signed, ...extra }, body });
+      expect((await send()).body).toMatchObject({ duplicate: false });
+      for (const id of ['forged-1', 'forged-2']) {
+        const again = await send({ 'x-toolcap-event-id': id });
+        expect([id, again.res.status, again.body.duplicate]).toEqual([id, 200, true]);
+      }
+      expect((await store.listAudit({ tool: TOOL, limit: 100 })).filter((a) => a.kind === 'webhook.dispatched')).toHaveLength(1);
+    } finally {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});

@@ -85,6 +85,15 @@ function runToolDatabaseContract(name: string, harness: Harness): void {
       expect((await db.run('UPDATE counters SET value = 0 WHERE name = ?', ['c'])).changes).toBe(1);
     });
 
+    it('runs one statement per call, whatever the guard let through: a second one is an error and never runs', async () => {
+      const db = await open(harness.location());
+      await db.ensureTables(TABLES);
+      for (const params of [undefined, {}, []] as const) {
+        await expect(db.run('SELECT 1 AS one; CREATE TABLE sneaky (x INTEGER)', params)).rejects.toThrow();
+        await expect(db.run('SELECT x FROM sneaky', undefined)).rejects.toThrow(/sneaky/);
+      }
+    });
+
     it('refuses a definition that attaches another database, naming the table', async () => {
       const db = await open(harness.location());
       await expect(db.ensureTables([{ name: 'evil', definition: "ATTACH DATABASE 'other.db' AS other" }])).rejects.toThrow(/table "evil" is refused: ATTACH/);

@@ -20,6 +20,9 @@ describe('sqlRefusal: what a tool\'s SQL may say', () => {
     // the object type is the word after CREATE and its modifiers: columns may be called event, user or group
     'CREATE TABLE log (event TEXT, user TEXT, "group" TEXT, rule TEXT)',
     'CREATE UNIQUE INDEX IF NOT EXISTS log_event ON log (event)',
+    // [ ]: a quoted name in SQLite, a subscript or array in PostgreSQL
+    'SELECT [my col] FROM [notes]',
+    'SELECT tags[1], ARRAY[1, 2] FROM notes WHERE id = :id',
   ])('allows %s', (sql) => {
     expect(sqlRefusal(sql, 'main')).toBeUndefined();
   });
@@ -60,6 +63,12 @@ describe('sqlRefusal: what a tool\'s SQL may say', () => {
     ['SELECT lo_get(16385)', /large-object/],
     ["COMMENT ON SCHEMA public IS 'x'", /COMMENT SCHEMA/],
     ['   ', /empty/],
+    // [ ] quotes a name in SQLite but is an array subscript in PostgreSQL: what is between them is SQL there
+    ["SELECT ARRAY[query_to_xml('select * from toolcap.api_keys', true, true, '')]", /query_to_xml/],
+    ["SELECT ARRAY[']'] ; DROP SCHEMA toolcap CASCADE ; SELECT 1 -- '", /bracket/],
+    ['SELECT (ARRAY[(SELECT max(id) FROM toolcap.api_keys)])[1]', /another schema/],
+    ['SELECT ARRAY[dblink_exec(1)]', /dblink_exec/],
+    ['SELECT a[1; DROP TABLE notes]', /more than one statement/],
   ])('refuses %s', (sql, why) => {
     expect(sqlRefusal(sql, 'main')).toMatch(why);
   });

@@ -11,6 +11,23 @@ function scalar(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
+/** A whole path segment the URL parser resolves away: `.` or `..`, also as `%2e` (WHATWG single- and double-dot segments). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+const dotSegments = (path: string): number => (path.split(/[?#]/, 1)[0] ?? '').split('/').filter((s) => DOT_SEGMENT.test(s)).length;
+
+/** What fetch refuses in a header value: CR, LF, NUL, and anything past Latin-1 (a header is a ByteString). */
+const UNSENDABLE_HEADER = /[\r\n\0]|[^\u0000-\u00ff]/;
+
+/**
+ * `value` as the value of header `name`, or the caller's fault before anything
+ * is sent. fetch would refuse it with a TypeError, read as a failed request:
+ * the provider's fault after a possible effect, so bad input moved the circuit.
+ */
+export function headerValue(name: string, value: string, what: string): string {
+  if (UNSENDABLE_HEADER.test(value)) throw new ProviderError('PROVIDER_ERROR', `${what} cannot be sent as header ${name}: it holds a line break, NUL or a character past Latin-1`, true, { fault: 'caller' });
+  return value;
+}
+
 /** The request a call makes (exported for tests and diagnostics). */
 export interface BuiltRequest {
   url: string;
@@ -56,7 +73,7 @@ export function buildHttpRequest(config: HttpProviderConfig, args: Record<string
         addQuery(name, value);
         break;
       case 'header':
-        headers[name.toLowerCase()] = scalar(value);
+        headers[name.toLowerCase()] = headerValue(name, scalar(value), `argument "${arg}"`);
         break;
       case 'cookie':
         cookies.push(`${name}=${encodeURIComponent(scalar(value))}`);
@@ -84,6 +101,11 @@ export function buildHttpRequest(config: HttpProviderConfig, args: Record<string
     throw new ProviderError('PROVIDER_ERROR', `missing path parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, true);
   }
   const path = config.path.replace(/\{([^}]+)\}/g, (_, p: string) => pathValues.get(p) ?? '');
+  // encodeURIComponent leaves "." and "..": as a whole segment the URL parser resolves it, so an
+  // argument could climb out of the declared path to another endpoint of the origin, credentials and all
+  if (dotSegments(path) > dotSegments(config.path)) {
+    throw new ProviderError('PROVIDER_ERROR', `a path argument makes a dot segment ("." or "..") of ${config.path}: refused, it would leave the declared path`, true, { fault: 'caller' });
+  }
 
   if (config.auth) {
     const secret = env[config.auth.env];

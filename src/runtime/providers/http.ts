@@ -34,7 +34,7 @@ import { guardedDispatcher } from '../containment/dispatcher.js';
 import { defaultEgressAllow, EgressError, EgressGuard } from '../containment/egress.js';
 import { redirectDecision, withoutCredentials } from '../containment/redirects.js';
 import { joinUrl, readHttpConfig, type HttpProviderConfig } from './http-config.js';
-import { buildHttpRequest, type BuiltRequest } from './http-request.js';
+import { buildHttpRequest, headerValue, type BuiltRequest } from './http-request.js';
 import { codeIdentityOf } from './identity.js';
 import {
   ProviderConfigError,
@@ -213,7 +213,7 @@ class HttpInstance implements ProviderInstance {
     if (signal.aborted) throw new ProviderError('ABORTED', `${what}: aborted before it started`, true, { cause: signal.reason });
     const request = buildHttpRequest(this.config, args, this.environment.env);
     if (context.idempotencyKey !== undefined && request.headers['idempotency-key'] === undefined) {
-      request.headers['idempotency-key'] = context.idempotencyKey;
+      request.headers['idempotency-key'] = headerValue('Idempotency-Key', context.idempotencyKey, 'the idempotency key');
     }
     // a tool with exactly one OAuth service and no auth of its own sends that service's access token (docs/oauth.md)
     const oauth = this.config.auth === undefined && context.oauth ? Object.values(context.oauth) : [];

@@ -247,6 +247,8 @@ export class PythonWorker {
     if (m.ok) return pending.resolve({ result: m.result, output });
     const type = m.error?.type ?? 'Exception';
     const message = this.#o.redact(m.error?.message ?? '');
+    // the runner could not even decode the arguments (nested past its recursion limit): the caller's input, nothing ran
+    if (type === 'InputTooDeep') return pending.reject(new ProviderError('PROVIDER_ERROR', `${this.#o.describe}: ${message}`, true, { fault: 'caller', detail: { exception: type } }));
     const code: ProviderErrorCode = type === 'ResultNotJSON' ? 'BAD_RESPONSE' : 'PROVIDER_ERROR';
     const text = type === 'ResultNotJSON' ? `run() returned a value that is not JSON: ${message}` : `${type}${message ? `: ${message}` : ''}`;
     pending.reject(new ProviderError(code, `${this.#o.describe}: ${text}`, false, { detail: { exception: type, message, output } }));

@@ -5,8 +5,8 @@
  * public and the actor is `webhook:<toolId>`), its `workflowType` selects
  * the route, and the event is dispatched with the route's `dispatchMode`
  * and `bootstrap` (runtime/dispatch). The idempotency key is the
- * `X-Toolcap-Event-Id` header, else the event's id (`eventIdPointer`), else
- * `sha256:<hex>` of the raw body: a replay is answered `duplicate: true`
+ * `X-Toolcap-Event-Id` header (keyed hooks only: it is not signed), else the
+ * event's id (`eventIdPointer`), else `sha256:<hex>` of the raw body: a replay is answered `duplicate: true`
  * and not dispatched again. Every outcome is audited, redacted.
  * @module
  */
@@ -85,7 +85,10 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     if (typeof workflowId !== 'string' || !WORKFLOW_ID_PATTERN.test(workflowId)) {
       throw new ApiProblem(problem('BAD_BODY', `The event must carry the workflow id at ${idPointer}: 1-200 characters of A-Z a-z 0-9 _ : -, starting with a letter or digit.`, { pointer: idPointer }));
     }
-    const eventId = c.req.header(EVENT_ID_HEADER) ?? valueAt(event, hook.eventIdPointer ?? '/event_id');
+    // A signed request's key comes from what the signature covers (the body): the X-Toolcap-Event-Id
+    // header is not signed, so a request captured within the tolerance was dispatched again under any new id.
+    const header = hook.secret === undefined ? c.req.header(EVENT_ID_HEADER) : undefined;
+    const eventId = header ?? valueAt(event, hook.eventIdPointer ?? '/event_id');
     const idempotencyKey = eventKey(eventId) ?? `sha256:${sha256(raw)}`;
 
     const dispatcher = dispatcherOf();

@@ -181,6 +181,41 @@ describe('http provider', () => {
   });
 
   it.each([
+    ['..', '..'],
+    ['.', '..'],
+    ['x', '..'],
+  ])('a path argument that is a dot segment (%s, %s) is refused before anything is sent: it would climb out of the declared path on the same origin, with its credentials', async (owner, repo) => {
+    const p = make({ baseUrl: base, path: '/repos/{owner}/{repo}/inspect', auth: { type: 'bearer', env: 'TEST_API_TOKEN' } }, { TEST_API_TOKEN: 's3cret' });
+    const err = await rejection(p.call({ owner, repo }, contextFor()));
+    expect(err.code).toBe('PROVIDER_ERROR');
+    expect(err.beforeEffect).toBe(true);
+    expect(err.fault).toBe('caller');
+    expect(err.message).toMatch(/dot segment/);
+    // a dot inside a segment is just a character
+    expect(((await p.call({ owner: '..a', repo: 'b..' }, contextFor())) as Seen).url).toBe('/repos/..a/b../inspect');
+  });
+
+  it.each([
+    ['CR LF', 'a\r\nx-injected: 1'],
+    ['a lone LF', 'a\nb'],
+    ['NUL', 'a\u0000b'],
+    ['a character past Latin-1', 'caf\u0101'],
+  ])('a header argument holding %s is the caller\'s fault, refused before anything is sent (not a failed request that trips the circuit)', async (_label, tag) => {
+    const p = make({ baseUrl: base, path: '/inspect', parameters: { tag: { in: 'header', name: 'X-Tag' } } });
+    const err = await rejection(p.call({ tag }, contextFor()));
+    expect(err.code).toBe('PROVIDER_ERROR');
+    expect(err.beforeEffect).toBe(true);
+    expect(err.fault).toBe('caller');
+    expect(err.message).toMatch(/X-Tag/i);
+  });
+
+  it('an idempotency key fetch cannot send is refused the same way', async () => {
+    const err = await rejection(make({ baseUrl: base, path: '/inspect' }).call({}, { ...contextFor(), idempotencyKey: 'k\r\nx-injected: 1' }));
+    expect([err.code, err.beforeEffect, err.fault]).toEqual(['PROVIDER_ERROR', true, 'caller']);
+    expect(err.message).toMatch(/idempotency-key/i);
+  });
+
+  it.each([
     { type: 'bearer', name: undefined, header: ['authorization', 'Bearer s3cret'], query: '' },
     { type: 'header', name: 'X-Api-Key', header: ['x-api-key', 's3cret'], query: '' },
     { type: 'query', name: 'key', header: undefined, query: '?key=s3cret' },

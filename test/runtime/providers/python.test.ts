@@ -155,6 +155,24 @@ describe('python provider', () => {
     expect(err.message).toMatch(message);
   });
 
+  it('a lone surrogate in the arguments comes back as given: the answer is never lost to an encoding error (it hung until the timeout, which then ended the worker)', async () => {
+    const p = make(pylot('echo', 'ptools.echo', 'EchoTool'));
+    await expect(p.call({ text: 'a\ud800b', e: '\udfff' }, timeout(5000))).resolves.toEqual({ text: 'a\ud800b', e: '\udfff' });
+  }, 15_000);
+
+  it('arguments nested deeper than Python\'s JSON decoder reads fail that call, as the caller\'s fault, before any effect; the worker lives on', async () => {
+    const p = make(pylot('hangs', 'ptools.behaviour', 'Hangs'));
+    const before = (await p.call({}, contextFor())) as { pid: number };
+    let deep: unknown = 1;
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    const err = await rejection(p.call({ deep }, timeout(5000)));
+    expect(err.code).toBe('PROVIDER_ERROR');
+    expect(err.beforeEffect).toBe(true);
+    expect(err.fault).toBe('caller');
+    expect(err.message).toMatch(/nested too deep/);
+    await expect(p.call({}, contextFor())).resolves.toEqual({ pid: before.pid });
+  }, 15_000);
+
   it.each([
     ['a module that does not exist', 'ptools.nope', undefined, /no module|No module/],
     ['a module that raises on import', 'ptools.broken', undefined, /broken on purpose/],

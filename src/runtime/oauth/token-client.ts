@@ -10,6 +10,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import { errorMessage } from '../../model/errors.js';
+import { BodyTooLargeError, readBodyLimited } from '../containment/body-limit.js';
 import { guardedDispatcher } from '../containment/dispatcher.js';
 import { defaultEgressAllow, EgressGuard } from '../containment/egress.js';
 import type { ProviderEgress } from '../providers/types.js';
@@ -118,6 +119,11 @@ function tokenSet(r: oauth.TokenEndpointResponse, issuer: string, previousRefres
 
 type Http = oauth.TokenEndpointRequestOptions;
 
+/** The most a token endpoint's answer may hold: tokens and their fields are a few KB (an ID token with many claims, tens). */
+export const MAX_TOKEN_RESPONSE_BYTES = 1024 * 1024;
+/** Statuses whose Response may have no body. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
 /** Run `work` with oauth4webapi options: guarded fetch, JSON re-encoding when asked, a timeout; errors as TokenEndpointError. */
 async function withTransport<T>(service: OAuthService, options: TokenRequestOptions, work: (http: Http) => Promise<T>): Promise<T> {
   let guard: EgressGuard;
@@ -140,7 +146,12 @@ async function withTransport<T>(service: OAuthService, options: TokenRequestOpti
         headers = { ...headers, 'content-type': 'application/json' };
       }
       // Node's fetch takes an undici dispatcher; the DOM RequestInit type does not name it
-      return fetch(url, { ...init, body, headers, dispatcher } as unknown as RequestInit);
+      const response = await fetch(url, { ...init, body, headers, dispatcher } as unknown as RequestInit);
+      // oauth4webapi reads the whole answer: a token endpoint that streams without end would fill the memory
+      const answer = await readBodyLimited(response, MAX_TOKEN_RESPONSE_BYTES).catch((error: unknown) => {
+        throw new TokenEndpointError(error instanceof BodyTooLargeError ? `the token endpoint's answer is over ${MAX_TOKEN_RESPONSE_BYTES} bytes` : `reading the token endpoint's answer failed: ${errorMessage(error)}`, undefined, { cause: error });
+      });
+      return new Response(NULL_BODY_STATUSES.has(response.status) ? null : answer, { status: response.status, statusText: response.statusText, headers: response.headers });
     },
   };
   try {

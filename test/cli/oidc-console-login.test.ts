@@ -181,6 +181,30 @@ describe('browser sign-in to the console with the OpenID provider', () => {
     expect(await replay.text()).toContain('was already used');
   });
 
+  it('keeps nothing on the server for a sign-in under way: 10,001 others started meanwhile (no credentials needed) do not push it out', async () => {
+    const browser = new Browser();
+    const authorization = await start(browser, '/ui/health');
+    // the flood an anonymous client can send; pending sign-ins kept on the server (10,000 at most) lost the first
+    let left = 10_001;
+    const worker = async () => {
+      while (left-- > 0) expect((await fetch(`${server.url}/ui/login/oidc`, { redirect: 'manual' })).status).toBe(303);
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    const done = await browser.go(await atProvider(browser, authorization.href, 'alice'));
+    expect(done.status, await done.text()).toBe(200);
+  }, 60_000);
+
+  it('refuses a pending-sign-in cookie that was altered', async () => {
+    const browser = new Browser();
+    const authorization = await start(browser);
+    const callback = await atProvider(browser, authorization.href, 'alice');
+    const sealed = browser.cookie('toolcap_oidc')!;
+    const flipped = `${sealed.slice(0, 20)}${sealed[20] === 'A' ? 'B' : 'A'}${sealed.slice(21)}`;
+    const res = await fetch(callback, { headers: { cookie: `toolcap_oidc=${flipped}` } });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('not started here');
+  });
+
   it('sends a visit at another allowed name to the redirect URI\'s origin first (its cookie must be set there)', async () => {
     const other = server.url.replace('127.0.0.1', 'localhost');
     const res = await fetch(`${other}/ui/login/oidc?next=%2Fui%2Fhealth`, { redirect: 'manual' });

@@ -3,9 +3,14 @@
  * authorization code flow with PKCE (S256), `state` and `nonce`, through
  * `oauth4webapi` (discovery, the code exchange, ID token validation).
  *
- * `GET /ui/login/oidc` makes a one-time state, nonce and code verifier, keeps
- * them on the server under an id sent as a short-lived cookie, and redirects
- * to the provider. That cookie is `SameSite=Lax`, not `Strict`: the
+ * `GET /ui/login/oidc` makes a one-time state, nonce and code verifier, seals
+ * them (AES-256-GCM, under a key made when the console starts) into a
+ * short-lived cookie, and redirects to the provider. Nothing is kept on the
+ * server: a pending sign-in held there could be pushed out by anyone asking
+ * for new ones (the page needs no credentials), and a flood of them did
+ * (10,000 kept at most). A sealed cookie is useless elsewhere and cannot be
+ * forged; the provider's authorization code, bound to the verifier, is good
+ * once. That cookie is `SameSite=Lax`, not `Strict`: the
  * provider's redirect back is a top-level navigation started by another
  * site, which a browser sends Lax cookies with and Strict ones without (the
  * callback could then never find its state). It is `HttpOnly`, scoped to
@@ -21,6 +26,7 @@
  * (502 when the provider cannot be reached), never a crash.
  * @module
  */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -55,8 +61,8 @@ export interface OidcLoginOptions {
 export const OIDC_COOKIE = 'toolcap_oidc';
 /** A pending sign-in lives this long. */
 const PENDING_MS = 10 * 60 * 1000;
-/** Pending sign-ins kept at most (the oldest goes first). */
-const PENDING_MAX = 10_000;
+/** The longest `next` a pending sign-in carries (the cookie holds it); a longer one leads to `/`. */
+const NEXT_MAX = 1000;
 
 interface Pending {
   readonly state: string;
@@ -80,7 +86,8 @@ class LoginFailure extends Error {
 export class OidcLogin {
   readonly #options: OidcLoginOptions;
   readonly #sessions: Sessions;
-  readonly #pending = new Map<string, Pending>();
+  /** Seals pending sign-ins into their cookie; made afresh at each start, so a restart ends sign-ins under way. */
+  readonly #key = randomBytes(32);
   readonly #clock: () => number;
   readonly #client: oauth.Client;
   readonly #clientAuth: oauth.ClientAuth;
@@ -105,7 +112,8 @@ export class OidcLogin {
 
   /** `GET /ui/login/oidc`: to the provider, with a fresh state, nonce and PKCE challenge bound to this browser. */
   async start(c: Context): Promise<Response> {
-    const next = safeNext(c.req.query('next'));
+    const wanted = safeNext(c.req.query('next'));
+    const next = wanted.length > NEXT_MAX ? '/' : wanted;
     const here = new URL(c.req.url);
     const home = new URL(this.#options.redirectUri);
     // the callback comes back to the redirect URI's origin: the pending cookie must be set there
@@ -132,15 +140,13 @@ export class OidcLogin {
       ...(this.#options.resource !== undefined ? { resource: this.#options.resource } : {}),
     };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const id = oauth.generateRandomState();
-    this.#remember(id, pending);
-    return redirect(url.href, this.#cookie(id, PENDING_MS / 1000));
+    return redirect(url.href, this.#cookie(this.#seal(pending), PENDING_MS / 1000));
   }
 
   /** `GET /ui/login/callback`: check the state, exchange the code, validate the ID token, open the session. */
   async callback(c: Context): Promise<Response> {
-    const id = cookieValue(c.req.header('cookie'), OIDC_COOKIE);
-    const pending = id === undefined ? undefined : this.#take(id);
+    const sealed = cookieValue(c.req.header('cookie'), OIDC_COOKIE);
+    const pending = sealed === undefined ? undefined : this.#unseal(sealed);
     const clear = this.#cookie('', 0);
     try {
       if (!pending) throw new LoginFailure(400, 'This sign-in was not started here, was already used, or took longer than ten minutes. Start again.');
@@ -242,18 +248,26 @@ export class OidcLogin {
     return { signal: AbortSignal.timeout(this.#options.timeoutMs ?? 10_000), [oauth.allowInsecureRequests]: loopback };
   }
 
-  #remember(id: string, pending: Pending): void {
-    const now = this.#clock();
-    for (const [key, p] of this.#pending) if (p.expiresAt <= now) this.#pending.delete(key);
-    while (this.#pending.size >= PENDING_MAX) this.#pending.delete(this.#pending.keys().next().value as string);
-    this.#pending.set(id, pending);
+  /** A pending sign-in as its cookie's value: IV, tag and ciphertext, base64url. */
+  #seal(pending: Pending): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify(pending), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
   }
 
-  /** A pending sign-in, removed as it is read (one use only), unless it expired. */
-  #take(id: string): Pending | undefined {
-    const pending = this.#pending.get(id);
-    this.#pending.delete(id);
-    return pending && pending.expiresAt > this.#clock() ? pending : undefined;
+  /** The pending sign-in a cookie seals, unless it was not sealed here (or since the last start), was altered or expired. */
+  #unseal(value: string): Pending | undefined {
+    try {
+      const raw = Buffer.from(value, 'base64url');
+      if (raw.length < 29) return undefined;
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      const p = JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as Pending;
+      return typeof p.expiresAt === 'number' && p.expiresAt > this.#clock() ? p : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   #cookie(value: string, maxAgeSec: number): string {

@@ -31,6 +31,8 @@ interface Session {
   readonly owner: string;
   readonly csrf: string;
   expiresAt: number;
+  /** When the session ends however busy it is (its absolute lifetime). */
+  readonly endsAt: number;
   /** Gets a fresh access token when the kept one has expired (a browser sign-in's refresh token). */
   readonly renew?: Renew;
   /** A renewal under way, shared by the requests that wait for it. */
@@ -51,6 +53,13 @@ export interface ConsoleUser {
 export interface SessionOptions {
   /** Idle lifetime. @default 8 hours */
   idleMs?: number;
+  /**
+   * Absolute lifetime, however busy the session is: a browser sign-in renews
+   * its access token by the refresh token, so without it a session could
+   * outlive every credential check the provider makes only at sign-in (its
+   * login, its MFA). @default 24 hours
+   */
+  maxAgeMs?: number;
   /** Sessions kept at most (the oldest goes first). @default 10000 */
   max?: number;
   /** Sessions one principal may hold at most (its own oldest goes first), so no principal can push out others'. @default 20 */
@@ -88,6 +97,7 @@ export class Sessions {
   readonly #auth: ApiAuth | undefined;
   readonly #sessions = new Map<string, Session>();
   readonly #idleMs: number;
+  readonly #maxAgeMs: number;
   readonly #max: number;
   readonly #maxPerPrincipal: number;
   readonly #clock: () => number;
@@ -96,6 +106,7 @@ export class Sessions {
   constructor(auth: ApiAuth | undefined, options: SessionOptions = {}) {
     this.#auth = auth;
     this.#idleMs = options.idleMs ?? 8 * 3600 * 1000;
+    this.#maxAgeMs = options.maxAgeMs ?? 24 * 3600 * 1000;
     this.#max = options.max ?? 10_000;
     this.#maxPerPrincipal = options.maxPerPrincipal ?? 20;
     this.#clock = options.clock ?? Date.now;
@@ -181,7 +192,8 @@ export class Sessions {
 
   #live(id: string): Session | undefined {
     const session = this.#sessions.get(id);
-    if (session && session.expiresAt <= this.#clock()) {
+    const now = this.#clock();
+    if (session && (session.expiresAt <= now || session.endsAt <= now)) {
       this.#sessions.delete(id);
       return undefined;
     }
@@ -198,7 +210,8 @@ export class Sessions {
     while (this.#sessions.size >= this.#max) this.#sessions.delete(this.#sessions.keys().next().value as string);
     const id = token();
     const csrf = token();
-    this.#sessions.set(id, { authorization, owner, csrf, expiresAt: this.#clock() + this.#idleMs, ...(renew ? { renew } : {}) });
+    const now = this.#clock();
+    this.#sessions.set(id, { authorization, owner, csrf, expiresAt: now + this.#idleMs, endsAt: now + this.#maxAgeMs, ...(renew ? { renew } : {}) });
     return { id, csrf };
   }
 }

@@ -49,6 +49,26 @@ describe('console sessions', () => {
     expect(await Promise.all(mallory.map(alive))).toEqual([false, false, false, false, false, false, false, true, true, true]);
   });
 
+  it('a session in use still ends at its absolute lifetime (24 hours), however recently it was used', async () => {
+    let now = 0;
+    const hour = 3600 * 1000;
+    const sessions = new Sessions(auth, { clock: () => now });
+    const admin = await sessions.login(req(), 'admin');
+    if (!admin.ok) throw new Error('login failed');
+    const cookie = { cookie: `${SESSION_COOKIE}=${sessionOf(admin.setCookie)}` };
+    // used every 7 hours: never idle for the 8 the idle limit allows
+    for (const at of [7, 14, 21, 23.9]) {
+      now = at * hour;
+      const r = await sessions.user(req(cookie));
+      expect(r.ok && r.user.principal?.id).toBe('admin');
+    }
+    now = 24 * hour;
+    expect((await sessions.user(req(cookie))).ok).toBe(false);
+    // and stays ended
+    now = 24.1 * hour;
+    expect((await sessions.user(req(cookie))).ok).toBe(false);
+  });
+
   it('a credential that cannot be checked for a moment (503) keeps the session; a refused one ends it', async () => {
     let answer: 'ok' | 'down' | 'revoked' = 'ok';
     const flaky: ApiAuth = {

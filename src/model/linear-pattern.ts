@@ -201,6 +201,8 @@ export function toLinearSyntax(source: string): string | undefined {
         continue;
       }
       case ')': {
+        // (unbalanced is not ECMAScript, which V8 refused already; never pop the pattern's own frame)
+        if (frames.length === 1) return undefined;
         const group = frames.pop()!;
         item(group.size + 1, group.product);
         break;

@@ -90,6 +90,22 @@ describe('the translation gives V8\'s verdict', () => {
   });
 });
 
+describe('any text', () => {
+  it('gets a verdict, never an exception: random texts of pattern characters (seeded)', () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pieces = ['(', ')', '[', ']', '{', '}', '{2}', '{1,', '\\', '\\u', '\\u{', '\\x', '\\c', '\\p{', '\\k<', '?', '*', '+', '|', '^', '$', '.', 'a', '1', ',', '<', '>', '=', '!', ':', '-', '😀', '\ud800'];
+    for (let i = 0; i < 20_000; i++) {
+      const text = Array.from({ length: 1 + next(12) }, () => pieces[next(pieces.length)]).join('');
+      expect(() => toLinearSyntax(text)).not.toThrow();
+      expect(['linear', 'backtracking']).toContain(patternEngine(text));
+    }
+  });
+});
+
 describe('the translation', () => {
   it.each([
     ['^\\s$', String.raw`^[\x{9}-\x{D}\x{20}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]$`],

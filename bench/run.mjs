@@ -8,6 +8,7 @@ import * as mcp from './mcp.mjs';
 import * as mcpInbound from './mcp-inbound.mjs';
 import * as module from './module.mjs';
 import * as openapi from './openapi.mjs';
+import * as patterns from './patterns.mjs';
 import * as query from './query.mjs';
 import * as reload from './reload.mjs';
 import * as retrieval from './retrieval.mjs';
@@ -18,7 +19,7 @@ import * as scale from './scale.mjs';
 import * as schemas from './schemas.mjs';
 import * as sessions from './sessions.mjs';
 
-const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, 'mcp-inbound': mcpInbound, module, console: consolePages, cluster, observability, schemas, sessions, scale };
+const benches = { load, openapi, inference, retrieval, query, reload, http, router, mcp, 'mcp-inbound': mcpInbound, module, console: consolePages, cluster, observability, schemas, sessions, scale, patterns };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;

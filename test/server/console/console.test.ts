@@ -11,7 +11,8 @@ import { h } from '../../../src/server/console/html.js';
 import { safeNext } from '../../../src/server/console/login.js';
 import { cookieValue } from '../../../src/server/console/session.js';
 import { BASE } from '../helpers.js';
-import { HOST, identityApi, ORIGIN, PRINCIPALS, type IdentityApi } from '../identity-fixture.js';
+import { HOST, identityApi, PRINCIPALS, type IdentityApi } from '../identity-fixture.js';
+import { consoleRequests } from './requests.js';
 
 const INTERN = PRINCIPALS.intern;
 
@@ -22,9 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-const get = (path: string, headers: Record<string, string> = {}) => api.app.fetch(new Request(`${BASE}${path}`, { headers: { host: HOST, ...headers } }));
-const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  api.app.fetch(new Request(`${BASE}${path}`, { method: 'POST', body: new URLSearchParams(form), headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...headers } }));
+const { get, post } = consoleRequests(() => api);
 
 /** Sign in through the form; the session cookie and the page's CSRF token. */
 async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {

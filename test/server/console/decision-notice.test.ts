@@ -10,8 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieValue } from '../../../src/server/console/session.js';
-import { BASE } from '../helpers.js';
-import { HOST, identityApi, ORIGIN, PRINCIPALS, type IdentityApi } from '../identity-fixture.js';
+import { identityApi, PRINCIPALS, type IdentityApi } from '../identity-fixture.js';
+import { consoleRequests } from './requests.js';
 
 let api: IdentityApi;
 beforeAll(async () => {
@@ -19,9 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-const get = (path: string, headers: Record<string, string> = {}) => api.app.fetch(new Request(`${BASE}${path}`, { headers: { host: HOST, ...headers } }));
-const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-  api.app.fetch(new Request(`${BASE}${path}`, { method: 'POST', body: new URLSearchParams(form), headers: { host: HOST, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded', ...headers } }));
+const { get, post } = consoleRequests(() => api);
 
 async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {
   const form = await get('/ui/login');

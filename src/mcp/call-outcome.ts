@@ -17,6 +17,21 @@ import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
 
+/**
+ * Most characters of a server's own failure text (an isError result's text,
+ * a JSON-RPC error's message) kept in the error: the server is not trusted
+ * and its answer may be as large as mcp.maxResponseBytes, and the message
+ * goes into every attempt's outcome and the audit row of each failed call
+ * (the http provider keeps 2 KB of a failed body, the command provider 300
+ * characters of its last line).
+ */
+export const MAX_FAILURE_TEXT = 2048;
+
+/** A server's failure text cut to {@link MAX_FAILURE_TEXT} characters, saying how much was left out. */
+export function failureExcerpt(text: string): string {
+  return text.length > MAX_FAILURE_TEXT ? `${text.slice(0, MAX_FAILURE_TEXT)}… (${text.length - MAX_FAILURE_TEXT} more characters)` : text;
+}
+
 /** Text of a tool result's content, for error messages. */
 function contentText(content: unknown): string {
   if (!Array.isArray(content)) return '';
@@ -66,7 +81,7 @@ export function lastLines(text: string, lines = 5): string {
  */
 export function callValue(result: CallResult, what: string): unknown {
   if (result.isError === true) {
-    const text = contentText(result.content);
+    const text = failureExcerpt(contentText(result.content));
     throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
   }
   if (result.structuredContent !== undefined) return result.structuredContent;
@@ -98,6 +113,6 @@ export function callFailure(
   // a connection the egress policy refused never opened: nothing was sent
   if (refused instanceof EgressError) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, true, { cause: err, detail: { host: refused.host, refusal: refused.code } });
   if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });
-  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${err.message}`, false, { cause: err, status: err.code, detail: err.data });
+  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${failureExcerpt(err.message)}`, false, { cause: err, status: err.code, detail: err.data });
   return new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
 }

@@ -76,10 +76,17 @@ export function nameMatches(patterns: readonly string[], name: string): boolean 
   return patterns.some((p) => (p.includes('*') ? new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name) : p === name));
 }
 
-/** Does a server's tool pass the global and the server's allow/deny lists? An empty allow list allows all. */
-export function toolAllowed(config: McpConfig, server: McpServerConfig, tool: string): boolean {
+/**
+ * Does a server's tool pass the global and the server's allow/deny lists? An
+ * empty allow list allows all. An entry matches the server's own name, that
+ * name as `mcp.<server>.<tool>`, or `listed`, the name toolcap lists the tool
+ * under (`mcp.fs.delete_file` for `deleteFile`): an operator denies what
+ * `toolcap list` shows, and the server, not trusted, picks the case and shape
+ * of its own names.
+ */
+export function toolAllowed(config: McpConfig, server: McpServerConfig, tool: string, listed?: string): boolean {
   const qualified = `mcp.${server.name}.${tool}`;
-  const hit = (list: readonly string[]) => nameMatches(list, tool) || nameMatches(list, qualified);
+  const hit = (list: readonly string[]) => nameMatches(list, tool) || nameMatches(list, qualified) || (listed !== undefined && nameMatches(list, listed));
   if (config.allowTools.length > 0 && !hit(config.allowTools)) return false;
   if (hit(config.denyTools)) return false;
   if (server.allowTools.length > 0 && !hit(server.allowTools)) return false;

@@ -26,6 +26,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mcpDialect } from '../dialects/mcp.js';
+import { canonicalName } from '../dialects/mcp/names.js';
 import { createImportContext } from '../source/context.js';
 import { parseSource } from '../source/source.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
@@ -66,7 +67,8 @@ export function translateTools(
   tools: readonly McpToolDefinition[],
 ): { tools: Tool[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const kept = tools.filter((t) => typeof t.name !== 'string' || toolAllowed(config, server, t.name));
+  // judged by the name toolcap will list the tool under too (the dialect's folding of the server's name)
+  const kept = tools.filter((t) => typeof t.name !== 'string' || toolAllowed(config, server, t.name, discoveredToolName(server.name, canonicalName(t.name))));
   const path = `mcp/${server.name}/tools-list.json`;
   const parsed = parseSource(path, JSON.stringify({ tools: kept }));
   diagnostics.push(...parsed.diagnostics);

@@ -34,15 +34,18 @@ const IDENTITY: GatewayNames = { listed: (n) => n, real: (n) => n, list: (t) => 
 
 /**
  * The names of a gateway over `registry` in `mode`; the mapping follows the
- * serving snapshot (made again once per reload).
+ * serving snapshot (made again once per reload). `reserved`: the gateway's
+ * own tool names, which no catalog tool is listed or called under.
  * @example gatewayNames(registry, 'openai-safe').listed('notes.append') // 'notes_append'
  */
-export function gatewayNames(registry: Registry, mode: GatewayNameMode = 'canonical'): GatewayNames {
+export function gatewayNames(registry: Registry, mode: GatewayNameMode = 'canonical', reserved: readonly string[] = []): GatewayNames {
   if (mode === 'canonical') return IDENTITY;
   let cached: { version: number; mapping: NameMapping } | undefined;
   const mapping = (): NameMapping => {
     const snapshot = registry.snapshot();
-    if (cached?.version !== snapshot.version) cached = { version: snapshot.version, mapping: safeNames(snapshot.tools.map((t) => t.name), OPENAI_NAME_RULE) };
+    // the gateway's own tools (`reserved`) claim their names first: a catalog tool `toolcap.call.tool` mapped to
+    // `toolcap_call_tool` took the meta-tool's calls and was listed beside it; it gets a hash suffix instead
+    if (cached?.version !== snapshot.version) cached = { version: snapshot.version, mapping: safeNames([...reserved, ...snapshot.tools.map((t) => t.name)], OPENAI_NAME_RULE) };
     return cached.mapping;
   };
   const listed = (name: string) => mapping().safe.get(name) ?? name;

@@ -145,7 +145,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     { capabilities: { tools: { listChanged: true } }, instructions: options.tools === 'search' ? SEARCH_INSTRUCTIONS : INSTRUCTIONS },
   );
   const searchMode = options.tools === 'search';
-  const names = gatewayNames(registry, options.names);
+  const names = gatewayNames(registry, options.names, [SEARCH_TOOL, CALL_TOOL, APPROVAL_STATUS_TOOL]);
   const found = new FoundTools();
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? 600_000;
   const callerOf = () => options.caller ?? (server.getClientVersion()?.name ? `mcp:${server.getClientVersion()?.name}` : MCP_APPROVER);

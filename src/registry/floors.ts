@@ -16,10 +16,19 @@
  *
  * A hint the server leaves out sets no floor (MCP's defaults are already the
  * conservative reading the discovery applied).
+ *
+ * The other way round, a server hint looser than what the reviewed manifest
+ * declares is dropped ({@link withoutLooserHints}): the gateway's
+ * `tools/list` and `convert --to mcp` write a stated hint as stated, so a
+ * server's `readOnlyHint: true` kept over a reviewed write told every MCP
+ * client the write was read-only; without it the declared effects say.
  * @module
  */
 import type { Tool } from '../model/schema.js';
 import { MODES, REVERSIBILITY, RETRY_CLASSES, SIDE_EFFECTS, mostRestrictive, rank, type Mode, type Reversibility, type SideEffect } from '../model/vocabulary.js';
+
+/** Side effects that reach outside systems: a closed-world hint says less (dialects/mcp/annotations.ts). */
+const OPEN_WORLD: ReadonlySet<SideEffect> = new Set(['read_external_service', 'network', 'write']);
 
 export interface Floor {
   mode?: Mode;
@@ -60,4 +69,24 @@ export function applyFloor(tool: Tool, floor: Floor): Tool {
   const changed = JSON.stringify(effects) !== JSON.stringify(e ?? {}) || execution !== tool.execution;
   if (!changed) return tool;
   return { ...tool, ...(e !== undefined ? { effects } : {}), ...(execution !== undefined ? { execution } : {}) };
+}
+
+/**
+ * The tool without the hints that claim less than its effects and execution
+ * say (read-only over a write, non-destructive over an irreversible or
+ * high-risk tool, idempotent over a non-idempotent one, closed-world over
+ * open-world side effects); hints that agree or that nothing contradicts stay.
+ */
+export function withoutLooserHints(tool: Tool): Tool {
+  const h = tool.hints;
+  if (!h) return tool;
+  const { mode, reversible, risk, sideEffects } = tool.effects ?? {};
+  const hints = { ...h };
+  if (hints.readOnly === true && mode !== undefined && mode !== 'read') delete hints.readOnly;
+  if (hints.destructive === false && (reversible === 'none' || risk === 'high' || risk === 'critical')) delete hints.destructive;
+  if (hints.idempotent === true && tool.execution?.idempotent === false) delete hints.idempotent;
+  if (hints.openWorld === false && sideEffects !== undefined && OPEN_WORLD.has(sideEffects)) delete hints.openWorld;
+  if (Object.keys(hints).length === Object.keys(h).length) return tool;
+  const { hints: _h, ...rest } = tool;
+  return Object.keys(hints).length > 0 ? { ...rest, hints } : (rest as Tool);
 }

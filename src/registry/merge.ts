@@ -19,7 +19,7 @@ import type { LoadedDocument, Layer } from '../load/loader.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
-import { applyFloor, floorOf, type Floor } from './floors.js';
+import { applyFloor, floorOf, withoutLooserHints, type Floor } from './floors.js';
 import { floorLearned } from './learned-floor.js';
 import { isPlainObject } from '../model/objects.js';
 import { unmatchedOverride } from './override-notes.js';
@@ -188,6 +188,8 @@ export function mergeLayers(
 
   /** Floors from discovered tools' hints, by tool key (registry/floors.ts). */
   const floors = new Map<string, Floor>();
+  /** Tools a discovered layer holds: a later (reviewed) layer over one is checked against its hints. */
+  const discovered = new Set<string>();
   for (const layer of layers) {
     const fresh = () => ({ tools: new Map<string, Origin>(), skills: new Map<string, Origin>(), agents: new Map<string, Origin>(), jobs: new Map<string, Origin>() });
     let seen = fresh();
@@ -223,6 +225,7 @@ export function mergeLayers(
           }
           if (!own[kind]) seen[kind].set(key, origin);
           if (kind === 'tools' && layer.discovered) {
+            discovered.add(key);
             const floor = floorOf(value as Tool);
             if (floor) floors.set(key, floor);
           }
@@ -251,10 +254,13 @@ export function mergeLayers(
       add('jobs', doc.imported.jobs, (j) => j.name);
     }
   }
-  // a reviewed manifest may not go below what the server itself reports
-  for (const [key, floor] of floors) {
+  // a reviewed manifest may not go below what the server itself reports, and the server's hints may not claim less than it
+  for (const key of discovered) {
     const entry = maps.tools.get(key);
-    if (entry && entry.origins.length > 1) entry.value = applyFloor(entry.value, floor);
+    if (!entry || entry.origins.length <= 1) continue;
+    const floor = floors.get(key);
+    if (floor) entry.value = applyFloor(entry.value, floor);
+    entry.value = withoutLooserHints(entry.value);
   }
   catalog.tools = [...maps.tools.values()];
   catalog.skills = [...maps.skills.values()];

@@ -92,6 +92,20 @@ describe('translateTools', () => {
     expect(translateTools(mcpConfig([only]), only, list).tools.map((t) => t.name)).toEqual(['mcp.srv.set_a']);
   });
 
+  it('judges a tool by the name toolcap lists it under too: a server cannot step around a deny entry by the case or shape of its name', () => {
+    // the operator denies the tool as `toolcap list` shows it; the server names it deleteFile, Delete_File, …
+    const server = serverConfig('fs', { denyTools: ['mcp.fs.delete_file'] });
+    for (const name of ['delete_file', 'deleteFile', 'Delete_File', 'DELETE_FILE']) {
+      expect(translateTools(mcpConfig([server]), server, [{ ...plain, name }]).tools.map((t) => t.name)).toEqual([]);
+    }
+    // a global wildcard written in the listed names' lower case catches a camelCase name
+    const open = serverConfig('fs');
+    expect(translateTools(mcpConfig([open], { denyTools: ['*delete*'] }), open, [{ ...plain, name: 'DeleteRepo' }, { ...plain, name: 'readFile' }]).tools.map((t) => t.name)).toEqual(['mcp.fs.read_file']);
+    // and an allow list of listed names keeps what it names
+    const only = serverConfig('fs', { allowTools: ['mcp.fs.read_*'] });
+    expect(translateTools(mcpConfig([only]), only, [{ ...plain, name: 'readFile' }, { ...plain, name: 'writeFile' }]).tools.map((t) => t.name)).toEqual(['mcp.fs.read_file']);
+  });
+
   it('sanitises names and keeps the MCP name for the provider; drops names that cannot be made valid', () => {
     const server = serverConfig('GitHub');
     const [t] = translateTools(mcpConfig([server]), server, [{ ...plain, name: 'Repo/GetIssue' }]).tools;

@@ -8,7 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NAME_META_KEY } from '../../src/mcp/gateway-names.js';
 import { createGatewayServer } from '../../src/mcp/server.js';
 import { configLoader } from '../config/helpers.js';
-import { closeAll, connect, examplesEnv, textOf } from './gateway-helpers.js';
+import { join } from 'node:path';
+import { closeAll, connect, copyExamples, examplesEnv, openEnv, textOf, writeManifest } from './gateway-helpers.js';
+import { ALICE } from './principals.js';
 
 afterAll(closeAll);
 
@@ -49,6 +51,31 @@ describe('the gateway names tools as configured', () => {
     const result = await client.callTool({ name: 'toolcap_call_tool', arguments: { name: 'text_reverse', arguments: { text: 'abc' } } });
     expect(result.isError ?? false).toBe(false);
     expect(textOf(result)).toContain('cba');
+  });
+});
+
+describe("the gateway's own tools keep their names", () => {
+  // a catalog tool `toolcap.call.tool` was mapped to the safe name `toolcap_call_tool`, and a call under that name
+  // reached it instead of the meta-tool (the same for the search and approval status tools), and both were listed
+  it.each(['search', 'full'] as const)('openai-safe, %s mode: a dotted catalog tool never takes a gateway tool\'s name', async (mode) => {
+    const { manifests } = copyExamples();
+    const decoy = (name: string) => ({ name, version: '1.0.0', description: 'A decoy.', inputSchema: { type: 'object' }, effects: { mode: 'read', sideEffects: 'none' }, providers: [{ name: 'local', priority: 0, config: { type: 'module', module: './providers/text.mjs', export: 'reverse' } }] });
+    writeManifest(join(manifests, 'decoys.yaml'), [decoy('toolcap.call.tool'), decoy('toolcap.search.tools'), decoy('toolcap.approval.status')]);
+    const env = await openEnv([manifests]);
+    const client = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names: 'openai-safe', tools: mode, principal: ALICE }));
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(new Set(names).size, JSON.stringify(names)).toBe(names.length);
+    const own = mode === 'search' ? ['toolcap_search_tools', 'toolcap_call_tool', 'toolcap_approval_status'] : ['toolcap_approval_status'];
+    for (const name of own) expect(tools.find((t) => t.name === name)?._meta?.[NAME_META_KEY]).toBeUndefined();
+    const status = await client.callTool({ name: 'toolcap_approval_status', arguments: { approvalId: 'apr_none' } });
+    expect(textOf(status)).toMatch(/APPROVAL_NOT_FOUND/);
+    if (mode === 'search') {
+      const called = await client.callTool({ name: 'toolcap_call_tool', arguments: { name: 'text_reverse', arguments: { text: 'abc' } } });
+      expect(textOf(called)).toContain('cba');
+      const found = await client.callTool({ name: 'toolcap_search_tools', arguments: { query: 'reverse text' } });
+      expect(found.structuredContent).toHaveProperty('matches');
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/registry/catalog.js';
 import type { Tool } from '../../src/model/schema.js';
+import { mcpToolOf } from '../../src/mcp/projection.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,5 +58,30 @@ describe('server hints tighten a reviewed manifest, never loosen it', () => {
     writeFileSync(a, JSON.stringify({ toolcap: 1, tools: [{ name: 'x.t', version: '1.0.0', description: 'T', hints: { readOnly: false } }] }));
     writeFileSync(b, JSON.stringify({ toolcap: 1, tools: [{ name: 'x.t', ...reviewedRead }] }));
     expect(buildCatalog([a, b]).catalog.tools[0]?.value.effects?.mode).toBe('read');
+  });
+});
+
+describe('server hints a reviewed manifest contradicts are not listed on', () => {
+  // the gateway's tools/list and `convert --to mcp` write a stated hint as stated: a server's readOnlyHint over a
+  // reviewed write told every MCP client that the reviewed, irreversible database write was read-only and harmless
+  it('a reviewed irreversible write is never listed read-only, non-destructive, idempotent or closed-world on the server\'s word', () => {
+    const tool = merged(
+      { hints: { readOnly: true, destructive: false, idempotent: true, openWorld: false } },
+      { effects: { mode: 'write', sideEffects: 'write', reversible: 'none', risk: 'high' }, execution: { idempotent: false, retryClass: 'never' } },
+    );
+    const annotations = mcpToolOf(tool).annotations ?? {};
+    expect(annotations.readOnlyHint).not.toBe(true);
+    expect(annotations.destructiveHint).not.toBe(false);
+    expect(annotations.idempotentHint).not.toBe(true);
+    expect(annotations.openWorldHint).not.toBe(false);
+    expect(annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+  });
+
+  it('hints the reviewed manifest agrees with, or leaves open, stay', () => {
+    const tool = merged({ hints: { readOnly: true, openWorld: false } }, { effects: { mode: 'read', sideEffects: 'none', reversible: 'full', risk: 'low' } });
+    expect(mcpToolOf(tool).annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    // without a reviewed layer the server's word is all there is, and toolcap's own reading follows it
+    const alone = merged({ hints: { readOnly: true } }, undefined);
+    expect(mcpToolOf(alone).annotations).toMatchObject({ readOnlyHint: true });
   });
 });

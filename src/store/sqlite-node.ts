@@ -22,6 +22,8 @@ interface NodeStatement {
   get(...params: unknown[]): Record<string, unknown> | undefined;
   all(...params: unknown[]): Array<Record<string, unknown>>;
   columns(): unknown[];
+  /** The text the statement was compiled from: the given SQL up to the end of its first statement. */
+  readonly sourceSQL: string;
   setReadBigInts(on: boolean): void;
   setAllowUnknownNamedParameters(on: boolean): void;
 }
@@ -107,6 +109,22 @@ function mapped<T>(fn: () => T): T {
   }
 }
 
+/** What may follow the one statement a prepare compiles: white space, comments and empty statements. */
+const TRIVIA = /^(?:\s|;|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*$/;
+
+/**
+ * `db.prepare(sql)`, refusing SQL with more than one statement as
+ * better-sqlite3 does: node:sqlite compiles the first statement and drops
+ * the rest without a word (Node 22), so a tool's `SELECT 1; DROP …` ran its
+ * first statement where the other driver refused it.
+ */
+function prepareOne(db: NodeDatabase, sql: string): NodeStatement {
+  const s = mapped(() => db.prepare(sql));
+  const tail = sql.slice(s.sourceSQL.length);
+  if (tail !== '' && !TRIVIA.test(tail)) throw new RangeError('The supplied SQL string contains more than one statement');
+  return s;
+}
+
 /** better-sqlite3 binds `undefined` as NULL; node:sqlite refuses it. */
 function bindable(params: unknown[]): unknown[] {
   if (!params.includes(undefined)) return params;
@@ -170,7 +188,7 @@ export function openNodeSqlite(path: string, options: { readonly: boolean; timeo
     get inTransaction() {
       return db.isOpen && db.isTransaction;
     },
-    prepare: (sql) => statement(mapped(() => db.prepare(sql))),
+    prepare: (sql) => statement(prepareOne(db, sql)),
     exec: (sql) => mapped(() => db.exec(sql)),
     pragma(source, pragmaOptions) {
       const rows = mapped(() => db.prepare(`PRAGMA ${source}`).all()).map(plain);

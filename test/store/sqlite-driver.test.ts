@@ -255,6 +255,21 @@ describe.each(availableSqliteDrivers())('SQLite driver %s', (driver) => {
     expect(db.prepare(`SELECT name FROM t WHERE name = ${param}`).all({ ...values, unused: 1 })).toEqual([{ name: 'a' }]);
   });
 
+  it.each([
+    ['a second statement', 'SELECT 1; CREATE TABLE sneaky (x INTEGER)', false],
+    ['a second statement after a comment', 'SELECT 1; /* c */ DROP TABLE t', false],
+    ['a trailing semicolon and space', 'SELECT 1;  \n', true],
+    ['empty statements and comments after it', 'SELECT 1;; -- done\n/* really */ ;', true],
+    ['a comment left open at the end', 'SELECT 1; /* to the end', true],
+  ])('prepares one statement, refusing more: %s', (_label, sql, accepted) => {
+    const { db } = fresh(driver);
+    if (accepted) expect(db.prepare(sql).all()).toEqual([{ 1: 1 }]);
+    else expect(() => db.prepare(sql)).toThrow(/more than one statement/);
+    // nothing after the first statement ever ran
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'sneaky'").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get()).toEqual({ n: 1 });
+  });
+
   it('tells a statement that returns rows (SELECT, RETURNING) from one that does not', () => {
     const { db } = fresh(driver);
     expect(db.prepare('SELECT 1').reader).toBe(true);

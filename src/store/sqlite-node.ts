@@ -109,8 +109,12 @@ function mapped<T>(fn: () => T): T {
   }
 }
 
-/** What may follow the one statement a prepare compiles: white space, comments and empty statements. */
-const TRIVIA = /^(?:\s|;|--[^\n]*(?:\n|$)|\/\*[\s\S]*?(?:\*\/|$))*$/;
+/**
+ * What may follow the one statement a prepare compiles: white space, comments
+ * and empty statements (a block comment cannot run past its first `*\/`; one
+ * left open runs to the end, as SQLite reads it).
+ */
+const TRIVIA = /^(?:\s|;|--[^\n]*(?:\n|$)|\/\*(?:[^*]|\*(?!\/))*(?:\*\/|$))*$/;
 
 /**
  * `db.prepare(sql)`, refusing SQL with more than one statement as

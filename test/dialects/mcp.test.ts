@@ -63,10 +63,16 @@ describe('mcp annotations -> effects', () => {
       execution: SAFE,
     },
     {
-      title: 'read-only ignores destructive and idempotent (meaningless per MCP)',
-      annotations: { readOnlyHint: true, destructiveHint: true, idempotentHint: false },
+      title: 'read-only ignores idempotent (meaningless per MCP; the GitHub server writes false on reads)',
+      annotations: { readOnlyHint: true, idempotentHint: false, destructiveHint: false },
       effects: { ...READ, sideEffects: 'read_external_service' },
       execution: SAFE,
+    },
+    {
+      title: 'read-only and destructive at once: the stricter reading, a destructive write (the server is not trusted)',
+      annotations: { readOnlyHint: true, destructiveHint: true, idempotentHint: false },
+      effects: { mode: 'write', sideEffects: 'write', reversible: 'none', risk: 'high' },
+      execution: { idempotent: false },
     },
     {
       title: 'write with every other hint at its default: destructive, open world',
@@ -118,7 +124,8 @@ describe('mcp annotations -> effects', () => {
 
   it.each(matrix.map((tool) => [tool.name, tool]))('matrix %s follows the documented table', (_name, tool) => {
     if (!tool.hints) return expect(tool.effects).toBeUndefined();
-    const readOnly = said(tool, 'ro') === true;
+    // read-only and destructive at once: the stricter reading, a write
+    const readOnly = said(tool, 'ro') === true && said(tool, 'de') !== true;
     const closed = said(tool, 'ow') === false;
     const additive = !readOnly && said(tool, 'de') === false;
     const idempotent = readOnly || said(tool, 'id') === true;

@@ -60,7 +60,10 @@ export interface InferredEffects {
 export function inferEffects(hints: Hints | undefined): InferredEffects | undefined {
   if (hints === undefined || Object.keys(hints).length === 0) return undefined;
   const openWorld = hints.openWorld ?? true;
-  const { effects, execution } = hints.readOnly === true ? readOnlyEffects(openWorld) : writeEffects(hints, openWorld);
+  // read-only and destructive at once contradict each other: MCP would ignore the destructive hint, but the
+  // server is not trusted, so the stricter reading wins (no server in the corpus says both)
+  const readOnly = hints.readOnly === true && hints.destructive !== true;
+  const { effects, execution } = readOnly ? readOnlyEffects(openWorld) : writeEffects(hints, openWorld);
   const derived = [
     ...Object.keys(effects).map((key) => `effects.${key}`),
     ...Object.keys(execution).map((key) => `execution.${key}`),

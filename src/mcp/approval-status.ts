@@ -9,13 +9,14 @@
  * @module
  */
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { GATEWAY_TOOLS } from '../model/vocabulary.js';
 import { CallError } from '../runtime/errors.js';
 import { can, type Principal } from '../runtime/identity/principal.js';
 import type { ApprovalView, Runtime } from '../runtime/runtime.js';
 import { callErrorResult, errorResult } from './call-results.js';
 
-/** The tool's name: not a catalog name (those are dotted), so it never hides one. */
-export const APPROVAL_STATUS_TOOL = 'toolcap_approval_status';
+/** The tool's name: no catalog tool may take it (validate/rules.ts), so it never hides one. */
+export const APPROVAL_STATUS_TOOL = GATEWAY_TOOLS.approvalStatus;
 
 /** The tool as `tools/list` shows it. */
 export const approvalStatusTool: McpTool = {

@@ -16,6 +16,7 @@
 import type { CallToolResult, ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../model/objects.js';
 import type { Tool } from '../model/schema.js';
+import { GATEWAY_TOOLS } from '../model/vocabulary.js';
 import type { Snapshot } from '../registry/snapshot.js';
 import { errorResult } from './call-results.js';
 import { mcpToolOf } from './projection.js';
@@ -23,10 +24,10 @@ import { invalidCursor } from './tool-list.js';
 
 export { GATEWAY_TOOLS_MODES, type GatewayToolsMode } from './config.js';
 
-/** The search meta-tool. Like every gateway tool name, it has an underscore where catalog names have dots. */
-export const SEARCH_TOOL = 'toolcap_search_tools';
+/** The search meta-tool. Like every gateway tool name, it has an underscore where catalog names have dots (and no catalog tool may take it). */
+export const SEARCH_TOOL = GATEWAY_TOOLS.search;
 /** The call meta-tool. */
-export const CALL_TOOL = 'toolcap_call_tool';
+export const CALL_TOOL = GATEWAY_TOOLS.call;
 /** Longest query, in characters. */
 export const MAX_QUERY_CHARS = 500;
 /** Matches a search returns unless it asks for another number. */

@@ -118,6 +118,13 @@ export function isMember<T extends string>(order: readonly T[], value: unknown):
 
 /** Tool names: lowercase letters, digits, `_`, `.`, `-`; starting with a letter, digit or `_`. */
 export const TOOL_NAME_PATTERN = '^[a-z0-9_][a-z0-9_.-]*$';
+
+/**
+ * The MCP gateway's own tools (src/mcp). Catalog names are usually dotted and
+ * these are not, but the name pattern allows them: a catalog tool named so
+ * would be listed beside the gateway's and never reached, so none may be.
+ */
+export const GATEWAY_TOOLS = { search: 'toolcap_search_tools', call: 'toolcap_call_tool', approvalStatus: 'toolcap_approval_status' } as const;
 /**
  * Capability names: lowercase segments joined by dots. The recommended form
  * has at least two (`tasks.probe`, verb/object); a single segment (ATLAS's

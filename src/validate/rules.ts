@@ -7,7 +7,7 @@
 import { isDerived } from '../model/derive.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Location, type Severity } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
-import { CAPABILITY_PATTERN, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
+import { CAPABILITY_PATTERN, GATEWAY_TOOLS, TOOL_NAME_PATTERN, type SideEffect } from '../model/vocabulary.js';
 import { lintSqlStorage } from './sql-storage.js';
 import { schemaPatterns } from './schema-patterns.js';
 import type { SchemaShape } from './schema-shape.js';
@@ -20,6 +20,7 @@ import type { SchemaShape } from './schema-shape.js';
 export type Locate = (path: string, below?: string) => Location;
 
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
+const GATEWAY_NAMES: ReadonlySet<string> = new Set(Object.values(GATEWAY_TOOLS));
 const CAPABILITY = new RegExp(CAPABILITY_PATTERN);
 const SCHEMA_FIELDS = ['inputSchema', 'outputSchema', 'configSchema'] as const;
 const WRITE_EFFECTS: ReadonlySet<SideEffect> = new Set(['write', 'system']);
@@ -51,6 +52,8 @@ export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool[
   // derived names too: a dialect that lower-cases "My Tool" still yields no valid name
   if (!TOOL_NAME.test(tool.name)) {
     report(out, locate, 'INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" must be lowercase letters, digits, "_", "." or "-".`, `Try "${suggestName(tool.name)}".`);
+  } else if (GATEWAY_NAMES.has(tool.name)) {
+    report(out, locate, 'INVALID_TOOL_NAME', 'name', `Tool name "${tool.name}" is one of the MCP gateway's own tools; a catalog tool under it would be listed beside the gateway's and never reached.`, `Try "${tool.name.replace('_', '.')}".`);
   }
   const capabilities = tool.capabilities;
   if (capabilities !== undefined) {

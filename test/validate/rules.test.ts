@@ -11,6 +11,9 @@ describe('lintTool', () => {
   it.each<[string, Tool, Array<[string, string, string]>]>([
     ['a clean read tool', { name: 'a.read', effects: { mode: 'read', sideEffects: 'none' } }, []],
     ['an uppercase name', { name: 'Bad', effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_TOOL_NAME', 'error', '/name']]],
+    ['the MCP gateway\'s call tool', { name: 'toolcap_call_tool', effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_TOOL_NAME', 'error', '/name']]],
+    ['the MCP gateway\'s approval-status tool', { name: 'toolcap_approval_status', effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_TOOL_NAME', 'error', '/name']]],
+    ['a dotted name like a gateway tool\'s', { name: 'toolcap.call.tool', effects: { mode: 'read', sideEffects: 'none' } }, []],
     ['a capability without a dot', { name: 'a', capabilities: ['probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'warning', '/capabilities']]],
     ['an uppercase capability', { name: 'a', capabilities: ['Tasks.Probe'], effects: { mode: 'read', sideEffects: 'none' } }, [['INVALID_CAPABILITY_NAME', 'error', '/capabilities']]],
     ['read mode with a write side effect', { name: 'a', effects: { mode: 'read', sideEffects: 'write', rollbackHint: 'x' } }, [['CONTRADICTORY_CLAIM', 'error', '/effects/sideEffects']]],

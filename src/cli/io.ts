@@ -22,6 +22,21 @@ export const processIO: CliIO = {
   stderr: (text) => process.stderr.write(text),
 };
 
+/** Line breaks and other control characters (C0 but the tab, DEL, C1, the Unicode line and paragraph separators). */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * A message for the log, as one line: line breaks and other control characters written escaped (`\n`, `\u001b`).
+ * The log is text, a message a line, and messages carry what untrusted parties said (an MCP server's error, a
+ * caller's tool name, an upstream's answer): a newline in one wrote lines that read as toolcap's own (a reload, an
+ * approval), an ANSI escape rewrote the operator's terminal.
+ * @example logLine('nope\n[x] reloaded') // 'nope\\n[x] reloaded'
+ */
+export function logLine(message: string): string {
+  return message.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 /** Text of a value in JSON or YAML, ending with a newline. */
 export function serialize(value: unknown, format: 'json' | 'yaml'): string {
   return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });

@@ -18,7 +18,7 @@ import { BoundedStdioServerTransport } from '../mcp/stdio-server.js';
 import type { ReloadEvent } from '../registry/registry.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { invocation } from './invocation.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
@@ -78,7 +78,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
       tools: tools as GatewayToolsMode,
       ranking,
       health: setup.health,
-      warn: (line: string) => human.stderr(`toolcap mcp: ${runtime.redactor.redactText(line)}\n`),
+      warn: (line: string) => human.stderr(`toolcap mcp: ${logLine(runtime.redactor.redactText(line))}\n`),
       ...(plan.config ? { configPath: plan.config.file } : {}),
       command: invocation(),
       ...(plan.config?.mcp.names ? { names: plan.config.mcp.names } : {}),

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../config/config.js';
 import type { DialectId } from '../dialects/types.js';
 import { createToolcap, ToolcapOpenError, type Toolcap, type ToolcapOptions } from '../host.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import { configFailure, printDiagnostics, type LoadFlags } from './shared.js';
 
@@ -44,7 +44,7 @@ export async function openToolcap(plan: RunPlan, io: CliIO, options: OpenOptions
       paths: plan.paths,
       ...(plan.flags.dialect !== undefined ? { dialect: plan.flags.dialect as DialectId } : {}),
       ...(plan.flags.compileSchemas ? { compileSchemas: true } : {}),
-      warn: (message) => io.stderr(`toolcap: ${message}\n`),
+      warn: (message) => io.stderr(`toolcap: ${logLine(message)}\n`),
     });
   } catch (error) {
     if (!(error instanceof ToolcapOpenError)) throw error;

@@ -18,7 +18,7 @@ import { listen, type RunningServer } from '../server/listen.js';
 import { toolcapVersion } from '../model/version.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { invocation } from './invocation.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { renderDiagnostic, summarize, warningDigest } from './render.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
@@ -96,14 +96,14 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
     return hooks;
   }
   const sessions = plan.config?.mcp.sessions;
-  // what goes to the log passes the runtime's redactor, as every other sink does
-  const quiet = (line: string) => io.stderr(`toolcap: ${runtime.redactor.redactText(line)}\n`);
+  // what goes to the log passes the runtime's redactor, as every other sink does, and is one line (io.ts logLine)
+  const quiet = (line: string) => io.stderr(`toolcap: ${logLine(runtime.redactor.redactText(line))}\n`);
   const gateway: McpHttpHandler = mcpHttpHandler({
     registry,
     runtime,
     version: toolcapVersion(),
     warn: quiet,
-    onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
+    onError: (error) => io.stderr(`toolcap: /mcp failed (a toolcap bug): ${logLine(runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error)))}\n`),
     ...(sessions ? { sessions } : {}),
     ...(plan.config ? { configPath: plan.config.file, ranking: plan.config.ranking, health: setup.health } : {}),
     command: invocation(),
@@ -142,7 +142,7 @@ export async function serveCommand(paths: string[], flags: ServeFlags, io: CliIO
         auth: identity.api,
         warn: quiet,
         onError: (error, request) =>
-          io.stderr(`toolcap: ${request.method} ${new URL(request.url).pathname} failed (a toolcap bug): ${runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`),
+          io.stderr(`toolcap: ${request.method} ${new URL(request.url).pathname} failed (a toolcap bug): ${logLine(runtime.redactor.redactText(error instanceof Error ? (error.stack ?? error.message) : String(error)))}\n`),
         allowedHosts: serverConfig?.allowedHosts ?? names.allowedHosts,
         allowedOrigins: serverConfig?.allowedOrigins ?? names.allowedOrigins,
         ...(ranking.weights ? { weights: ranking.weights } : {}),

@@ -27,9 +27,14 @@ type CallResult = Awaited<ReturnType<Client['callTool']>>;
  */
 export const MAX_FAILURE_TEXT = 2048;
 
-/** A server's failure text cut to {@link MAX_FAILURE_TEXT} characters, saying how much was left out. */
-export function failureExcerpt(text: string): string {
-  return text.length > MAX_FAILURE_TEXT ? `${text.slice(0, MAX_FAILURE_TEXT)}… (${text.length - MAX_FAILURE_TEXT} more characters)` : text;
+/**
+ * A server's failure text cut to {@link MAX_FAILURE_TEXT} characters, saying how much was left out. `redact` runs before
+ * the cut: cut first, a secret on the cut would keep all but its last characters, which neither its known value nor a
+ * token shape matches any more (a caller pads its arguments to put it there on a server that echoes them).
+ */
+export function failureExcerpt(text: string, redact: (text: string) => string = (t) => t): string {
+  const safe = redact(text);
+  return safe.length > MAX_FAILURE_TEXT ? `${safe.slice(0, MAX_FAILURE_TEXT)}… (${safe.length - MAX_FAILURE_TEXT} more characters)` : safe;
 }
 
 /** Text of a tool result's content, for error messages. */
@@ -78,10 +83,11 @@ export function lastLines(text: string, lines = 5): string {
  * The value of a tool result: `structuredContent` when there is one, else
  * `{ content }`; a result with `isError: true` throws PROVIDER_ERROR.
  * @param what names the tool and server in messages
+ * @param redact the server's own secrets and the token shapes, applied before the failure text is cut
  */
-export function callValue(result: CallResult, what: string): unknown {
+export function callValue(result: CallResult, what: string, redact?: (text: string) => string): unknown {
   if (result.isError === true) {
-    const text = failureExcerpt(contentText(result.content));
+    const text = failureExcerpt(contentText(result.content), redact);
     throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
   }
   if (result.structuredContent !== undefined) return result.structuredContent;
@@ -95,7 +101,7 @@ export function callValue(result: CallResult, what: string): unknown {
  */
 export function callFailure(
   err: unknown,
-  context: { what: string; signal: AbortSignal; stderr: string; closedBy?: UpstreamTooLargeError; oversize?: UpstreamTooLargeError },
+  context: { what: string; signal: AbortSignal; stderr: string; closedBy?: UpstreamTooLargeError; oversize?: UpstreamTooLargeError; redact?: (text: string) => string },
 ): ProviderError {
   const { what, signal, stderr } = context;
   if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });
@@ -113,6 +119,6 @@ export function callFailure(
   // a connection the egress policy refused never opened: nothing was sent
   if (refused instanceof EgressError) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, true, { cause: err, detail: { host: refused.host, refusal: refused.code } });
   if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });
-  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${failureExcerpt(err.message)}`, false, { cause: err, status: err.code, detail: err.data });
+  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${failureExcerpt(err.message, context.redact)}`, false, { cause: err, status: err.code, detail: err.data });
   return new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
 }

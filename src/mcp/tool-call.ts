@@ -6,6 +6,7 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createRedactor } from '../runtime/containment/redact.js';
 import { ProviderError } from '../runtime/providers/types.js';
 import { callFailure, callValue } from './call-outcome.js';
 import { downReason, type ClientsContext, type ServerEntry } from './server-entry.js';
@@ -29,12 +30,14 @@ export async function callServerTool(
   if (e.state !== 'up' || !client) {
     throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${downReason(ctx, e)}`, true);
   }
+  // a failure text is cut: what the server was given (its env and headers) and token shapes are redacted before the cut
+  const redact = (text: string) => createRedactor({ secrets: [...Object.values(e.config.env), ...Object.values(e.config.headers)] }).redactText(text);
   let result: Awaited<ReturnType<Client['callTool']>>;
   try {
     result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });
   } catch (err) {
     const oversize = e.upstream?.oversizeAnswer(err);
-    throw callFailure(err, { what, signal, stderr: e.stderr, ...(e.closedBy !== undefined ? { closedBy: e.closedBy } : {}), ...(oversize !== undefined ? { oversize } : {}) });
+    throw callFailure(err, { what, signal, stderr: e.stderr, redact, ...(e.closedBy !== undefined ? { closedBy: e.closedBy } : {}), ...(oversize !== undefined ? { oversize } : {}) });
   }
-  return callValue(result, what);
+  return callValue(result, what, redact);
 }

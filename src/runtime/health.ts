@@ -104,6 +104,13 @@ export function statusOf(successRate: number): HealthSummary['status'] {
 export const MERGE_SKEW_MS = 10_000;
 /** Most circuits merged from other instances that this book keeps. */
 export const MAX_MERGED_CIRCUITS = 10_000;
+/**
+ * Most jobs whose health the book keeps (the most recently called), and the longest job name kept. A call's job is a
+ * name the caller writes (the `job` body field), not one the catalog vouches for: unbounded, a caller naming a new job
+ * per call (or a 1 MB one) grew the book by a ring of about 1 KB and the name each, for the life of the process.
+ */
+export const MAX_JOBS = 1_000;
+export const MAX_JOB_NAME = 256;
 
 /**
  * The health book: every outcome the runtime observes, and the circuits the
@@ -166,7 +173,14 @@ export class HealthBook implements HealthSource {
     ring(this.#tools, tool).add(outcome);
     // calls seeded from the store (loadHealth) come oldest first, so the latest wins here too
     if (outcome.ok && outcome.provider !== null) this.#lastOk.set(tool, { provider: outcome.provider, at: outcome.at });
-    if (job) ring(this.#jobs, job).add(outcome);
+    if (job && job.length <= MAX_JOB_NAME) {
+      // most recently called last: the first in the map is the one to forget
+      const r = this.#jobs.get(job) ?? new Ring();
+      this.#jobs.delete(job);
+      this.#jobs.set(job, r);
+      if (this.#jobs.size > MAX_JOBS) this.#jobs.delete(this.#jobs.keys().next().value as string);
+      r.add(outcome);
+    }
     this.#version++;
     if (callId !== undefined) this.#onOwnCall?.(callId, outcome.at);
   }

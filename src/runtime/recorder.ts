@@ -23,6 +23,13 @@ import { errorMessage } from '../model/errors.js';
 /** Most outcomes kept while the store fails; older ones are dropped with a warning beyond this. */
 export const MAX_PENDING = 100_000;
 
+/**
+ * Pause before outcomes the store refused are tried again on their own (a new record tries at once). Retried on the
+ * next turn of the event loop, a store that fails at once (disk full, connection refused) was written to, and a
+ * warning logged, thousands of times a second: a core spun and the log filled while the store was down.
+ */
+export const RETRY_MS = 1_000;
+
 type Pending = { outcome: CallOutcomeRecord; done: (written: boolean) => void } | { start: NewAuditRecord; done: (written: boolean) => void };
 
 /**
@@ -37,6 +44,10 @@ export class OutcomeRecorder {
   /** The write under way, if any: one at a time, so batches land in order. */
   #running: Promise<void> | undefined;
   #scheduled = false;
+  /** The retry after a refused batch, while one is waiting. */
+  #retry: NodeJS.Timeout | undefined;
+  /** True when the last outcome batch was refused. */
+  #refused = false;
   readonly #store: Store;
   readonly #warn: (message: string) => void;
 
@@ -104,7 +115,13 @@ export class OutcomeRecorder {
     this.#queue = [];
     const run: Promise<void> = this.#writeBatch(batch).finally(() => {
       if (this.#running === run) this.#running = undefined;
-      if (this.#queue.length > 0) this.#schedule();
+      if (this.#queue.length === 0) return;
+      if (!this.#refused) this.#schedule();
+      else
+        this.#retry ??= setTimeout(() => {
+          this.#retry = undefined;
+          this.#schedule();
+        }, RETRY_MS).unref(); // a process with nothing else to do exits; close() flushes what is left
     });
     this.#running = run;
     return run;
@@ -120,6 +137,7 @@ export class OutcomeRecorder {
     }
     if (outcomes.length === 0) return;
     const written = await this.#attempt(() => this.#writeOutcomes(outcomes.map((p) => p.outcome)));
+    this.#refused = written !== true;
     if (written === true) {
       for (const p of outcomes) p.done(true);
       return;

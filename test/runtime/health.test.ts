@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthBook, STALE_MIN_CALLS, statusOf } from '../../src/runtime/health.js';
+import { HealthBook, MAX_JOB_NAME, MAX_JOBS, STALE_MIN_CALLS, statusOf } from '../../src/runtime/health.js';
 import { ProviderError } from '../../src/runtime/providers/types.js';
 import { closeAll, expectCode, fail, fakeProviders, fakeTool, harness, type Harness } from './helpers.js';
 
@@ -167,5 +167,23 @@ describe('loadHealth', () => {
     expect(restarted.health.lookup('svc')?.calls).toBe(3);
     const wide = h.another({ health: new HealthBook() });
     expect(await wide.loadHealth(48 * 3600_000)).toBe(5);
+  });
+});
+
+describe('job health is bounded (a job is a name the caller writes)', () => {
+  const ok = { ok: true, durationMs: 1, at: 0, provider: 'p', errorCode: null };
+  it('keeps the most recently called MAX_JOBS jobs and no name longer than MAX_JOB_NAME (regression: a caller naming a new job per call grew the book without bound, ~1 KB and the name each)', () => {
+    const book = new HealthBook();
+    for (let i = 0; i <= MAX_JOBS; i++) book.record('t', ok, `job-${i}`);
+    expect(book.job('job-0')).toBeUndefined();
+    expect(book.job(`job-${MAX_JOBS}`)?.calls).toBe(1);
+    // a job called again is kept over ones called since less recently
+    book.record('t', ok, 'job-1');
+    book.record('t', ok, 'new');
+    expect(book.job('job-1')?.calls).toBe(2);
+    expect(book.job('job-2')).toBeUndefined();
+    const long = 'j'.repeat(MAX_JOB_NAME + 1);
+    book.record('t', ok, long);
+    expect(book.job(long)).toBeUndefined();
   });
 });

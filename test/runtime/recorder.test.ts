@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OutcomeRecorder } from '../../src/runtime/recorder.js';
+import { OutcomeRecorder, RETRY_MS } from '../../src/runtime/recorder.js';
 import type { CallOutcomeRecord, Store } from '../../src/store/types.js';
 
 /** A store that only counts what the recorder gives it; `fail` makes the next writes reject. */
@@ -67,6 +67,22 @@ describe('group commit of call outcomes', () => {
     void recorder.add(outcome(2));
     await recorder.flush();
     expect(batches).toEqual([2]);
+    expect(recorder.pending).toBe(0);
+  });
+
+  it('a refused batch is tried again after a pause, not on every turn of the event loop (regression: a failing store spun a core and wrote a warning per turn)', async () => {
+    const { store, batches, state } = countingStore({ batch: true });
+    const warnings: string[] = [];
+    const recorder = new OutcomeRecorder(store, (m) => warnings.push(m));
+    state.fail = true;
+    expect(await recorder.add(outcome(1))).toBe(false);
+    await new Promise((r) => setTimeout(r, 100));
+    // one try and one warning, not thousands
+    expect(warnings.length).toBe(1);
+    state.fail = false;
+    await new Promise((r) => setTimeout(r, RETRY_MS + 100));
+    // the kept record was written by the retry, with nothing else to prompt it
+    expect(batches).toEqual([1]);
     expect(recorder.pending).toBe(0);
   });
 

@@ -24,6 +24,7 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Provider, Tool } from '../../model/schema.js';
 import { containedSpawn, killGroup } from '../containment/process.js';
+import { createRedactor } from '../containment/redact.js';
 import { findPrlimit, readResourceLimits, RESOURCE_LIMITS, withResourceLimits } from '../containment/resource-limits.js';
 import { childEnvOf, isCommandPath, missingVars, readCommandConfig, resolveCommand, VAR_PATTERN, type CommandProviderConfig } from './command-config.js';
 import { declaredEnvNames } from './declared-env.js';
@@ -58,6 +59,8 @@ class CommandInstance implements ProviderInstance {
   /** True when the program starts through `prlimit`. */
   private readonly limited: boolean;
   private readonly warnings: string[];
+  /** The child's declared variables and config env values as secrets: its stderr is redacted before its last line is cut. */
+  private readonly redact: (text: string) => string;
 
   constructor(
     readonly name: string,
@@ -76,6 +79,10 @@ class CommandInstance implements ProviderInstance {
     const { command, unenforced } = withResourceLimits(this.program, [], limits, this.prlimit);
     this.limited = command !== this.program;
     this.warnings = [...problems, ...unenforced.map((l) => `execution.resources ${l} is not enforced here (no prlimit)`)];
+    // what the child sees is what it can print; redacted before the cut, or a secret on the cut would keep its start
+    // (a caller who pads its input to put it there reads all but its last characters in the error)
+    const env = this.childEnv();
+    this.redact = createRedactor({ secrets: this.declared.map((n) => env[n]).concat(Object.keys(config.env).map((k) => env[k])) }).redactText;
   }
 
   ready(): HealthCheckResult {
@@ -204,7 +211,7 @@ class CommandInstance implements ProviderInstance {
             const max = this.config.maxOutputBytes;
             settle(() => reject(new ProviderError('RESPONSE_TOO_LARGE', `${what}: output exceeded ${max} bytes; process killed`, false, { detail: { maxOutputBytes: max } })));
           } else if (code !== 0) {
-            const tail = stderr.text();
+            const tail = this.redact(stderr.text());
             const ended = code !== null ? `exited with code ${code}` : `killed by ${exitSignal ?? 'a signal'}`;
             settle(() =>
               reject(

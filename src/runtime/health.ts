@@ -104,6 +104,10 @@ export function statusOf(successRate: number): HealthSummary['status'] {
 export const MERGE_SKEW_MS = 10_000;
 /** Most circuits merged from other instances that this book keeps. */
 export const MAX_MERGED_CIRCUITS = 10_000;
+/** Most jobs whose health this book keeps; past it, the least recently recorded one is dropped. */
+export const MAX_JOBS = 1_000;
+/** Longest job name kept: a call names its job in words the caller chose (a catalog job's name is far shorter). */
+export const MAX_JOB_NAME = 256;
 
 /**
  * The health book: every outcome the runtime observes, and the circuits the
@@ -166,7 +170,15 @@ export class HealthBook implements HealthSource {
     ring(this.#tools, tool).add(outcome);
     // calls seeded from the store (loadHealth) come oldest first, so the latest wins here too
     if (outcome.ok && outcome.provider !== null) this.#lastOk.set(tool, { provider: outcome.provider, at: outcome.at });
-    if (job) ring(this.#jobs, job).add(outcome);
+    // the job is the caller's word (any string up to the body limit): a bounded book, so a flood of
+    // new or huge names cannot grow the server's memory; a job recorded again moves to the back
+    if (job && job.length <= MAX_JOB_NAME) {
+      const r = this.#jobs.get(job) ?? new Ring();
+      this.#jobs.delete(job);
+      this.#jobs.set(job, r);
+      r.add(outcome);
+      if (this.#jobs.size > MAX_JOBS) this.#jobs.delete(this.#jobs.keys().next().value as string);
+    }
     this.#version++;
     if (callId !== undefined) this.#onOwnCall?.(callId, outcome.at);
   }

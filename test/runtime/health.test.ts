@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthBook, STALE_MIN_CALLS, statusOf } from '../../src/runtime/health.js';
+import { HealthBook, MAX_JOB_NAME, MAX_JOBS, STALE_MIN_CALLS, statusOf } from '../../src/runtime/health.js';
 import { ProviderError } from '../../src/runtime/providers/types.js';
 import { closeAll, expectCode, fail, fakeProviders, fakeTool, harness, type Harness } from './helpers.js';
 
@@ -167,5 +167,34 @@ describe('loadHealth', () => {
     expect(restarted.health.lookup('svc')?.calls).toBe(3);
     const wide = h.another({ health: new HealthBook() });
     expect(await wide.loadHealth(48 * 3600_000)).toBe(5);
+  });
+});
+
+describe('job health is bounded (a call names its job; the caller is not trusted)', () => {
+  const outcome = { ok: true, durationMs: 1, at: 0, provider: 'p1', errorCode: null };
+
+  it(`at most ${MAX_JOBS} jobs are kept: a flood of new names drops the least recently recorded, not every job`, () => {
+    const book = new HealthBook();
+    book.record('svc', outcome, 'nightly');
+    for (let i = 0; i < MAX_JOBS - 1; i++) book.record('svc', outcome, `flood-${i}`);
+    // recorded again: the most recent now, so the next new names push out the flood's first ones instead
+    book.record('svc', outcome, 'nightly');
+    for (let i = MAX_JOBS; i < MAX_JOBS + 10; i++) book.record('svc', outcome, `flood-${i}`);
+    expect(book.job('nightly')?.calls).toBe(2);
+    expect(book.job('flood-0')).toBeUndefined();
+    expect(book.job(`flood-${MAX_JOBS + 9}`)?.calls).toBe(1);
+    let kept = 0;
+    for (let i = 0; i < MAX_JOBS + 10; i++) if (book.job(`flood-${i}`)) kept++;
+    expect(kept + 1).toBe(MAX_JOBS);
+  });
+
+  it(`a job name longer than ${MAX_JOB_NAME} characters is not kept (the tool's own health still is)`, () => {
+    const book = new HealthBook();
+    const long = 'j'.repeat(MAX_JOB_NAME + 1);
+    book.record('svc', outcome, long);
+    book.record('svc', outcome, 'j'.repeat(MAX_JOB_NAME));
+    expect(book.job(long)).toBeUndefined();
+    expect(book.job('j'.repeat(MAX_JOB_NAME))?.calls).toBe(1);
+    expect(book.lookup('svc')?.calls).toBe(2);
   });
 });

@@ -3,7 +3,7 @@
  * failed on the code before its fix. In-process (`app.fetch`) against a temp
  * copy of the runtime examples and a SQLite store, as call.test.ts.
  */
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -13,7 +13,7 @@ import { Runtime } from '../../src/runtime/runtime.js';
 import { createApi } from '../../src/server/app.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
-import { cleanFolders, folder, getJson } from './helpers.js';
+import { cleanFolders, folder, getJson, until } from './helpers.js';
 
 let registry: Registry;
 let store: Store;
@@ -49,6 +49,55 @@ describe('the job a call names is the caller\'s word: it cannot grow the server\
     expect(res.status).toBe(200);
     expect(runtime.health.job(job)).toBeUndefined();
     expect(runtime.health.lookup('text.reverse')?.calls).toBeGreaterThan(0);
+  });
+});
+
+describe('a provider\'s health check reason leaves the process redacted', () => {
+  const SECRET = 'leaky-secret-value-4f9a2c7d1e';
+  const LEAKY = `toolcap: 1
+tools:
+  - name: leaky.status
+    version: 1.0.0
+    description: Reads a status; its health check fails naming its token.
+    inputSchema: { type: object, properties: {}, additionalProperties: false }
+    effects: { mode: read, sideEffects: none, risk: low }
+    approval: { required: false }
+    auth: { envs: { LEAKY_TOKEN: { required: true } } }
+    providers:
+      - { name: local, priority: 0, config: { type: module, module: ./leaky.mjs, export: run, healthCheck: check, healthCheckIntervalSec: 60 } }
+`;
+  let leakyRegistry: Registry;
+  let leakyRuntime: Runtime;
+  let leakyStore: Store;
+
+  beforeAll(async () => {
+    const root = folder('toolcap-http-leaky-');
+    writeFileSync(join(root, 'leaky.yaml'), LEAKY);
+    // a check that echoes what its upstream said, credential and all
+    writeFileSync(join(root, 'leaky.mjs'), 'export const run = () => ({ ok: true });\nexport const check = () => ({ healthy: false, reason: `401 from upstream: bad token ${process.env.LEAKY_TOKEN}` });\n');
+    leakyRegistry = new Registry({ paths: [root] });
+    expect((await leakyRegistry.start()).kind).toBe('reloaded');
+    leakyStore = await openSqliteStore(join(root, 'toolcap.db'));
+    leakyRuntime = new Runtime({ registry: leakyRegistry, store: leakyStore, providers: new ProviderTypes(), environment: { env: { ...process.env, LEAKY_TOKEN: SECRET } }, onWarning: () => {} });
+  });
+
+  afterAll(async () => {
+    await leakyRuntime.close();
+    await leakyRegistry.close();
+    await leakyStore.close();
+  });
+
+  it('GET /tools/{name} shows the failed check without the token', async () => {
+    const leakyApp = createApi(leakyRegistry, { runtime: leakyRuntime, onError: (e) => errors.push(e) });
+    const called = await getJson(leakyApp, '/tools/leaky.status/call', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(called.res.status).toBe(200);
+    const detail = await until(async () => {
+      const { body } = await getJson(leakyApp, '/tools/leaky.status');
+      return body.providerHealth?.[0]?.check ? body : undefined;
+    }, 15_000, 'the first health check');
+    expect(detail.providerHealth[0].check.healthy).toBe(false);
+    expect(detail.providerHealth[0].check.reason).toContain('401 from upstream');
+    expect(JSON.stringify(detail)).not.toContain(SECRET);
   });
 });
 

@@ -11,6 +11,8 @@ import { Registry } from '../../src/registry/registry.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { createApi } from '../../src/server/app.js';
+import { createToolcap, type Toolcap } from '../../src/host.js';
+import type { Principal } from '../../src/runtime/identity/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { cleanFolders, folder, getJson, until } from './helpers.js';
@@ -98,6 +100,49 @@ tools:
     expect(detail.providerHealth[0].check.healthy).toBe(false);
     expect(detail.providerHealth[0].check.reason).toContain('401 from upstream');
     expect(JSON.stringify(detail)).not.toContain(SECRET);
+  });
+});
+
+
+describe('GET /tools/learned lists only the learned tools the principal could see', () => {
+  const ADMIN: Principal = { id: 'learn-admin', roles: ['admin'], personas: ['*'], via: 'api-key' };
+  const INTERN: Principal = { id: 'intern-bot', roles: ['caller'], personas: ['intern'], defaultPersona: 'intern', via: 'api-key' };
+  const entry = (name: string, personas?: string[]) =>
+    JSON.stringify({ name, version: '0.1.0', description: `The learned ${name}.`, ...(personas ? { scope: { personas } } : {}), effects: { mode: 'read', sideEffects: 'none', risk: 'low' } });
+  let toolcap: Toolcap;
+  let as: (principal: Principal, path: string, init?: RequestInit) => Promise<{ res: Response; body: any }>;
+
+  beforeAll(async () => {
+    const root = folder('toolcap-http-learned-');
+    mkdirSync(join(root, 'manifests'));
+    writeFileSync(join(root, 'manifests', 'shared.yaml'), 'toolcap: 1\ntools:\n  - name: intern.notes\n    description: Notes for the intern.\n    scope: { personas: [intern] }\n    effects: { mode: read, sideEffects: none, risk: low }\n');
+    writeFileSync(join(root, 'toolcap.config.yaml'), 'sources:\n  - manifests/\nstore:\n  path: .toolcap/toolcap.db\n');
+    toolcap = await createToolcap(join(root, 'toolcap.config.yaml'), { traces: false, mcp: false, warn: () => {} });
+    as = (principal, path, init) => {
+      const api = createApi(toolcap.registry, { runtime: toolcap.runtime, learned: toolcap.learned, onError: (e) => errors.push(e), auth: { authenticate: async () => ({ ok: true, principal }) } });
+      return getJson(api, path, init);
+    };
+    const put = (body: string): RequestInit => ({ method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+    expect((await as(ADMIN, '/tools/ops.secret.learned', put(entry('ops.secret.learned', ['ops'])))).res.status).toBe(200);
+    expect((await as(ADMIN, '/tools/shared.learned', put(entry('shared.learned')))).res.status).toBe(200);
+    expect((await as(ADMIN, '/tools/intern.learned', put(entry('intern.learned', ['intern'])))).res.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await toolcap.close();
+  });
+
+  it('a principal without persona ops sees neither the tool nor its id in the learned list', async () => {
+    const listed = await as(INTERN, '/tools?limit=100');
+    expect(listed.body.tools.map((t: { name: string }) => t.name)).not.toContain('ops.secret.learned');
+    const learned = await as(INTERN, '/tools/learned');
+    expect(learned.res.status).toBe(200);
+    expect(learned.body.tools.map((t: { id: string }) => t.id)).toEqual(['intern.learned', 'shared.learned']);
+  });
+
+  it('a principal granted every persona sees every learned tool', async () => {
+    const learned = await as(ADMIN, '/tools/learned');
+    expect(learned.body.tools.map((t: { id: string }) => t.id)).toEqual(['intern.learned', 'ops.secret.learned', 'shared.learned']);
   });
 });
 

@@ -289,9 +289,11 @@ function summarizeJob(job: Job, ctx: Context): JobSummary {
 /** Whether `persona` may schedule `job`: the job names no persona, or names it. */
 const schedulable = (job: Job, persona: string): boolean => (job.personas?.length ?? 0) === 0 || job.personas!.includes(persona);
 
+/** The jobs a persona may schedule (every job without a persona). */
+const jobsFor = (snapshot: Snapshot, persona?: string): readonly Job[] => (persona === undefined ? snapshot.jobs : snapshot.jobs.filter((j) => schedulable(j, persona)));
+
 function jobsOf(snapshot: Snapshot, ctx: Context, persona?: string): JobSummary[] {
-  const jobs = persona === undefined ? snapshot.jobs : snapshot.jobs.filter((j) => schedulable(j, persona));
-  return jobs.map((job) => summarizeJob(job, ctx));
+  return jobsFor(snapshot, persona).map((job) => summarizeJob(job, ctx));
 }
 
 /**
@@ -352,6 +354,7 @@ export function summarizeCatalog(snapshot: Snapshot, persona?: string): CatalogS
     },
     jobs,
     incompatibleJobs,
-    unservedSkills: unservedSkills(snapshot),
+    // a persona's: judged by its tools, naming its jobs only (another persona's tools and jobs are not its business)
+    unservedSkills: unservedSkills(persona === undefined ? snapshot : { tools, skills: snapshot.skills, agents: snapshot.agents, jobs: jobsFor(snapshot, persona) }),
   };
 }

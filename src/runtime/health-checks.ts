@@ -24,12 +24,15 @@ const CHECK_TIMEOUT_CAP_MS = 10_000;
 export class HealthChecks {
   readonly #health: HealthBook;
   readonly #clock: () => number;
+  readonly #redact: (text: string) => string;
   readonly #checks = new Map<string, { timer: ReturnType<typeof setInterval>; instance: ProviderInstance }>();
   #closed = false;
 
-  constructor(health: HealthBook, clock: () => number) {
+  /** `redact` is applied to a failed check's reason before it is kept (it is shown to every principal allowed to list tools). */
+  constructor(health: HealthBook, clock: () => number, redact: (text: string) => string = (text) => text) {
     this.#health = health;
     this.#clock = clock;
+    this.#redact = redact;
   }
 
   /** Start checking this provider of this tool, unless it has no check or this instance is already scheduled. */
@@ -44,10 +47,12 @@ export class HealthChecks {
     const run = async () => {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), Math.min(interval * 1000, CHECK_TIMEOUT_CAP_MS));
+      const keep = (result: { healthy: boolean; reason?: string }) =>
+        this.#health.setCheck(tool.name, provider, result.reason === undefined ? result : { ...result, reason: this.#redact(result.reason) }, this.#clock());
       try {
-        this.#health.setCheck(tool.name, provider, await check(controller.signal), this.#clock());
+        keep(await check(controller.signal));
       } catch (error) {
-        this.#health.setCheck(tool.name, provider, { healthy: false, reason: errorMessage(error) }, this.#clock());
+        keep({ healthy: false, reason: errorMessage(error) });
       } finally {
         clearTimeout(timer);
       }

@@ -121,7 +121,8 @@ export class Runtime {
     const onWarning = options.onWarning ?? ((m) => process.emitWarning(`toolcap runtime: ${m}`));
     const warn = (m: string) => onWarning(this.redactor.redactText(m));
     this.#journal = new CallJournal(this.store, warn, this.#clock);
-    this.#checks = new HealthChecks(this.health, this.#clock);
+    // a check's reason is provider text (a module's words, an upstream's error) shown by GET /tools/{name}: redacted like every other sink
+    this.#checks = new HealthChecks(this.health, this.#clock, (text) => this.redactor.redactText(text));
     this.#slots = new ProviderSlots(options.providers, environment, this.health, this.#checks);
     this.#router = new Router({
       health: this.health,

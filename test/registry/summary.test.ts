@@ -205,6 +205,16 @@ describe('job summaries', () => {
     expect(summary.personas).toEqual([{ name: 'Ops', tools: 3 }]);
   });
 
+  it("a persona's summary judges the skills by that persona's tools and names only the jobs it may schedule", () => {
+    // notify needs mail.send, which only Ops's own tool provides: served for Ops, not for Sales
+    expect(summarizeCatalog(s, 'Ops').unservedSkills).toEqual([]);
+    expect(summarizeCatalog(s, 'Sales').unservedSkills).toEqual([{ skill: 'notify', missing: ['mail.send'], agents: [], jobs: ['announce'] }]);
+    // a view that schedules no job using it: the skill, without another persona's job names
+    expect(summarizeCatalog(s, 'Nobody').unservedSkills).toEqual([{ skill: 'notify', missing: ['mail.send'], agents: [], jobs: [] }]);
+    // the catalog-wide summary: every tool counts
+    expect(summarizeCatalog(s).unservedSkills).toEqual([]);
+  });
+
   it('gives null requirements when no required tool exists', () => {
     expect(job('ghost_tool').requires).toEqual({ maxSideEffects: null, maxRisk: null, mode: null, approval: null });
     expect(job('ghost_tool').tools).toEqual([]);

@@ -170,20 +170,31 @@ describe('loadHealth', () => {
   });
 });
 
-describe('job health is bounded (a job is a name the caller writes)', () => {
-  const ok = { ok: true, durationMs: 1, at: 0, provider: 'p', errorCode: null };
-  it('keeps the most recently called MAX_JOBS jobs and no name longer than MAX_JOB_NAME (regression: a caller naming a new job per call grew the book without bound, ~1 KB and the name each)', () => {
+describe('job health is bounded (a call names its job; the caller is not trusted)', () => {
+  const outcome = { ok: true, durationMs: 1, at: 0, provider: 'p1', errorCode: null };
+
+  it(`at most ${MAX_JOBS} jobs are kept: a flood of new names drops the least recently recorded, not every job`, () => {
     const book = new HealthBook();
-    for (let i = 0; i <= MAX_JOBS; i++) book.record('t', ok, `job-${i}`);
-    expect(book.job('job-0')).toBeUndefined();
-    expect(book.job(`job-${MAX_JOBS}`)?.calls).toBe(1);
-    // a job called again is kept over ones called since less recently
-    book.record('t', ok, 'job-1');
-    book.record('t', ok, 'new');
-    expect(book.job('job-1')?.calls).toBe(2);
-    expect(book.job('job-2')).toBeUndefined();
+    book.record('svc', outcome, 'nightly');
+    for (let i = 0; i < MAX_JOBS - 1; i++) book.record('svc', outcome, `flood-${i}`);
+    // recorded again: the most recent now, so the next new names push out the flood's first ones instead
+    book.record('svc', outcome, 'nightly');
+    for (let i = MAX_JOBS; i < MAX_JOBS + 10; i++) book.record('svc', outcome, `flood-${i}`);
+    expect(book.job('nightly')?.calls).toBe(2);
+    expect(book.job('flood-0')).toBeUndefined();
+    expect(book.job(`flood-${MAX_JOBS + 9}`)?.calls).toBe(1);
+    let kept = 0;
+    for (let i = 0; i < MAX_JOBS + 10; i++) if (book.job(`flood-${i}`)) kept++;
+    expect(kept + 1).toBe(MAX_JOBS);
+  });
+
+  it(`a job name longer than ${MAX_JOB_NAME} characters is not kept (the tool's own health still is)`, () => {
+    const book = new HealthBook();
     const long = 'j'.repeat(MAX_JOB_NAME + 1);
-    book.record('t', ok, long);
+    book.record('svc', outcome, long);
+    book.record('svc', outcome, 'j'.repeat(MAX_JOB_NAME));
     expect(book.job(long)).toBeUndefined();
+    expect(book.job('j'.repeat(MAX_JOB_NAME))?.calls).toBe(1);
+    expect(book.lookup('svc')?.calls).toBe(2);
   });
 });

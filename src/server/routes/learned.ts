@@ -11,9 +11,11 @@ import { errorMessage } from '../../model/errors.js';
 import { InvalidLearnedTool, type LearnedTools } from '../../runtime/learned/learned-tools.js';
 import { learnedDialectIds } from '../../runtime/learned/documents.js';
 import { StoreUnavailableError } from '../../store/types.js';
+import { ALL } from '../../runtime/identity/principal.js';
 import { principalOf } from '../auth.js';
 import { noStoreJson, routeModule, type ApiContext, type RouteModule } from '../context.js';
 import { jsonBody } from '../json-body.js';
+import { NO_PERSONA } from '../personas.js';
 import { ApiProblem, badParameters, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
 
@@ -34,7 +36,15 @@ export function learnedRoutes(ctx: ApiContext): RouteModule {
     throw error;
   };
 
-  on(ROUTES.learnedTools, (c) => noStoreJson({ tools: learned().list() }));
+  // a learned entry may be scoped to personas: its id is listed only to a principal that could see the tool
+  on(ROUTES.learnedTools, (c) => {
+    const tools = learned().list();
+    const principal = principalOf(c);
+    if (principal === undefined || principal.personas.includes(ALL)) return noStoreJson({ tools });
+    const snap = ctx.registry.snapshot();
+    const visible = new Set([...principal.personas, NO_PERSONA].flatMap((p) => snap.toolsFor(p)).map((t) => t.name));
+    return noStoreJson({ tools: tools.filter((t) => visible.has(t.id)) });
+  });
 
   on(ROUTES.upsertTool, jsonBody(ctx.maxBodyBytes), async (c) => {
     const name = c.req.param('name') ?? '';

@@ -12,7 +12,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { EgressError } from '../runtime/containment/egress.js';
+import { createRedactor } from '../runtime/containment/redact.js';
 import { ProviderError } from '../runtime/providers/types.js';
+import type { McpServerConfig } from './config.js';
 import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
 
 type CallResult = Awaited<ReturnType<Client['callTool']>>;
@@ -35,6 +37,15 @@ export const MAX_FAILURE_TEXT = 2048;
 export function failureExcerpt(text: string, redact: (text: string) => string = (t) => t): string {
   const safe = redact(text);
   return safe.length > MAX_FAILURE_TEXT ? `${safe.slice(0, MAX_FAILURE_TEXT)}… (${safe.length - MAX_FAILURE_TEXT} more characters)` : safe;
+}
+
+/**
+ * Redaction of what a server says: the values it was given (its env and
+ * headers: what it can echo) and the token shapes. For text that is cut
+ * ({@link failureExcerpt}) or logged; built only when used (on a failure).
+ */
+export function serverRedaction(config: Pick<McpServerConfig, 'env' | 'headers'>): (text: string) => string {
+  return (text) => createRedactor({ secrets: [...Object.values(config.env), ...Object.values(config.headers)] }).redactText(text);
 }
 
 /** Text of a tool result's content, for error messages. */

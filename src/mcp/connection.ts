@@ -16,7 +16,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { errorMessage } from '../model/errors.js';
 import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../runtime/containment/body-limit.js';
-import { lastLines } from './call-outcome.js';
+import { failureExcerpt, lastLines, serverRedaction } from './call-outcome.js';
 import { queueDiscovery } from './discovery-refresh.js';
 import type { ClientsContext, McpClientsOptions, ServerEntry } from './server-entry.js';
 import { resolveServerReferences } from './server-references.js';
@@ -153,12 +153,13 @@ function onClose(ctx: ClientsContext, e: ServerEntry, client: Client): void {
 /** Mark a server down and schedule the next attempt. */
 function failed(ctx: ClientsContext, e: ServerEntry, why: string): void {
   e.state = 'down';
-  e.lastError = why;
+  // what a connection failure says may be the server's own words (an HTTP error's body): redacted, then cut
+  e.lastError = failureExcerpt(why, serverRedaction(e.config));
   if (ctx.closed) return;
   e.failures += 1;
   const delay = backoffDelay(e.failures, ctx.reconnect, halfRandom);
   e.backoffUntil = ctx.clock() + delay;
-  ctx.options.warn?.(`MCP server "${e.config.name}" is down (${why}); retrying in ${delay} ms`);
+  ctx.options.warn?.(`MCP server "${e.config.name}" is down (${e.lastError}); retrying in ${delay} ms`);
   clearTimeout(e.retryTimer);
   e.retryTimer = setTimeout(() => {
     e.retryTimer = undefined;

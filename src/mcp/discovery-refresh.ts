@@ -10,6 +10,7 @@
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { Tool } from '../model/schema.js';
 import { errorMessage } from '../model/errors.js';
+import { failureExcerpt, serverRedaction } from './call-outcome.js';
 import { translateTools, writeDiscoveryCache, type McpToolDefinition } from './discovery.js';
 import { cacheSignature, downReason, type ClientsContext, type ServerEntry } from './server-entry.js';
 import { listAllTools } from './tool-pages.js';
@@ -44,7 +45,8 @@ async function discoverOnce(ctx: ClientsContext, e: ServerEntry): Promise<Discov
   try {
     ({ tools: listed, truncated } = await listAllTools(client));
   } catch (err) {
-    const why = `tools/list failed: ${errorMessage(err)}`;
+    // the server's words (an HTTP error's body among them): redacted, then cut, before a warning and lastError keep them
+    const why = `tools/list failed: ${failureExcerpt(errorMessage(err), serverRedaction(e.config))}`;
     if (e.client === client) e.lastError = why;
     warn(`MCP server "${server}": ${why}`);
     scheduleRefresh(ctx, e);

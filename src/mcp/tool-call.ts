@@ -6,9 +6,8 @@
  * @module
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createRedactor } from '../runtime/containment/redact.js';
 import { ProviderError } from '../runtime/providers/types.js';
-import { callFailure, callValue } from './call-outcome.js';
+import { callFailure, callValue, serverRedaction } from './call-outcome.js';
 import { downReason, type ClientsContext, type ServerEntry } from './server-entry.js';
 
 /** The SDK's own request timeout for calls: the caller's signal is the real timeout. */
@@ -31,7 +30,7 @@ export async function callServerTool(
     throw new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${downReason(ctx, e)}`, true);
   }
   // a failure text is cut: what the server was given (its env and headers) and token shapes are redacted before the cut
-  const redact = (text: string) => createRedactor({ secrets: [...Object.values(e.config.env), ...Object.values(e.config.headers)] }).redactText(text);
+  const redact = serverRedaction(e.config);
   let result: Awaited<ReturnType<Client['callTool']>>;
   try {
     result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS });

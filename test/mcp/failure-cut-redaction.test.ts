@@ -14,6 +14,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_FAILURE_TEXT } from '../../src/mcp/call-outcome.js';
 import type { ClientsContext, ServerEntry } from '../../src/mcp/server-entry.js';
 import { callServerTool } from '../../src/mcp/tool-call.js';
+import { queueDiscovery } from '../../src/mcp/discovery-refresh.js';
 import { ProviderError } from '../../src/runtime/providers/types.js';
 import { mcpConfig, serverConfig } from './helpers.js';
 
@@ -63,5 +64,22 @@ describe('a secret on the cut of an MCP server\'s failure text', () => {
     // McpError prefixes 'MCP error -32603: '
     const error = await failure(ctx, e, padFor(PASS, 'MCP error -32603: '.length));
     expect(error.message).not.toContain(PASS.slice(0, 12));
+  });
+});
+
+describe('what a server says when its tools/list fails', () => {
+  it('is redacted, then cut, before the warning and lastError keep it (an HTTP error body may be megabytes)', async () => {
+    const { ctx, e } = entry(() => undefined);
+    const warned: string[] = [];
+    (ctx as { options: { warn: (t: string) => void } }).options = { warn: (t) => warned.push(t) };
+    e.client = { listTools: async () => { throw new Error(`${'x'.repeat(MAX_FAILURE_TEXT - 20)} ${PASS} ${'y'.repeat(5_000_000)}`); } } as unknown as Client;
+    const outcome = await queueDiscovery(ctx, e);
+    clearTimeout(e.refreshTimer);
+    expect(outcome.ok).toBe(false);
+    for (const text of [outcome.error!, e.lastError!, ...warned]) {
+      expect(text.length).toBeLessThan(MAX_FAILURE_TEXT + 200);
+      expect(text).not.toContain(PASS.slice(0, 12));
+      expect(text).toContain('more characters');
+    }
   });
 });

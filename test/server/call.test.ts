@@ -3,7 +3,7 @@
  * /metrics, in-process (`app.fetch`) against a temp copy of the runtime
  * examples and a SQLite store in a temp folder.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -14,6 +14,7 @@ import { createApi } from '../../src/server/app.js';
 import { PROBLEM_CODES } from '../../src/server/problem.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
+import { exampleApi, type ExampleApi } from './example-api.js';
 import { call, cleanFolders, folder, getJson } from './helpers.js';
 
 /** A tool only persona "ops" sees (to show a hidden tool answers like a missing one). */
@@ -36,29 +37,19 @@ let registry: Registry;
 let store: Store;
 let runtime: Runtime;
 let app: Hono;
-const errors: unknown[] = [];
-const warnings: string[] = [];
+let errors: unknown[] = [];
+let warnings: string[] = [];
+let api: ExampleApi;
 
 beforeAll(async () => {
-  root = folder('toolcap-call-');
-  // mirror examples/manifests/toolcap: the notes provider writes to <examples>/.toolcap/notes.txt, here inside root
-  const manifests = join(root, 'examples', 'manifests', 'toolcap');
-  mkdirSync(manifests, { recursive: true });
-  cpSync('examples/manifests/toolcap', manifests, { recursive: true });
-  writeFileSync(join(manifests, 'scoped.yaml'), SCOPED);
+  // the notes provider writes to <examples>/.toolcap/notes.txt, here inside root
+  api = await exampleApi('toolcap-call-', (manifests) => writeFileSync(join(manifests, 'scoped.yaml'), SCOPED));
+  ({ root, registry, store, runtime, app, errors, warnings } = api);
   notesFile = join(root, 'examples', '.toolcap', 'notes.txt');
-  registry = new Registry({ paths: [manifests] });
-  const first = await registry.start();
-  expect(first.kind).toBe('reloaded');
-  store = await openSqliteStore(join(root, 'store', 'toolcap.db'));
-  runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: (m) => warnings.push(m) });
-  app = createApi(registry, { runtime, onError: (e) => errors.push(e) });
 });
 
 afterAll(async () => {
-  await runtime.close();
-  await registry.close();
-  await store.close();
+  await api.close();
   cleanFolders();
 });
 

@@ -3,7 +3,7 @@
  * failed on the code before its fix. In-process (`app.fetch`) against a temp
  * copy of the runtime examples and a SQLite store, as call.test.ts.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -15,30 +15,23 @@ import { createToolcap, type Toolcap } from '../../src/host.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
+import { exampleApi, type ExampleApi } from './example-api.js';
 import { cleanFolders, folder, getJson, until } from './helpers.js';
 
 let registry: Registry;
 let store: Store;
 let runtime: Runtime;
 let app: Hono;
-const errors: unknown[] = [];
+let errors: unknown[] = [];
+let api: ExampleApi;
 
 beforeAll(async () => {
-  const root = folder('toolcap-http-redteam-');
-  const manifests = join(root, 'examples', 'manifests', 'toolcap');
-  mkdirSync(manifests, { recursive: true });
-  cpSync('examples/manifests/toolcap', manifests, { recursive: true });
-  registry = new Registry({ paths: [manifests] });
-  expect((await registry.start()).kind).toBe('reloaded');
-  store = await openSqliteStore(join(root, 'store', 'toolcap.db'));
-  runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => {} });
-  app = createApi(registry, { runtime, onError: (e) => errors.push(e) });
+  api = await exampleApi('toolcap-http-redteam-');
+  ({ registry, store, runtime, app, errors } = api);
 });
 
 afterAll(async () => {
-  await runtime.close();
-  await registry.close();
-  await store.close();
+  await api.close();
   cleanFolders();
 });
 

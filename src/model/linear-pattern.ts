@@ -257,7 +257,9 @@ export function patternVerdict(source: string): PatternVerdict {
     new RegExp(source, 'u');
     verdict = patternEngine(source);
   } catch (error) {
-    verdict = { invalid: error instanceof Error ? error.message : String(error) };
+    // V8's message repeats the whole pattern: kept short, a schema's pattern may be long (and a remote server's)
+    const message = error instanceof Error ? error.message : String(error);
+    verdict = { invalid: message.length > 300 ? `${message.slice(0, 150)}…${message.slice(-150)}` : message };
   }
   if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
   verdicts.set(source, verdict);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
-import { MAX_PROGRAM, linearRegExp, patternEngine, toLinearSyntax } from '../../src/model/linear-pattern.js';
+import { MAX_PROGRAM, linearRegExp, patternEngine, patternVerdict, toLinearSyntax } from '../../src/model/linear-pattern.js';
 import { createAjv } from '../../src/model/validator.js';
 
 const nativeTest = (pattern: string, input: string) => new RegExp(pattern, 'u').test(input);
@@ -120,6 +120,13 @@ describe('the translation', () => {
   it('a pattern that is not valid ECMAScript still throws, as Ajv expects', () => {
     expect(() => linearRegExp('^(a$', 'u')).toThrow(SyntaxError);
     expect(() => createAjv().compile({ type: 'string', pattern: '[z-a]' })).toThrow(/Invalid regular expression/);
+  });
+
+  it('says why a pattern is not ECMAScript in a few hundred characters, however long the pattern', () => {
+    const verdict = patternVerdict(`${'a'.repeat(100_000)}(`);
+    expect(verdict).toMatchObject({ invalid: expect.stringContaining('Invalid regular expression') });
+    expect((verdict as { invalid: string }).invalid.length).toBeLessThanOrEqual(301);
+    expect((verdict as { invalid: string }).invalid).toMatch(/Unterminated group$/);
   });
 
   it('keeps V8\'s text, which Ajv uses to share a compiled pattern', () => {

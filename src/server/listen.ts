@@ -20,7 +20,26 @@ export interface ListenOptions {
   port?: number;
   /** PEM files of a certificate and its key: serve HTTPS. */
   tls?: { cert: string; key: string } | undefined;
+  /** Longest a client may take to send a request's headers, ms. @default 20000 (Node's: 60000) */
+  headersTimeoutMs?: number;
+  /** Longest a client may take to send a whole request, body included, ms; answered 408. @default 60000 (Node's: 300000) */
+  requestTimeoutMs?: number;
+  /** How often those limits are checked, ms. @default 5000 (Node's: 30000) */
+  timeoutCheckMs?: number;
+  /** Most connections open at once; more are closed as they arrive. @default 2048 (Node's: none) */
+  maxConnections?: number;
 }
+
+/**
+ * Limits on slow and many clients. A request body trickled a byte at a time
+ * held its connection for Node's default 300 s, and nothing capped the
+ * connections, so a few hundred such clients ran the process out of file
+ * descriptors (the store, the watcher and child processes need theirs).
+ * Bodies are at most 1 MiB and answers are not covered (a long call or a
+ * `Prefer: wait` is time spent answering, not receiving); a stream that
+ * stays open (an MCP GET) counts as one connection.
+ */
+const SERVER_LIMITS = { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, timeoutCheckMs: 5_000, maxConnections: 2048 } as const;
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:4317 */
@@ -64,7 +83,17 @@ export async function listen(app: Hono | ((port: number) => Hono), options: List
     if (lane?.(req, res, () => void listener(req, res))) return;
     void listener(req, res);
   };
-  const server: Server = options.tls ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handle) : createHttpServer(handle);
+  const requestTimeout = options.requestTimeoutMs ?? SERVER_LIMITS.requestTimeoutMs;
+  const limits = {
+    // (Node refuses a headers timeout longer than the request's)
+    headersTimeout: Math.min(options.headersTimeoutMs ?? SERVER_LIMITS.headersTimeoutMs, requestTimeout),
+    requestTimeout,
+    connectionsCheckingInterval: options.timeoutCheckMs ?? SERVER_LIMITS.timeoutCheckMs,
+  };
+  const server: Server = options.tls
+    ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key), ...limits }, handle)
+    : createHttpServer(limits, handle);
+  server.maxConnections = options.maxConnections ?? SERVER_LIMITS.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4317, host, () => {

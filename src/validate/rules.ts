@@ -44,7 +44,7 @@ function report(out: Diagnostic[], locate: Locate, code: DiagnosticCode, path: s
 
 /**
  * Lint one tool.
- * @param checkSchema returns a problem with a JSON Schema, or undefined
+ * @param checkSchema the shape walk's verdict on a JSON Schema: its problem, or whether a pattern in it backtracks
  */
 export function lintTool(tool: Tool, locate: Locate, checkSchema: (schema: Tool['inputSchema'] & object) => SchemaShape): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -159,10 +159,12 @@ function lintPatterns(out: Diagnostic[], locate: Locate, field: string, schema: 
   for (let i = 0; i < shown; i++) {
     const f = found[i]!;
     const more = i === shown - 1 && found.length > shown ? ` (${found.length - shown} more patterns in ${field} are not listed)` : '';
+    // both may be long (a patternProperties key is in the pointer too): the location keeps the whole pointer
     const shownPattern = JSON.stringify(f.pattern.length > 80 ? `${f.pattern.slice(0, 80)}…` : f.pattern);
+    const where = `${field}${f.pointer.length > 200 ? `${f.pointer.slice(0, 200)}…` : f.pointer}`;
     const d = diagnostic(
       'PATTERN_BACKTRACKS',
-      `The pattern ${shownPattern} at ${field}${f.pointer} runs on V8's backtracking engine: it uses what the linear engine cannot mean the same by (lookaround, a backreference, a Unicode property name beyond the general categories, \\S inside a class, nested repeat counts over 1,000, or repeats that would compile to over 20,000 instructions), so the time a caller's string takes is not bounded by its length (nested repeats make it exponential).${more}`,
+      `The pattern ${shownPattern} at ${where} runs on V8's backtracking engine: it uses what the linear engine cannot mean the same by (lookaround, a backreference, a Unicode property name beyond the general categories, \\S inside a class, nested repeat counts over 1,000, or repeats that would compile to over 20,000 instructions), so the time a caller's string takes is not bounded by its length (nested repeats make it exponential).${more}`,
       locate(field, f.pointer),
     );
     d.hint = 'Rewrite the pattern without those constructs: a lookahead can often be a second pattern in its own schema under allOf. maxLength does not help: every keyword is checked.';

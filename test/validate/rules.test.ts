@@ -67,6 +67,14 @@ describe('lintTool: the regular expressions in a schema', () => {
     expect(located(schema)).toEqual(expected);
   });
 
+  it('keeps a long pattern and a long pointer short in the message, the location whole', () => {
+    const key = `^(?=x)${'a'.repeat(10_000)}$`;
+    const found = lintTool(complete({ name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { patternProperties: { [key]: true } } }), (path, below) => ({ file: 't.yaml', pointer: `/${path}${below ?? ''}` }), createSchemaChecker());
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message.length).toBeLessThan(1_000);
+    expect(found[0]!.pointer).toBe(`/inputSchema/patternProperties/${key}`);
+  });
+
   it('reports at most 20 per schema, the last saying how many more', () => {
     const properties = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`p${i}`, { pattern: `(?=${i})` }]));
     const found = lintTool(complete({ name: 'a', effects: { mode: 'read', sideEffects: 'none' }, inputSchema: { properties } }), (path) => ({ file: 't.yaml', pointer: `/${path}` }), createSchemaChecker());

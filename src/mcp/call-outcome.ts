@@ -34,7 +34,7 @@ export const MAX_FAILURE_TEXT = 2048;
  * the cut: cut first, a secret on the cut would keep all but its last characters, which neither its known value nor a
  * token shape matches any more (a caller pads its arguments to put it there on a server that echoes them).
  */
-export function failureExcerpt(text: string, redact: (text: string) => string = (t) => t): string {
+export function failureExcerpt(text: string, redact: (text: string) => string): string {
   const safe = redact(text);
   return safe.length > MAX_FAILURE_TEXT ? `${safe.slice(0, MAX_FAILURE_TEXT)}… (${safe.length - MAX_FAILURE_TEXT} more characters)` : safe;
 }
@@ -96,7 +96,7 @@ export function lastLines(text: string, lines = 5): string {
  * @param what names the tool and server in messages
  * @param redact the server's own secrets and the token shapes, applied before the failure text is cut
  */
-export function callValue(result: CallResult, what: string, redact?: (text: string) => string): unknown {
+export function callValue(result: CallResult, what: string, redact: (text: string) => string): unknown {
   if (result.isError === true) {
     const text = failureExcerpt(contentText(result.content), redact);
     throw new ProviderError('PROVIDER_ERROR', text === '' ? `${what} reported an error` : text, false, { detail: result });
@@ -112,7 +112,7 @@ export function callValue(result: CallResult, what: string, redact?: (text: stri
  */
 export function callFailure(
   err: unknown,
-  context: { what: string; signal: AbortSignal; stderr: string; closedBy?: UpstreamTooLargeError; oversize?: UpstreamTooLargeError; redact?: (text: string) => string },
+  context: { what: string; signal: AbortSignal; stderr: string; closedBy?: UpstreamTooLargeError; oversize?: UpstreamTooLargeError; redact: (text: string) => string },
 ): ProviderError {
   const { what, signal, stderr } = context;
   if (signal.aborted) return new ProviderError('ABORTED', `${what}: aborted`, false, { cause: err });

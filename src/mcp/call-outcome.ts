@@ -129,7 +129,9 @@ export function callFailure(
   if (refused instanceof UpstreamRedirectError) return new ProviderError('EGRESS_DENIED', `${what}: ${refused.reason}`, false, { cause: err });
   // a connection the egress policy refused never opened: nothing was sent
   if (refused instanceof EgressError) return new ProviderError('EGRESS_DENIED', `${what}: egress refused: ${refused.message}`, true, { cause: err, detail: { host: refused.host, refusal: refused.code } });
-  if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${errorMessage(err)}`, true, { cause: err });
-  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${failureExcerpt(err.message, context.redact)}`, false, { cause: err, status: err.code, detail: err.data });
-  return new ProviderError('PROVIDER_ERROR', `${what}: ${errorMessage(err)}`, false, { cause: err });
+  // an SDK transport error may repeat what the server sent (a fetch body, a parse error's input): the server's text, cut
+  const text = failureExcerpt(errorMessage(err), context.redact);
+  if (neverSent(err)) return new ProviderError('PROVIDER_UNAVAILABLE', `${what}: ${text}`, true, { cause: err });
+  if (err instanceof McpError) return new ProviderError('PROVIDER_ERROR', `${what}: ${text}`, false, { cause: err, status: err.code, detail: err.data });
+  return new ProviderError('PROVIDER_ERROR', `${what}: ${text}`, false, { cause: err });
 }

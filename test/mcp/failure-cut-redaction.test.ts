@@ -83,3 +83,18 @@ describe('what a server says when its tools/list fails', () => {
     }
   });
 });
+
+describe('a call that fails with something other than a server answer', () => {
+  // an SDK transport error (a fetch body, a parse error) repeats what the server sent: a plain Error, not an McpError
+  it.each([
+    ['a plain Error', (pad: string) => new Error(`${pad} ${PASS} ${'y'.repeat(1_000_000)}`), 'PROVIDER_ERROR'],
+    ['a refused connection', (pad: string) => Object.assign(new Error(`${pad} ${PASS} ${'y'.repeat(1_000_000)}`), { code: 'ECONNREFUSED' }), 'PROVIDER_UNAVAILABLE'],
+  ])('%s is redacted, then cut, in the error message', async (_label, make, code) => {
+    const { ctx, e } = entry(make, true);
+    const error = await failure(ctx, e, 'x'.repeat(MAX_FAILURE_TEXT - 40));
+    expect(error.code).toBe(code);
+    expect(error.message.length).toBeLessThan(MAX_FAILURE_TEXT + 200);
+    expect(error.message).not.toContain(PASS.slice(0, 12));
+    expect(error.message).toContain('more characters');
+  });
+});

@@ -14,10 +14,21 @@ import type { AuthOutcome } from '../runtime/identity/authenticate.js';
 import { can, type Action, type Principal } from '../runtime/identity/principal.js';
 import { ApiProblem, problem } from './problem.js';
 
+/**
+ * What authentication reads of a request: its URL and its header lines (a
+ * repeated name's values joined with ", ", as `Headers.get` joins them). A
+ * Web `Request` is one; the `/mcp` socket lane passes its own view of Node's
+ * header lines, without building a `Request` per call.
+ */
+export interface RequestHead {
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}
+
 /** How the API authenticates requests. */
 export interface ApiAuth {
   /** The principal behind a request, or why there is none (bad credentials are an outcome, not a throw). */
-  authenticate(request: Request): Promise<AuthOutcome>;
+  authenticate(request: RequestHead): Promise<AuthOutcome>;
   /** RFC 9728 protected resource metadata, served at `/.well-known/oauth-protected-resource` and named in `WWW-Authenticate`. */
   resourceMetadata?: { resource: string; authorizationServers: readonly string[] };
 }
@@ -87,7 +98,7 @@ export function authorize<E extends PrincipalEnv>(auth: ApiAuth | undefined, act
  * `auth`, or on a public route without good credentials), or a thrown
  * {@link ApiProblem} (401, 503, 403).
  */
-export async function admit(auth: ApiAuth | undefined, action: Action | 'public', request: Request, url: string): Promise<Principal | undefined> {
+export async function admit(auth: ApiAuth | undefined, action: Action | 'public', request: RequestHead, url: string): Promise<Principal | undefined> {
   if (!auth) return undefined;
   const outcome = await auth.authenticate(request);
   if (action !== 'public') {

@@ -20,7 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import { clientGone, clientGoneLine } from '../mcp/client-abort.js';
 import type { DirectAnswer } from '../mcp/http.js';
-import { admit } from './auth.js';
+import { admit, type RequestHead } from './auth.js';
 import type { ApiContext } from './context.js';
 import { hostRefusal } from './host-guard.js';
 import { httpRecorder } from './http-metrics.js';
@@ -66,7 +66,7 @@ const headerOf = (req: IncomingMessage) => {
   };
 };
 
-/** The request's headers as a Web `Request` without a body: what `ApiAuth.authenticate` is given on every path. */
+/** The request's headers as a Web `Request` without a body, for the error logger (`onError`) only. */
 const headerRequest = (url: string, req: IncomingMessage): Request => {
   const headers = new Headers();
   const raw = req.rawHeaders;
@@ -119,9 +119,11 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
 
   const serve = async (req: IncomingMessage, res: ServerResponse, fallback: () => void, url: string, header: (name: string) => string | undefined, sessionId: string, declared: number, started: number) => {
     let status = 500;
-    // built only for whom reads it (authentication, a failure's report): without auth a call needs none
-    let built: Request | undefined;
-    const request = () => (built ??= headerRequest(url, req));
+    // authentication reads the header lines through the lane's own view of them (the same joined values a Request's
+    // Headers give): a Web Request per call, its Headers and AbortSignal, cost more than the rest of the lane's checks
+    const head: RequestHead = { url, headers: { get: (name) => header(name.toLowerCase()) ?? null } };
+    // a failure's report gets a whole Request, built then
+    const request = () => headerRequest(url, req);
     // watched from the start: a client may hang up while its credentials are checked, before the body is read
     let gone = false;
     let forget: (() => void) | undefined;
@@ -136,7 +138,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
     try {
       let principal;
       try {
-        principal = auth === undefined ? undefined : await admit(auth, 'list', request(), url);
+        principal = auth === undefined ? undefined : await admit(auth, 'list', head, url);
       } catch (error) {
         if (!(error instanceof ApiProblem)) throw error;
         const response = error.getResponse();
@@ -163,7 +165,7 @@ export function registerMcpLane(app: Hono, ctx: ApiContext): void {
       status = answer.status;
       write(res, answer);
     } catch (error) {
-      if (clientGone(error, request())) {
+      if (clientGone(error)) {
         ctx.options.warn?.(clientGoneLine(`POST /mcp`, error).replace(/^mcp: /, 'http: '));
         status = 499;
         if (!res.headersSent) write(res, { status, headers: {}, body: null });

@@ -15,6 +15,7 @@ import { Registry } from '../../src/registry/registry.js';
 import { jetStreamDispatcher, workflowSubject } from '../../src/runtime/dispatch/jetstream.js';
 import type { Dispatcher } from '../../src/runtime/dispatch/dispatcher.js';
 import type { AuthOutcome } from '../../src/runtime/identity/authenticate.js';
+import type { RequestHead } from '../../src/server/auth.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -35,7 +36,7 @@ const PRINCIPALS: Record<string, Principal> = {
   worker: { id: 'worker-bot', roles: ['admin'], personas: ['*'], via: 'api-key' },
   caller: { id: 'caller-bot', roles: ['caller'], personas: ['*'], via: 'api-key' },
 };
-async function authenticate(request: Request): Promise<AuthOutcome> {
+async function authenticate(request: RequestHead): Promise<AuthOutcome> {
   const name = /^Bearer (\w+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
   const principal = name === undefined ? undefined : PRINCIPALS[name];
   return principal ? { ok: true, principal } : { ok: false, code: 'UNAUTHENTICATED', message: 'No credentials.' };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { Registry } from '../../src/registry/registry.js';
 import type { AuthOutcome } from '../../src/runtime/identity/authenticate.js';
+import type { RequestHead } from '../../src/server/auth.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
@@ -26,7 +27,7 @@ const PRINCIPALS: Record<string, Principal> = {
   plain: { id: 'plain-bot', roles: ['caller'], personas: [], via: 'api-key' },
 };
 
-async function authenticate(request: Request): Promise<AuthOutcome> {
+async function authenticate(request: RequestHead): Promise<AuthOutcome> {
   const name = /^Bearer tok-(\w+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
   const principal = name === undefined ? undefined : PRINCIPALS[name];
   return principal ? { ok: true, principal } : { ok: false, code: 'UNAUTHENTICATED', message: 'No credentials.' };

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { Registry } from '../../src/registry/registry.js';
 import type { AuthOutcome } from '../../src/runtime/identity/authenticate.js';
+import type { RequestHead } from '../../src/server/auth.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime, type RuntimeOptions } from '../../src/runtime/runtime.js';
@@ -58,7 +59,7 @@ export function bearer(who: Who): Record<string, string> {
 }
 
 /** The fake authenticator: `tok-<name>` is that principal, `tok-down` an unreachable issuer, anything else a bad token. */
-export async function authenticate(request: Request): Promise<AuthOutcome> {
+export async function authenticate(request: RequestHead): Promise<AuthOutcome> {
   const header = request.headers.get('authorization');
   if (header === null) return { ok: false, code: 'UNAUTHENTICATED', message: 'No credentials.' };
   const name = /^Bearer tok-(\w+)$/.exec(header)?.[1];

@@ -10,6 +10,9 @@
  * (`interruptCalls`). A read keeps the group commit's write-behind: it is
  * answered at once and its record follows within a turn of the event loop,
  * so a crash may lose the records of the last reads, never of a write.
+ * While the store holds back so many records that the recorder is full (a
+ * long outage), reads are refused with STORE_UNAVAILABLE as well: an
+ * answered read whose record would then be dropped is a lost record.
  *
  * Every line is redacted before it is queued; arguments appear only as
  * `recordedArguments` (traceAttrs, never sensitive parameters).
@@ -61,14 +64,21 @@ export class CallJournal {
   readonly #store: Store;
   readonly #clock: () => number;
 
-  constructor(store: Store, warn: (message: string) => void, clock: () => number) {
+  /** @param options.maxPending records waiting for the store at which new calls are refused (the recorder's `full`) */
+  constructor(store: Store, warn: (message: string) => void, clock: () => number, options: { maxPending?: number } = {}) {
     this.#store = store;
-    this.#recorder = new OutcomeRecorder(store, warn);
+    this.#recorder = new OutcomeRecorder(store, warn, options);
     this.#clock = clock;
   }
 
-  /** For a call that may write: commit its `call.started` line before it runs; STORE_UNAVAILABLE when the store refuses. Reads: nothing. */
+  /**
+   * For a call that may write: commit its `call.started` line before it runs; STORE_UNAVAILABLE when the store refuses.
+   * Reads: nothing, unless the recorder is full (then STORE_UNAVAILABLE: its record could not be kept).
+   */
   async started(tool: Tool, callId: string, args: Record<string, unknown>, party: CallParty, redactor: Redactor): Promise<void> {
+    if (this.#recorder.full) {
+      throw new CallError('STORE_UNAVAILABLE', `The store is unavailable: ${this.#recorder.pending} call records are waiting for it, so "${tool.name}" did not run (no call runs whose record could not be kept).`, { callId });
+    }
     if (!mayWrite(tool)) return;
     const line: NewAuditRecord = {
       at: new Date(this.#clock()).toISOString(),

@@ -13,14 +13,19 @@
  * What a crash can lose: outcomes of reads queued in the last turn of the
  * event loop before the process died, never a committed record, and never
  * a record a caller was told about. A store that refuses an outcome batch
- * keeps it for the next flush (with a warning), up to MAX_PENDING records;
- * a refused start is not kept: its call is refused instead.
+ * keeps it for the next flush (with a warning); a refused start is not
+ * kept: its call is refused instead. With {@link MAX_PENDING} records
+ * waiting the recorder is `full`, and the journal refuses new reads too
+ * (call-journal.ts): a long store outage stops calls instead of dropping
+ * the records of the reads it already answered. Only past twice that
+ * (outcomes of calls that were already running when it filled) are the
+ * oldest dropped, with a warning: memory stays bounded whatever happens.
  * @module
  */
 import type { CallOutcomeRecord, NewAuditRecord, Store } from '../store/types.js';
 import { errorMessage } from '../model/errors.js';
 
-/** Most outcomes kept while the store fails; older ones are dropped with a warning beyond this. */
+/** Records waiting for the store at which the recorder is `full` (new calls are refused); twice this is the hard bound beyond which the oldest outcomes are dropped. */
 export const MAX_PENDING = 100_000;
 
 /**
@@ -50,19 +55,28 @@ export class OutcomeRecorder {
   #refused = false;
   readonly #store: Store;
   readonly #warn: (message: string) => void;
+  readonly #maxPending: number;
 
-  constructor(store: Store, warn: (message: string) => void) {
+  /** @param options.maxPending records waiting at which the recorder is {@link full} (default {@link MAX_PENDING}) */
+  constructor(store: Store, warn: (message: string) => void, options: { maxPending?: number } = {}) {
     this.#store = store;
     this.#warn = warn;
+    this.#maxPending = options.maxPending ?? MAX_PENDING;
   }
 
   /** Queue an outcome; resolves true once written, false if the store refused it (it stays queued for the next flush). */
   add(outcome: CallOutcomeRecord): Promise<boolean> {
     return new Promise((done) => {
       this.#queue.push({ outcome, done });
-      if (this.#queue.length > MAX_PENDING) this.#drop(this.#queue.length - MAX_PENDING);
+      const bound = 2 * this.#maxPending;
+      if (this.#queue.length > bound) this.#drop(this.#queue.length - bound);
       this.#schedule();
     });
+  }
+
+  /** True while `maxPending` records or more wait for the store (it refuses them, or is not keeping up): no new call should start. */
+  get full(): boolean {
+    return this.#queue.length >= this.#maxPending;
   }
 
   /** Queue a `call.started` line; resolves true once written, false if the store refused it (then it is not kept). */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { CallJournal } from '../../src/runtime/call-journal.js';
+import { createRedactor } from '../../src/runtime/containment/redact.js';
+import { CallError } from '../../src/runtime/errors.js';
 import { OutcomeRecorder, RETRY_MS } from '../../src/runtime/recorder.js';
+import type { Tool } from '../../src/model/schema.js';
 import type { CallOutcomeRecord, Store } from '../../src/store/types.js';
 
 /** A store that only counts what the recorder gives it; `fail` makes the next writes reject. */
@@ -165,5 +169,46 @@ describe('call starts', () => {
     expect(await recorder.addStart(outcome(1).audit)).toBe(false);
     expect(recorder.pending).toBe(0);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('a store outage longer than the backlog (regression: past MAX_PENDING the oldest records of answered reads were dropped)', () => {
+  const read = { name: 'read.it', effects: { mode: 'read' } } as unknown as Tool;
+  const write = { name: 'write.it', effects: { mode: 'write' } } as unknown as Tool;
+  const party = { persona: null, actor: null, job: null };
+  const end = { ok: true, provider: 'p', attempts: [], skipped: [], startedAt: 0, durationMs: 1 };
+  const redactor = createRedactor();
+
+  it('refuses new calls, reads included, once maxPending records wait; takes them again when the store has caught up; drops nothing', async () => {
+    const { store, batches, state } = countingStore({ batch: true });
+    const journal = new CallJournal(store, () => undefined, Date.now, { maxPending: 3 });
+    state.fail = true;
+    for (let i = 0; i < 3; i++) {
+      await journal.started(read, `r${i}`, {}, party, redactor);
+      await journal.finished(read, `r${i}`, party, end, redactor, { wait: false });
+    }
+    await new Promise((r) => setImmediate(r));
+    for (const tool of [read, write]) {
+      const refused = await journal.started(tool, 'next', {}, party, redactor).then(() => undefined, (e: unknown) => e);
+      expect(refused).toBeInstanceOf(CallError);
+      expect((refused as CallError).code).toBe('STORE_UNAVAILABLE');
+      expect((refused as CallError).message).toMatch(/3 call records are waiting/);
+    }
+    state.fail = false;
+    await journal.flush();
+    expect(batches).toEqual([3]);
+    await expect(journal.started(read, 'after', {}, party, redactor)).resolves.toBeUndefined();
+  });
+
+  it('drops the oldest outcomes only past twice maxPending (calls that were already running), with a warning', async () => {
+    const { store, state } = countingStore({ batch: true });
+    const warnings: string[] = [];
+    const recorder = new OutcomeRecorder(store, (m) => warnings.push(m), { maxPending: 2 });
+    state.fail = true;
+    const answers = [1, 2, 3, 4, 5].map((i) => recorder.add(outcome(i)));
+    expect(recorder.full).toBe(true);
+    expect(recorder.pending).toBe(4);
+    expect(await answers[0]).toBe(false);
+    expect(warnings.join('\n')).toMatch(/1 call records dropped/);
   });
 });

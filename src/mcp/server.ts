@@ -214,16 +214,27 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
     }
   };
 
+  /**
+   * The tool a call under `asked` reaches: a listed (safe) name's real tool when the session may call it, else the
+   * name as sent. The safe names are made over every tool of the snapshot, so without the check a hidden tool's safe
+   * name was refused under its real name, where a name that maps to nothing is refused as sent: an oracle for which
+   * tools other personas have. (No tool's real name is another's safe name, so the name as sent is an unknown one.)
+   */
+  const realName = (asked: string): string => {
+    const real = names.real(asked);
+    return real === asked || registry.snapshot().callable(real, persona) !== undefined ? real : asked;
+  };
+
   setCallToolHandler(server, async (request, extra): Promise<CallToolResult> => {
     // a call under a listed (safe) name reaches the real tool
-    const name = names.real(request.params.name);
+    const name = realName(request.params.name);
     const args = request.params.arguments ?? {};
     if (searchMode && name === SEARCH_TOOL) return search(args);
     const selection = selectionOfMeta(request.params._meta);
     if (searchMode && name === CALL_TOOL) {
       const call = parseCallArgs(args);
       if ('content' in call) return call;
-      const result = await callOne(names.real(call.name), call.arguments, extra.signal, selection);
+      const result = await callOne(realName(call.name), call.arguments, extra.signal, selection);
       // the meta-tool's own call was well formed: what the named call was refused for is a tool error the model can act on
       if (isRefusal(result)) {
         const { code, ...data } = result.refused.data;

@@ -9,7 +9,9 @@
  * its score, fit and penalties.
  *
  * Selections are bounded (least recently used beyond `capacity`, none
- * older than `ttlMs`) and bound to whoever was answered: another principal
+ * older than `ttlMs`, and at most `perOwner` for one owner: its own least
+ * recently used goes first, so one caller's flood of searches cannot push
+ * out everyone else's) and bound to whoever was answered: another principal
  * passing the id gets nothing (an unknown id, as if it never existed).
  * @module
  */
@@ -46,6 +48,12 @@ export interface SelectionOptions {
   capacity?: number;
   /** A selection is forgotten this long after its search. @default 900000 (15 min) */
   ttlMs?: number;
+  /**
+   * Selections kept for one owner; its least recently used goes first.
+   * Searches are not rate-limited: without it one caller's 1,000 searches
+   * pushed every other principal's selections out. @default 100 (at most capacity)
+   */
+  perOwner?: number;
   clock?: () => number;
 }
 
@@ -76,12 +84,16 @@ export const selectionOwner = (principal: { id: string } | undefined): string =>
  */
 export class Selections {
   readonly #entries = new Map<string, Entry>();
+  /** Selections held per owner. */
+  readonly #owned = new Map<string, number>();
   readonly #capacity: number;
+  readonly #perOwner: number;
   readonly #ttlMs: number;
   readonly #clock: () => number;
 
   constructor(options: SelectionOptions = {}) {
     this.#capacity = Math.max(1, options.capacity ?? 1000);
+    this.#perOwner = Math.max(1, options.perOwner ?? Math.min(this.#capacity, 100));
     this.#ttlMs = options.ttlMs ?? 15 * 60_000;
     this.#clock = options.clock ?? Date.now;
   }
@@ -95,8 +107,7 @@ export class Selections {
   record(owner: string, query: string, candidates: readonly SelectionCandidate[]): string {
     // randomUUID draws from a cached pool (randomBytes per id cost ~30 µs a search); 122 random bits
     const id = `sel_${Buffer.from(randomUUID().replaceAll('-', ''), 'hex').toString('base64url')}`;
-    this.#entries.set(id, { owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES).map(copy), at: this.#clock() });
-    while (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#keep(id, { owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES).map(copy), at: this.#clock() });
     return id;
   }
 
@@ -107,9 +118,32 @@ export class Selections {
    */
   adopt(id: string, owner: string, query: string, candidates: readonly SelectionCandidate[], at: number): void {
     if (!SELECTION_ID.test(id)) return;
+    this.#forget(id);
+    this.#keep(id, { owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES).map(copy), at });
+  }
+
+  /** Add an entry: the owner's least recently used goes past {@link SelectionOptions.perOwner}, anyone's past capacity. */
+  #keep(id: string, entry: Entry): void {
+    if ((this.#owned.get(entry.owner) ?? 0) >= this.#perOwner) {
+      for (const [old, e] of this.#entries) {
+        if (e.owner !== entry.owner) continue;
+        this.#forget(old);
+        break;
+      }
+    }
+    this.#entries.set(id, entry);
+    this.#owned.set(entry.owner, (this.#owned.get(entry.owner) ?? 0) + 1);
+    while (this.#entries.size > this.#capacity) this.#forget(this.#entries.keys().next().value as string);
+  }
+
+  /** Drop an entry, and its count. */
+  #forget(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
     this.#entries.delete(id);
-    this.#entries.set(id, { owner, query, candidates: candidates.slice(0, MAX_SELECTION_CANDIDATES).map(copy), at });
-    while (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value as string);
+    const left = (this.#owned.get(entry.owner) ?? 1) - 1;
+    if (left > 0) this.#owned.set(entry.owner, left);
+    else this.#owned.delete(entry.owner);
   }
 
   /**
@@ -120,7 +154,7 @@ export class Selections {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
     if (this.#clock() - entry.at > this.#ttlMs) {
-      this.#entries.delete(id);
+      this.#forget(id);
       return undefined;
     }
     if (entry.owner !== owner) return undefined;

@@ -9,7 +9,8 @@ import { NAME_META_KEY } from '../../src/mcp/gateway-names.js';
 import { createGatewayServer } from '../../src/mcp/server.js';
 import { configLoader } from '../config/helpers.js';
 import { join } from 'node:path';
-import { closeAll, connect, copyExamples, examplesEnv, openEnv, textOf, writeManifest } from './gateway-helpers.js';
+import type { Principal } from '../../src/runtime/identity/principal.js';
+import { closeAll, connect, copyExamples, errorMeta, examplesEnv, openEnv, rejection, textOf, writeManifest } from './gateway-helpers.js';
 import { ALICE } from './principals.js';
 
 afterAll(closeAll);
@@ -51,6 +52,33 @@ describe('the gateway names tools as configured', () => {
     const result = await client.callTool({ name: 'toolcap_call_tool', arguments: { name: 'text_reverse', arguments: { text: 'abc' } } });
     expect(result.isError ?? false).toBe(false);
     expect(textOf(result)).toContain('cba');
+  });
+});
+
+describe('a safe name never names a tool the session may not call', () => {
+  // the safe names are made over every tool of the snapshot: `ops_restart` mapped to the ops-only `ops.restart` for
+  // a caller without ops too, and the refusal said `No tool named "ops.restart"` (data.tool the same), where a name
+  // that maps to nothing says the name sent: guessing safe names told which hidden tools exist, and their real names
+  const NO_PERSONA: Principal = { id: 'dave', roles: ['caller'], personas: [], via: 'api-key' };
+  it.each(['full', 'search'] as const)('%s mode: a hidden tool\'s safe name is refused as the name sent, as an unknown one is', async (mode) => {
+    const { env } = await examplesEnv();
+    const client = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names: 'openai-safe', tools: mode, principal: NO_PERSONA }));
+    const refused = async (name: string) => {
+      const direct = await rejection(client.callTool({ name, arguments: { text: 'x' } }));
+      const answers = [direct.message, JSON.stringify(direct.data)];
+      if (mode === 'search') {
+        const meta = await client.callTool({ name: 'toolcap_call_tool', arguments: { name, arguments: { text: 'x' } } });
+        answers.push(textOf(meta), JSON.stringify(errorMeta(meta)));
+      }
+      return answers.join('\n');
+    };
+    const hidden = await refused('ops_restart');
+    expect(hidden).not.toContain('ops.restart');
+    // the same answer as a name no tool has, but for the name itself
+    expect(hidden).toBe((await refused('ops_nothing')).replaceAll('ops_nothing', 'ops_restart'));
+    // with the persona, the safe name reaches the tool
+    const ops = await connect(createGatewayServer({ registry: env.registry, runtime: env.runtime, names: 'openai-safe', tools: mode, principal: ALICE, persona: 'ops' }));
+    expect(textOf(await ops.callTool({ name: 'ops_restart', arguments: { text: 'abc' } }))).toContain('cba');
   });
 });
 

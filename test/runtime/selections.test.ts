@@ -74,6 +74,24 @@ describe('Selections', () => {
     expect(s.resolve(third!, '', 'a')).toBeDefined();
   });
 
+  it("one owner's flood of searches pushes out only its own selections", () => {
+    // searches are not rate-limited: 1,000 searches of one caller pushed every other principal's selections out
+    const s = new Selections();
+    const alice = s.record('alice', 'mine', RANKED);
+    const flood = Array.from({ length: 1000 }, (_, i) => s.record('mallory', `q${i}`, RANKED));
+    expect(s.resolve(alice, 'alice', 'a')?.query).toBe('mine');
+    expect(s.resolve(flood.at(-1)!, 'mallory', 'a')).toBeDefined();
+    expect(s.resolve(flood[0]!, 'mallory', 'a')).toBeUndefined();
+    expect(s.size).toBeLessThanOrEqual(101);
+    // perOwner: the owner's least recently used goes first
+    const small = new Selections({ capacity: 10, perOwner: 2 });
+    const [one, two] = [small.record('x', '1', RANKED), small.record('x', '2', RANKED)];
+    expect(small.resolve(one, 'x', 'a')).toBeDefined();
+    const three = small.record('x', '3', RANKED);
+    expect([one, two, three].map((id) => small.resolve(id, 'x', 'a') !== undefined)).toEqual([true, false, true]);
+    expect(small.size).toBe(2);
+  });
+
   it(`keeps at most ${MAX_SELECTION_CANDIDATES} candidates`, () => {
     const s = new Selections();
     const many = Array.from({ length: 50 }, (_, i) => cand(`t${i}`, i + 1));

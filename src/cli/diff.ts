@@ -8,7 +8,7 @@ import { diffCatalogs, type CatalogDiff, type ToolDiff } from '../drift/diff.js'
 import type { FieldChange } from '../drift/changes.js';
 import { provenance, type Catalog, type CatalogResult } from '../registry/catalog.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { renderDiagnostic } from './render.js';
 import { loadConfig } from '../config/config.js';
 import { catalogFromConfig, configFailure, loadCatalog } from './shared.js';
@@ -172,7 +172,8 @@ function text(diff: CatalogDiff): string {
     lines.push('* derived: not declared; the most restrictive reading consistent with what was declared, and what toolcap enforces.');
   }
   lines.push(summaryLine(diff));
-  return `${lines.join('\n')}\n`;
+  // changes quote the manifests' values: one line each, control characters escaped
+  return `${lines.map(logLine).join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------- GitHub

@@ -8,7 +8,7 @@ import { toolKey } from '../registry/merge.js';
 import type { Tool } from '../model/schema.js';
 import { shareDefs } from '../model/schema-defs.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { pathKind, writeOut, type CliIO } from './io.js';
+import { logLine, pathKind, writeOut, type CliIO } from './io.js';
 import { summarize } from './render.js';
 import { basisLines } from './inspect-basis.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
@@ -71,5 +71,6 @@ function describe(catalog: Catalog, tools: readonly Tool[]): string {
   lines.push('', '* derived: not declared as such; read off the source\'s own words ("read off" above), or else the most restrictive reading consistent with what was declared.');
   const counts = [`${catalog.skills.length} skills`, `${catalog.agents.length} agents`, `${catalog.jobs.length} jobs`].join(', ');
   lines.push(counts);
-  return `${lines.join('\n')}\n`;
+  // names are safe, but descriptions, versions and the words read off them are the manifest's: one line each, escaped
+  return `${lines.map(logLine).join('\n')}\n`;
 }

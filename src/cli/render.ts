@@ -4,6 +4,7 @@
  * @module
  */
 import type { Diagnostic } from '../model/diagnostics.js';
+import { logLine } from './io.js';
 
 /** Longest excerpt line shown, in characters. */
 const EXCERPT_WIDTH = 120;
@@ -50,7 +51,8 @@ export function renderDiagnostic(d: Diagnostic, sources: ReadonlyMap<string, str
   lines.push(...excerpt(sources, d.file, d.line, d.column));
   if (d.hint) lines.push(`  hint: ${d.hint}`);
   for (const r of d.related ?? []) lines.push(`  ${r.message}: ${r.file ?? ''}${r.line !== undefined ? `:${r.line}:${r.column ?? 1}` : ''}`);
-  return lines.join('\n');
+  // messages quote the manifest (names, keys, values) and the excerpt is its text: a line each, control characters escaped
+  return lines.map(logLine).join('\n');
 }
 
 /** A count line: "12 tools; 0 errors, 3 warnings". */
@@ -76,7 +78,7 @@ export function warningDigest(diagnostics: readonly Diagnostic[], rerun: string,
   const lines = [`  warnings by code: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`];
   for (const w of warnings.slice(0, shown)) {
     const where = w.file ? `${w.file}${w.line !== undefined ? `:${w.line}:${w.column ?? 1}` : ''}` : 'toolcap';
-    lines.push(`  ${where} ${w.code}: ${w.message}`);
+    lines.push(logLine(`  ${where} ${w.code}: ${w.message}`));
   }
   lines.push(`  ${warnings.length > shown ? `${warnings.length - shown} more; all` : 'all'} of them, with the lines and hints: ${rerun}`);
   return lines;

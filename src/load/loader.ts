@@ -6,13 +6,14 @@
  * @module
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { detectDialect, dialectIds, getDialect } from '../dialects/lookup.js';
 import type { Dialect, DialectId, ImportedDocument } from '../dialects/types.js';
 import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import { createImportContext } from '../source/context.js';
 import { displayPath } from '../source/paths.js';
+import { readFileLimited } from '../source/read-file.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from '../source/source.js';
 import { errorMessage } from '../model/errors.js';
 import { tieredFiles } from './override-order.js';
@@ -282,36 +283,25 @@ function loadFile(
     diagnostics.push(...kept.diagnostics);
     return kept.doc;
   }
-  let text: string;
-  let bytes: Buffer;
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) {
-      // a FIFO or a device would block the read forever
-      diagnostics.push(diagnostic('FILE_UNREADABLE', `${shown} is not a regular file.`, { file: shown, hint: 'Give toolcap manifest files or folders.' }));
-      return options.explicit ? 'unreadable' : undefined;
-    }
-    const size = stat.size;
-    if (size > options.limits.maxBytes) {
-      diagnostics.push(
-        diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, over the limit of ${options.limits.maxBytes}.`, {
-          file: shown,
-          hint: 'Split the manifest, or raise limits.maxBytes.',
-        }),
-      );
+  // one open file judged and read (source/read-file.ts): a name swapped for a FIFO or a huge file after the walk
+  // saw it can neither block the read nor take it past the limit
+  const read = readFileLimited(path, Math.min(options.limits.maxBytes, MAX_STRING_LENGTH));
+  if (!read.ok) {
+    if (read.problem === 'too-large') {
+      // past MAX_STRING_LENGTH the text cannot be one string: the read would fail as if the file could not be opened
+      const why = read.size > options.limits.maxBytes ? `over the limit of ${options.limits.maxBytes}` : `more than one string can hold (${MAX_STRING_LENGTH} characters)`;
+      diagnostics.push(diagnostic('FILE_TOO_LARGE', `The file is ${read.size} bytes, ${why}.`, { file: shown, hint: read.size > options.limits.maxBytes ? 'Split the manifest, or raise limits.maxBytes.' : 'Split the manifest.' }));
       return undefined;
     }
-    // past this the text cannot be one string: the read would fail as if the file could not be opened
-    if (size > MAX_STRING_LENGTH) {
-      diagnostics.push(diagnostic('FILE_TOO_LARGE', `The file is ${size} bytes, more than one string can hold (${MAX_STRING_LENGTH} characters).`, { file: shown, hint: 'Split the manifest.' }));
-      return undefined;
-    }
-    bytes = readFileSync(path);
-    text = bytes.toString('utf8');
-  } catch {
-    diagnostics.push(diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }));
+    diagnostics.push(
+      read.problem === 'not-a-file'
+        ? diagnostic('FILE_UNREADABLE', `${shown} is not a regular file.`, { file: shown, hint: 'Give toolcap manifest files or folders.' })
+        : diagnostic('FILE_UNREADABLE', `Cannot read ${shown}.`, { file: shown, hint: 'Check the permissions.' }),
+    );
     return options.explicit ? 'unreadable' : undefined;
   }
+  const bytes = read.bytes;
+  const text = bytes.toString('utf8');
   const importIt = (into: Diagnostic[], reads?: { count: number }) => {
     const doc = importText(shown, text, reads ? { ...options, reads } : options, into, path.split(sep).join('/'));
     if (doc && persona !== undefined) scopeToPersona(doc, persona, into);

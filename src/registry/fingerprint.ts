@@ -6,9 +6,11 @@
  */
 import { createHash, webcrypto } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { displayPath, isManifestFileName, isWalkedFolder, layerPath, type LayerInput } from '../load/loader.js';
+import { readFileLimitedAsync } from '../source/read-file.js';
+import { DEFAULT_LIMITS } from '../source/source.js';
 
 /** A file changed less than this before a fingerprint may change again with the same mtime (coarse file systems): hash it again. */
 const RACY_MS = 2_000;
@@ -29,7 +31,13 @@ export interface Fingerprint {
   files: Map<string, Stamp | null>;
 }
 
-export async function takeFingerprint(paths: readonly LayerInput[], previous: Fingerprint | undefined): Promise<Fingerprint> {
+/**
+ * Stamp every file a build would read. A file over `maxBytes` (the build's
+ * `limits.maxBytes`) is not read: the build refuses it unread (FILE_TOO_LARGE),
+ * so its size and times stand for its content; reading it whole to hash it
+ * held a 600 MB file in memory twice on every reload.
+ */
+export async function takeFingerprint(paths: readonly LayerInput[], previous: Fingerprint | undefined, maxBytes: number = DEFAULT_LIMITS.maxBytes): Promise<Fingerprint> {
   const takenAt = Date.now(); // wall time, compared with file mtimes: not the injectable clock
   const files = new Map<string, Stamp | null>();
   // the files found by the walk, stamped AT_ONCE at a time after it; each holds its place in `files` meanwhile
@@ -38,9 +46,15 @@ export async function takeFingerprint(paths: readonly LayerInput[], previous: Fi
     const old = previous?.files.get(path);
     const trusted = old && previous && old.size === st.size && old.mtimeMs === st.mtimeMs && old.ctimeMs === st.ctimeMs && old.ino === st.ino && st.mtimeMs < previous.takenAt - RACY_MS;
     if (trusted) return void files.set(path, old);
+    const read = await readFileLimitedAsync(path, maxBytes);
+    if (!read.ok) {
+      // over the limit: what the build will say about it changes only with these; else the build reports it unreadable
+      const hash = read.problem === 'too-large' ? `too-large:${read.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}` : undefined;
+      return void files.set(path, hash === undefined ? null : { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
+    }
     try {
       // WebCrypto's digest runs on the thread pool: the main thread does not hash megabytes in one go
-      const hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', await readFile(path))).toString('hex');
+      const hash = Buffer.from(await webcrypto.subtle.digest('SHA-256', read.bytes)).toString('hex');
       files.set(path, { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hash });
     } catch {
       files.set(path, null);

@@ -240,7 +240,7 @@ export class Registry {
 
   async #rebuild(force: boolean): Promise<ReloadEvent> {
     const previous = this.#fingerprint;
-    const print = await takeFingerprint(this.#paths, previous);
+    const print = await takeFingerprint(this.#paths, previous, this.#catalogOptions.limits?.maxBytes);
     const at = new Date(this.#clock()).toISOString();
     const serving = this.#current;
     if (!force && previous && sameFingerprint(previous, print)) {

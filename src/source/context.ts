@@ -3,10 +3,11 @@
  * reading files a manifest refers to, confined to the layer's root folder.
  * @module
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { diagnostic, type Diagnostic, type DiagnosticCode, type Severity } from '../model/diagnostics.js';
 import { displayPath } from './paths.js';
+import { readFileLimited } from './read-file.js';
 import { at, DEFAULT_LIMITS, parseSource, type ParseLimits, type SourceFile } from './source.js';
 
 /** Everything an importer may use. */
@@ -77,18 +78,15 @@ export function createImportContext(file: SourceFile, options: ContextOptions = 
         return fail(`"${relativePath}" does not exist (looked for ${relative(process.cwd(), target)}).`, 'Fix the path; it is relative to the manifest file.');
       }
       if (!inside(real, realRoot())) return outside();
-      let size: number;
-      try {
-        const stat = statSync(real);
-        if (!stat.isFile()) return fail(`"${relativePath}" is not a file.`, 'Point at a JSON or YAML file.');
-        size = stat.size;
-      } catch {
+      const read = readFileLimited(real, limits.maxBytes);
+      if (!read.ok) {
+        if (read.problem === 'not-a-file') return fail(`"${relativePath}" is not a file.`, 'Point at a JSON or YAML file.');
+        if (read.problem === 'too-large') return fail(`"${relativePath}" is larger than ${limits.maxBytes} bytes.`, 'Referenced files share the size limit of manifests.');
         return fail(`"${relativePath}" does not exist (looked for ${relative(process.cwd(), target)}).`, 'Fix the path; it is relative to the manifest file.');
       }
-      if (size > limits.maxBytes) return fail(`"${relativePath}" is larger than ${limits.maxBytes} bytes.`, 'Referenced files share the size limit of manifests.');
       const shown = displayPath(target);
       options.referenced?.add(shown);
-      const parsed = parseSource(shown, readFileSync(real, 'utf8'), limits);
+      const parsed = parseSource(shown, read.bytes.toString('utf8'), limits);
       diagnostics.push(...parsed.diagnostics);
       return parsed.file?.value;
     },

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logLine } from '../../src/cli/io.js';
-import { serveCli, type ServedCli } from './helpers.js';
+import { cli, serveCli, type ServedCli } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const sdk = (path: string) => JSON.stringify(pathToFileURL(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm', path)).href);
@@ -58,7 +58,64 @@ describe('a logged message is one line', () => {
     ['\u001b[2Jx', '\\u001b[2Jx'],
     ['a\u2028b\u0085c', 'a\\u2028b\\u0085c'],
     ['tab\tkept, unicode kept: é €', 'tab\tkept, unicode kept: é €'],
+    ['a\u202egnp.exe', 'a\\u202egnp.exe'],
+    ['\u2066x\u2069', '\\u2066x\\u2069'],
+    ['marks kept: \u200e\u200f', 'marks kept: \u200e\u200f'],
   ])('logLine(%j) is %j', (text, line) => {
     expect(logLine(text)).toBe(line);
+  });
+});
+
+describe('what the CLI prints of a manifest is escaped', () => {
+  // `toolcap validate` / `inspect` / `diff` on a file someone sent: its descriptions, keys and values reach the
+  // terminal in diagnostics, the source excerpt and the listings. An ANSI escape there cleared the screen (or set
+  // the title, or wrote the clipboard with OSC 52), a line break forged a line of toolcap's own, a bidi override
+  // turned text around.
+  const ESC = '\u001b';
+  const hostile = {
+    tools: [
+      {
+        name: 'ok_tool',
+        description: `Reads a thing ${ESC}[2J${ESC}]52;c;cm0gLXJmIH4=\u0007 and \u202egnp.exe returns it.\rtoolcap: all clear`,
+        inputSchema: { type: 'object', properties: { [`x${ESC}[31m\nmanifest.json:1:1: error FORGED: y`]: { type: 'strin' } } },
+      },
+    ],
+  };
+  const forged = /^manifest\.json:1:1: error FORGED/m;
+  const clean = (out: string) => {
+    expect(out).not.toContain(ESC);
+    expect(out).not.toContain('\u0007');
+    expect(out).not.toContain('\r');
+    expect(out).not.toContain('\u202e');
+    expect(out).not.toMatch(forged);
+  };
+
+  it.each([
+    ['validate', (file: string) => ['validate', file]],
+    ['inspect', (file: string) => ['inspect', file]],
+  ])('%s', async (_label, argv) => {
+    dir = mkdtempSync(join(tmpdir(), 'toolcap-terminal-'));
+    const file = join(dir, 'manifest.json');
+    writeFileSync(file, JSON.stringify(hostile));
+    const yaml = join(dir, 'raw.yaml');
+    // raw control bytes in YAML text reach the excerpt as they are
+    writeFileSync(yaml, `tools:\n  - name: raw_tool\n    description: "Reads \u001b[2J a thing"\n    inputSchema: { type: object, properties: { a: { type: strin } } }  # \u001b]0;title\u0007\n`);
+    for (const target of [file, yaml]) {
+      const { stdout, stderr } = await cli(...argv(target));
+      expect(stdout + stderr).toContain('INVALID_JSON_SCHEMA');
+      clean(stdout);
+      clean(stderr);
+    }
+  });
+
+  it('diff', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'toolcap-terminal-'));
+    const tool = (version: string) => ({ toolcap: 1, tools: [{ name: 'd.tool', version, description: 'Reads a thing and returns it.', effects: { mode: 'read' } }] });
+    writeFileSync(join(dir, 'old.json'), JSON.stringify(tool('1.0.0')));
+    writeFileSync(join(dir, 'new.json'), JSON.stringify(tool(`2.0.0${ESC}[2J\ntoolcap diff: no changes`)));
+    const { stdout, stderr } = await cli('diff', join(dir, 'old.json'), join(dir, 'new.json'));
+    clean(stdout);
+    clean(stderr);
+    expect(stdout + stderr).not.toMatch(/^toolcap diff: no changes/m);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openapiDialect } from '../../src/dialects/openapi.js';
 import { nameFromPath, UniqueNames, sanitizeOperationId } from '../../src/dialects/openapi/names.js';
@@ -332,6 +335,56 @@ describe('openapi import: diagnostics', () => {
   ])('%s: reported, not thrown', (_label, value, codes) => {
     const { diagnostics } = importValue(value);
     expect(diagnostics.map((d) => d.code)).toEqual(codes);
+  });
+});
+
+describe('openapi import: parameter names that are Object.prototype members', () => {
+  // A parameter's name becomes a key of the tool's input properties. A formData parameter named "__proto__" set the
+  // prototype of the body's properties (the field was lost, and its keywords showed up as bogus properties in a
+  // schema error), and a parameter named "constructor" or "toString" was renamed query_constructor as if taken.
+  const swagger = (parameters: unknown[]) => ({
+    swagger: '2.0',
+    info: { title: 't', version: '1' },
+    paths: { '/up': { post: { operationId: 'upload', consumes: ['multipart/form-data'], parameters, responses: { 200: { description: 'ok' } } } } },
+  });
+  const input = (doc: ImportedDocument) => doc.tools[0]!.value.inputSchema as { properties: Record<string, { properties?: object; required?: string[] }>; required?: string[] };
+
+  it.each<[string, unknown[], string[], string[]]>([
+    ['a formData parameter', [{ name: '__proto__', in: 'formData', type: 'string', required: true }, { name: 'file', in: 'formData', type: 'file' }], ['body'], ['file']],
+    ['a query parameter', [{ name: '__proto__', in: 'query', type: 'string', required: true }, { name: 'q', in: 'query', type: 'string' }], ['q'], []],
+  ])('"__proto__" as %s: UNSAFE_KEY at its name, skipped, nothing else changed', (_label, parameters, properties, bodyProperties) => {
+    const { doc, diagnostics } = importValue(swagger(parameters));
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'UNSAFE_KEY', severity: 'warning', pointer: '/paths/~1up/post/parameters/0/name' })]);
+    const schema = input(doc);
+    expect(Object.keys(schema.properties)).toEqual(properties);
+    expect(Object.getPrototypeOf(schema.properties)).toBe(Object.prototype);
+    if (bodyProperties.length > 0) {
+      const body = schema.properties['body']!;
+      expect(Object.keys(body.properties!)).toEqual(bodyProperties);
+      expect(Object.getPrototypeOf(body.properties)).toBe(Object.prototype);
+      expect(body.required).toBeUndefined();
+    }
+    expect(schema.required ?? []).not.toContain('__proto__');
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf'])('a query parameter named %s keeps its name', (name) => {
+    const { doc, diagnostics } = importValue(swagger([{ name, in: 'query', type: 'string', required: true }]));
+    expect(diagnostics).toEqual([]);
+    expect(Object.keys(input(doc).properties)).toEqual([name]);
+    expect(input(doc).required).toEqual([name]);
+  });
+
+  it('a formData "__proto__" leaves a catalog without a bogus schema error', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolcap-openapi-proto-'));
+    try {
+      const file = join(dir, 'api.json');
+      writeFileSync(file, JSON.stringify(swagger([{ name: '__proto__', in: 'formData', type: 'string' }, { name: 'file', in: 'formData', type: 'file' }])));
+      const result = buildCatalog([file]);
+      expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(result.diagnostics.map((d) => d.code)).toContain('UNSAFE_KEY');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { takeFingerprint } from '../../src/registry/fingerprint.js';
 import { Registry, RegistryNotReadyError, type ChangeSource, type ReloadEvent } from '../../src/registry/registry.js';
 import { documentHash, type Snapshot } from '../../src/registry/snapshot.js';
 
@@ -216,6 +218,42 @@ describe('refresh without force skips when nothing changed', () => {
     expect(b).toMatchObject({ kind: 'reloaded', version: 3 }); // forced because one caller forced it
     expect(registry.status().building).toBe(false);
   });
+});
+
+describe('change detection reads no more than a build would', () => {
+  // The build refuses a file over limits.maxBytes unread (FILE_TOO_LARGE); the fingerprint before it read and hashed
+  // every file whole, so a 600 MB file dropped in a watched folder cost 1.3 GB and 10 s on every reload.
+  it('a file over limits.maxBytes is stamped by size and times, not read', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'tools.yaml'), manifest(1));
+    const big = join(dir, 'big.json');
+    writeFileSync(big, `{"tools": [], "pad": "${'x'.repeat(5_000)}"}`);
+    const print = await takeFingerprint([dir], undefined, 1_000);
+    expect(print.files.get(big)?.hash).toMatch(/^too-large:/);
+    expect(print.files.get(join(dir, 'tools.yaml'))?.hash).toMatch(/^[0-9a-f]{64}$/);
+
+    const registry = new Registry({ paths: [dir], worker: false, limits: { maxBytes: 1_000 } });
+    const first = await registry.start();
+    expect(first).toMatchObject({ kind: 'failed', diagnostics: [{ code: 'FILE_TOO_LARGE', file: expect.stringContaining('big.json') }] });
+    expect((await registry.refresh()).kind).toBe('unchanged');
+    // still too large, but a different file: the build runs again and says so
+    writeFileSync(big, `{"tools": [], "pad": "${'y'.repeat(6_000)}"}`);
+    expect((await registry.refresh()).kind).toBe('failed');
+    // back under the limit: served
+    writeFileSync(big, '{"tools": []}');
+    expect((await registry.refresh()).kind).toBe('reloaded');
+    await registry.close();
+  });
+
+  it.skipIf(process.platform === 'win32')('a layer path that is a FIFO fails the build at once instead of waiting for a writer', async () => {
+    const dir = folder();
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const registry = new Registry({ paths: [fifo], worker: false });
+    const event = await registry.start();
+    expect(event).toMatchObject({ kind: 'failed', unreadable: true, diagnostics: [{ code: 'FILE_UNREADABLE' }] });
+    await registry.close();
+  }, 5_000);
 });
 
 describe('watching', () => {

@@ -40,7 +40,7 @@ export function buildInput(doc: OpenApiDocument, params: ParameterReader, op: Op
   const routing: Routing = {};
   const add = (name: string, where: Location | 'body', schema: JsonSchema, isRequired: boolean) => {
     let property = name;
-    for (let n = 2; property in properties; n++) property = n === 2 ? `${where}_${name}` : `${where}_${name}_${n}`;
+    for (let n = 2; Object.hasOwn(properties, property); n++) property = n === 2 ? `${where}_${name}` : `${where}_${name}_${n}`;
     properties[property] = schema;
     routing[property] = { in: where, name };
     if (isRequired) required.push(property);

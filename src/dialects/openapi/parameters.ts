@@ -87,6 +87,11 @@ export class ParameterReader {
       return undefined;
     }
     if (where === 'header' && this.doc.flavour !== '2.0' && IGNORED_HEADERS.has(name.toLowerCase())) return undefined;
+    if (name === '__proto__') {
+      // a parameter's name is a key of the tool's input properties: as a key of the document would be, it is dropped
+      refs.report(child(place, 'name'), 'UNSAFE_KEY', `Parameter "__proto__" (in ${where}) is skipped: as an input property it could change object prototypes.`, 'Rename the parameter; no API needs this name.');
+      return undefined;
+    }
     const needs: Needs = new Set();
     const schema = describe(this.#schema(value, place, where, needs), value);
     return { name, in: where, required: where === 'path' || value['required'] === true, schema, needs };

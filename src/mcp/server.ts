@@ -195,7 +195,7 @@ export function createGatewayServer(options: GatewayOptions): Gateway {
         // everything else, invalid arguments included: a tool error the model can read and act on
         return callErrorResult(error);
       }
-      return errorResult('INTERNAL', errorMessage(error));
+      return errorResult('INTERNAL', runtime.redactor.redactText(errorMessage(error)));
     }
   };
 

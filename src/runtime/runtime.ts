@@ -350,11 +350,12 @@ export class Runtime {
   /** Approvals, newest first; `requestedBy` keeps those one principal asked for. */
   listApprovals(query: { status?: ApprovalStatus; tool?: string; limit?: number; requestedBy?: string } = {}): Promise<ApprovalView[]> {
     const { requestedBy, ...rest } = query;
-    return this.#approvals.list({ ...rest, ...(requestedBy !== undefined ? { requestedByPrincipal: requestedBy } : {}) });
+    return this.#redacting(() => this.#approvals.list({ ...rest, ...(requestedBy !== undefined ? { requestedByPrincipal: requestedBy } : {}) }));
   }
 
+  /** One approval; its errors (a store that cannot be read says why, a connection string included) are redacted as approve's are. */
   getApproval(id: string): Promise<ApprovalView> {
-    return this.#approvals.get(id);
+    return this.#redacting(() => this.#approvals.get(id));
   }
 
   /**
@@ -386,7 +387,7 @@ export class Runtime {
    * @example const settled = await runtime.waitForApproval(id, 30_000, request.signal);
    */
   waitForApproval(id: string, timeoutMs: number, signal?: AbortSignal): Promise<ApprovalView> {
-    return this.#approvals.wait(id, timeoutMs, signal);
+    return this.#redacting(() => this.#approvals.wait(id, timeoutMs, signal));
   }
 
   /** Approvals settled here, and the nudge for approvals settled by another instance (runtime/cluster). */

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callErrorWire } from '../../src/runtime/errors.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { JsonLinesSpanExporter } from '../../src/runtime/trace-file.js';
-import type { Store } from '../../src/store/types.js';
+import { StoreUnavailableError, type Store } from '../../src/store/types.js';
 import { callError, closeAll, FakeProviders, fakeTool, harness, manifest, type Harness } from './helpers.js';
 
 /** Matches a token shape (sk-live-…) and is named by the manifests' auth.envs. */
@@ -159,6 +159,25 @@ describe('a secret planted in a failure path reaches no sink', () => {
     await s.h.flush();
     expect(s.h.warnings.join('\n')).toMatch(/could not record/);
     expect(await leaks(s, undefined)).toEqual([]);
+  });
+});
+
+describe('a store failure behind an approval look-up', () => {
+  // the approval-status tool and GET /approvals answer with these errors: a driver's message may hold a connection string
+  it.each([
+    ['getApproval', (h: Harness) => h.runtime.getApproval('apr_x')],
+    ['listApprovals', (h: Harness) => h.runtime.listApprovals()],
+    ['waitForApproval', (h: Harness) => h.runtime.waitForApproval('apr_x', 10)],
+  ])('%s is refused with the password redacted', async (_method, look) => {
+    const s = await sinks([fakeTool('read.it', { auth: { envs: { TOOLCAP_TEST_PASS: {} } } })], new FakeProviders());
+    const refuse = async () => {
+      throw new StoreUnavailableError(`connect postgres://app:${PASS}@db/toolcap failed`);
+    };
+    Object.assign(s.h.store, { getApproval: refuse, listApprovals: refuse } satisfies Partial<Store>);
+    const error = await look(s.h).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/connect postgres/);
+    expect(await leaks(s, error)).toEqual([]);
   });
 });
 

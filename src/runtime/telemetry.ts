@@ -21,7 +21,7 @@ import { SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Trace
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as MetricsRegistry, type Metric } from 'prom-client';
 import { toolcapVersion } from '../model/version.js';
 import type { Tool } from '../model/schema.js';
-import { recordedArguments } from './containment/recorded-arguments.js';
+import { cutRecorded, MAX_RECORDED_VALUE, recordedArguments } from './containment/recorded-arguments.js';
 import { createRedactor, type Redactor } from './containment/redact.js';
 import { CallError } from './errors.js';
 
@@ -33,14 +33,13 @@ export function toolcapTracer(): Tracer {
   return trace.getTracer('toolcap');
 }
 
-/** Largest attribute value copied from an argument, in characters. */
-export const MAX_TRACE_VALUE = 256;
+/** Largest attribute value copied from an argument, in characters: the bound audit rows keep too. */
+export const MAX_TRACE_VALUE = MAX_RECORDED_VALUE;
 
 function attributeValue(value: unknown): string | number | boolean {
-  if (typeof value === 'string') return value.length > MAX_TRACE_VALUE ? `${value.slice(0, MAX_TRACE_VALUE)}…` : value;
+  if (typeof value === 'string') return cutRecorded(value);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  const text = JSON.stringify(value) ?? 'null';
-  return text.length > MAX_TRACE_VALUE ? `${text.slice(0, MAX_TRACE_VALUE)}…` : text;
+  return cutRecorded(JSON.stringify(value) ?? 'null');
 }
 
 /** The attributes a call span starts with: GenAI conventions, the manifest, the recorded arguments (redacted). */

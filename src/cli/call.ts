@@ -16,6 +16,7 @@ import { printApproval, printAudit, printError, printResult } from './call-outpu
 import { remoteApprovals, remoteAudit, remoteCall, type ServerFlag } from './remote.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 import type { Toolcap } from '../host.js';
 import { openToolcap, readPlan, type OpenOptions } from './open.js';
 import type { LoadFlags } from './shared.js';
@@ -98,9 +99,9 @@ export async function callCommand(tool: string, paths: string[], flags: CallFlag
         caller: flags.caller ?? `${whoami()}`,
         ...(flags.idempotencyKey !== undefined ? { idempotencyKey: flags.idempotencyKey } : {}),
       });
-      return printResult(result, io, flags.json, hint);
+      return printResult(result, io, flags.json, hint, runtime.redactor);
     } catch (error) {
-      return printError(error, io, flags.json);
+      return printError(error, io, flags.json, runtime.redactor);
     }
   });
 }
@@ -126,31 +127,31 @@ export async function approvalsCommand(action: string, id: string | undefined, p
         const list = await runtime.listApprovals(flags.status !== undefined ? { status: flags.status as ApprovalStatus } : { status: 'pending' });
         if (flags.json) io.stdout(`${JSON.stringify({ approvals: list }, null, 2)}\n`);
         else if (list.length === 0) io.stdout(`No ${flags.status ?? 'pending'} approvals.\n`);
-        else for (const a of list) printApproval(a, io);
+        else for (const a of list) printApproval(a, io, runtime.redactor);
         return EXIT.OK;
       }
       if (action === 'show') {
         const a = await runtime.getApproval(id as string);
         if (flags.json) io.stdout(`${JSON.stringify({ approval: a }, null, 2)}\n`);
-        else printApproval(a, io);
+        else printApproval(a, io, runtime.redactor);
         return EXIT.OK;
       }
       if (action === 'deny') {
         const a = await runtime.deny(id as string, decision);
         if (flags.json) io.stdout(`${JSON.stringify({ approval: a }, null, 2)}\n`);
-        else io.stdout(`Denied ${a.id} (${a.tool}).\n`);
+        else io.stdout(`Denied ${untrusted(a.id, runtime.redactor)} (${untrusted(a.tool, runtime.redactor)}).\n`);
         return EXIT.OK;
       }
       const outcome = await runtime.approve(id as string, decision);
-      if (outcome.error) return printError(outcome.error, io, flags.json);
+      if (outcome.error) return printError(outcome.error, io, flags.json, runtime.redactor);
       if (flags.json) io.stdout(`${JSON.stringify(outcome, null, 2)}\n`);
       else {
-        io.stdout(`Approved ${outcome.approval.id}; the reviewed call ran:\n`);
-        if (outcome.call) printResult(outcome.call, io, false, '');
+        io.stdout(`Approved ${untrusted(outcome.approval.id, runtime.redactor)}; the reviewed call ran:\n`);
+        if (outcome.call) printResult(outcome.call, io, false, '', runtime.redactor);
       }
       return EXIT.OK;
     } catch (error) {
-      return printError(error, io, flags.json);
+      return printError(error, io, flags.json, runtime.redactor);
     }
   }, { mcp: runs, traces: runs });
 }
@@ -170,9 +171,9 @@ export async function auditCommand(paths: string[], flags: AuditFlags, io: CliIO
   const limit = whole(flags.limit, '--limit', 100);
   if (Number.isNaN(after) || Number.isNaN(limit) || limit < 1) return EXIT.USAGE;
   if (flags.server !== undefined) return remoteAudit({ after, limit, tool: flags.tool, callId: flags.callId }, flags.server, flags, io);
-  return withRuntime(paths, flags, io, async ({ store }) => {
+  return withRuntime(paths, flags, io, async ({ store, runtime }) => {
     const records = await store.listAudit({ afterSeq: after, limit, ...(flags.tool ? { tool: flags.tool } : {}), ...(flags.callId ? { callId: flags.callId } : {}) });
-    printAudit(records, io, flags.json);
+    printAudit(records, io, flags.json, runtime.redactor);
     return EXIT.OK;
   }, { traces: false, mcp: false });
 }

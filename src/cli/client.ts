@@ -9,6 +9,7 @@
 import { errorMessage } from '../model/errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 
 /** The environment variable holding the API key (or access token) sent to `--server`. */
 export const API_KEY_ENV = 'TOOLCAP_API_KEY';
@@ -54,13 +55,14 @@ function printProblem(status: number, body: Record<string, unknown>, io: CliIO, 
   const code = typeof body['code'] === 'string' ? body['code'] : `HTTP_${status}`;
   const detail = typeof body['detail'] === 'string' ? body['detail'] : String(body['title'] ?? '');
   if (json) io.stdout(`${JSON.stringify({ status: 'error', code, message: detail, ...withoutProblemFields(body) }, null, 2)}\n`);
-  io.stderr(`toolcap: ${code}: ${detail}\n`);
+  // what a server answers carries what others wrote (a tool's failure text, a caller's name): one line, redacted (terminal.ts untrusted)
+  io.stderr(`toolcap: ${untrusted(code)}: ${untrusted(detail)}\n`);
   // located findings (422 INVALID_TOOL): one line each
   if (!json && Array.isArray(body['diagnostics'])) {
-    for (const d of body['diagnostics'] as Array<Record<string, unknown>>) io.stderr(`  ${[d['pointer'] === undefined ? '' : d['pointer'] || '/', d['line'] === undefined ? '' : `line ${String(d['line'])}:${String(d['column'] ?? '?')}`, `${String(d['severity'])} ${String(d['code'])}: ${String(d['message'])}`].filter(Boolean).join('  ')}
+    for (const d of body['diagnostics'] as Array<Record<string, unknown>>) io.stderr(`  ${untrusted([d['pointer'] === undefined ? '' : d['pointer'] || '/', d['line'] === undefined ? '' : `line ${String(d['line'])}:${String(d['column'] ?? '?')}`, `${String(d['severity'])} ${String(d['code'])}: ${String(d['message'])}`].filter(Boolean).join('  '))}
 `);
   }
-  if (Array.isArray(body['allowed'])) io.stderr(`  personas you may use: ${(body['allowed'] as string[]).join(', ') || 'none'}\n`);
+  if (Array.isArray(body['allowed'])) io.stderr(`  personas you may use: ${untrusted((body['allowed'] as string[]).join(', ') || 'none')}\n`);
   if (status === 401) io.stderr(`  set ${API_KEY_ENV} to an API key (toolcap keys create) or an access token\n`);
   return EXIT.FINDINGS;
 }

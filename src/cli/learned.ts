@@ -16,6 +16,7 @@ import type { Toolcap } from '../host.js';
 import { request } from './client.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 import { openToolcap, readPlan } from './open.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
 
@@ -35,7 +36,7 @@ export function findingLine(file: string, f: LocatedFinding): string {
 
 function printWrite(what: string, w: LearnedWrite, io: CliIO, json: boolean | undefined): ExitCode {
   if (json) io.stdout(`${JSON.stringify(w, null, 2)}\n`);
-  else io.stdout(`${what} learned tool ${w.tool.id} (${w.tool.dialect}, by ${w.tool.writtenBy}); catalog ${w.reload.kind}, version ${w.reload.version}\n`);
+  else io.stdout(`${what} learned tool ${untrusted(w.tool.id)} (${untrusted(w.tool.dialect)}, by ${untrusted(w.tool.writtenBy)}); catalog ${w.reload.kind}, version ${w.reload.version}\n`);
   return EXIT.OK;
 }
 
@@ -104,7 +105,7 @@ export async function learnedUpsertCommand(file: string, paths: string[], flags:
 function printList(tools: readonly LearnedToolInfo[], io: CliIO, json: boolean | undefined): ExitCode {
   if (json) io.stdout(`${JSON.stringify({ tools }, null, 2)}\n`);
   else if (tools.length === 0) io.stdout('No learned tools.\n');
-  else for (const t of tools) io.stdout(`${t.id}  ${t.dialect}  by ${t.writtenBy}  ${t.updatedAt}\n`);
+  else for (const t of tools) io.stdout(`${untrusted(t.id)}  ${untrusted(t.dialect)}  by ${untrusted(t.writtenBy)}  ${untrusted(t.updatedAt)}\n`);
   return EXIT.OK;
 }
 

@@ -18,6 +18,7 @@ import { parseServerJson, type RegistryPackage, type ServerJsonResult } from '..
 import { errorMessage } from '../model/errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 import { renderDiagnostic } from './render.js';
 
 
@@ -100,13 +101,13 @@ async function readSource(source: string, flags: McpAddFlags, io: CliIO): Promis
 }
 
 function printDraft(draft: ServerConfigDraft, configPath: string, written: boolean, io: CliIO): void {
-  io.stdout(`${written ? 'added' : 'would add'} mcp.servers.${draft.name} to ${configPath}\n  from the MCP Registry: ${draft.entry}\n  runs: ${draft.via}\n`);
+  io.stdout(`${written ? 'added' : 'would add'} mcp.servers.${untrusted(draft.name)} to ${configPath}\n  from the MCP Registry: ${untrusted(draft.entry)}\n  runs: ${untrusted(draft.via)}\n`);
   if (draft.required.length > 0) {
     io.stdout('  set before starting (toolcap reads them from its environment; the config holds only their names):\n');
     const width = Math.max(...draft.required.map((r) => r.variable.length));
-    for (const r of draft.required) io.stdout(`    ${r.variable.padEnd(width)}  ${r.secret ? '(secret) ' : ''}${r.use}${r.description ? `: ${r.description}` : ''}\n`);
+    for (const r of draft.required) io.stdout(`    ${untrusted(r.variable).padEnd(width)}  ${r.secret ? '(secret) ' : ''}${untrusted(r.use)}${r.description ? `: ${untrusted(r.description)}` : ''}\n`);
   }
-  for (const note of draft.notes) io.stdout(`  note: ${note}\n`);
+  for (const note of draft.notes) io.stdout(`  note: ${untrusted(note)}\n`);
   io.stdout(`  its tools are discovered when toolcap next starts (toolcap serve, toolcap mcp serve), as mcp.${draft.name}.<tool>\n`);
 }
 

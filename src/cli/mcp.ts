@@ -113,7 +113,7 @@ export async function mcpServeCommand(paths: string[], flags: McpServeFlags, io:
     process.once('SIGTERM', onSignal);
   }
   transport.onclose = () => stop.abort();
-  transport.onerror = (error) => human.stderr(`toolcap mcp: transport error: ${error.message}\n`);
+  transport.onerror = (error) => human.stderr(`toolcap mcp: transport error: ${logLine(error.message)}\n`);
 
   let code: ExitCode = EXIT.OK;
   try {

@@ -12,6 +12,7 @@ import { printApproval, printAudit, printResult } from './call-output.js';
 import { request } from './client.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 
 /** `--server URL`: talk to that toolcap over HTTP instead of opening the store. */
 export interface ServerFlag {
@@ -67,9 +68,9 @@ export async function remoteApprovals(action: string, id: string | undefined, se
   if (typeof answer === 'number') return answer;
   const approval = answer.body['approval'] as ApprovalView;
   if (flags.json) io.stdout(`${JSON.stringify(answer.body, null, 2)}\n`);
-  else if (action === 'deny') io.stdout(`Denied ${approval.id} (${approval.tool}).\n`);
+  else if (action === 'deny') io.stdout(`Denied ${untrusted(approval.id)} (${untrusted(approval.tool)}).\n`);
   else {
-    io.stdout(`Approved ${approval.id}; the reviewed call ran:\n`);
+    io.stdout(`Approved ${untrusted(approval.id)}; the reviewed call ran:\n`);
     const call = answer.body['call'] as CallResult | undefined;
     if (call) printResult(call, io, false, '');
   }

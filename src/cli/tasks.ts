@@ -18,6 +18,7 @@ import { printError } from './call-output.js';
 import { request } from './client.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import type { CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 import { openToolcap, readPlan } from './open.js';
 import type { ServerFlag } from './remote.js';
 import type { LoadFlags } from './shared.js';
@@ -35,19 +36,21 @@ function age(sec: number): string {
   return `${Math.floor(sec / 86_400)} d`;
 }
 
+/** One source, its lines; what the tools returned (titles, assignees, reasons) through untrusted() (terminal.ts). */
 function sourceLine(s: SourceReport): string {
-  const head = `${s.status.padEnd(11)} ${s.tool}`;
-  if (s.status === 'unsupported') return `${head}\n  ${s.reason ?? ''}`;
-  if (s.status === 'error') return `${head} (${s.adapter ?? '?'})\n  ${s.code ?? 'ERROR'}: ${s.reason ?? ''}`;
+  const u = untrusted;
+  const head = `${s.status.padEnd(11)} ${u(s.tool)}`;
+  if (s.status === 'unsupported') return `${head}\n  ${u(s.reason ?? '')}`;
+  if (s.status === 'error') return `${head} (${u(s.adapter ?? '?')})\n  ${u(s.code ?? 'ERROR')}: ${u(s.reason ?? '')}`;
   const obs = s.observations ?? [];
   const newest = obs[0];
-  const facts = [s.adapter ?? '?', `${obs.length} task${obs.length === 1 ? '' : 's'}`];
+  const facts = [u(s.adapter ?? '?'), `${obs.length} task${obs.length === 1 ? '' : 's'}`];
   if (newest) facts.push(`newest ${age(newest.ageSec)} old`);
   if (s.freshnessSlaSec !== undefined) facts.push(`SLA ${s.freshnessSlaSec} s`);
   const lines = [`${head} (${facts.join(', ')})`];
-  for (const o of obs.slice(0, 20)) lines.push(`  ${o.stale ? '!' : ' '} ${o.taskId.padEnd(10)} ${o.state.padEnd(12)} ${o.title}${o.assignee ? ` [${o.assignee}]` : ''}  (${age(o.ageSec)})`);
+  for (const o of obs.slice(0, 20)) lines.push(`  ${o.stale ? '!' : ' '} ${u(o.taskId).padEnd(10)} ${u(o.state).padEnd(12)} ${u(o.title)}${o.assignee ? ` [${u(o.assignee)}]` : ''}  (${age(o.ageSec)})`);
   if (obs.length > 20) lines.push(`  … ${obs.length - 20} more (--json shows all)`);
-  if (s.rejected?.length) lines.push(`  ${s.rejected.length} item(s) rejected: ${s.rejected.slice(0, 3).map((r) => `#${r.index} ${r.field ?? ''} ${r.reason}`.replace(/\s+/g, ' ')).join('; ')}`);
+  if (s.rejected?.length) lines.push(`  ${s.rejected.length} item(s) rejected: ${u(s.rejected.slice(0, 3).map((r) => `#${r.index} ${r.field ?? ''} ${r.reason}`.replace(/\s+/g, ' ')).join('; '))}`);
   return lines.join('\n');
 }
 
@@ -56,7 +59,7 @@ export function printSnapshot(snapshot: TaskSnapshot, io: CliIO, json: boolean |
   if (json) io.stdout(`${JSON.stringify(snapshot, null, 2)}\n`);
   else {
     const c = snapshot.counts;
-    io.stdout(`Task sources${snapshot.persona !== undefined ? ` of persona ${snapshot.persona}` : ''}: ${c.ok} ok, ${c.stale} stale, ${c.error} error, ${c.unsupported} unsupported\n`);
+    io.stdout(`Task sources${snapshot.persona !== undefined ? ` of persona ${untrusted(snapshot.persona)}` : ''}: ${c.ok} ok, ${c.stale} stale, ${c.error} error, ${c.unsupported} unsupported\n`);
     if (snapshot.sources.length === 0) io.stdout('No task sources (tools that are enabled, with capability tasks.probe and task role source).\n');
     for (const s of snapshot.sources) io.stdout(`${sourceLine(s)}\n`);
   }

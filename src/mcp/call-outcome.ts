@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { EgressError } from '../runtime/containment/egress.js';
-import { createRedactor } from '../runtime/containment/redact.js';
+import { createRedactor, redactedExcerpt } from '../runtime/containment/redact.js';
 import { ProviderError } from '../runtime/providers/types.js';
 import type { McpServerConfig } from './config.js';
 import { UpstreamRedirectError, UpstreamTooLargeError } from './upstream-errors.js';
@@ -35,8 +35,7 @@ export const MAX_FAILURE_TEXT = 2048;
  * token shape matches any more (a caller pads its arguments to put it there on a server that echoes them).
  */
 export function failureExcerpt(text: string, redact: (text: string) => string): string {
-  const safe = redact(text);
-  return safe.length > MAX_FAILURE_TEXT ? `${safe.slice(0, MAX_FAILURE_TEXT)}… (${safe.length - MAX_FAILURE_TEXT} more characters)` : safe;
+  return redactedExcerpt(text, redact, MAX_FAILURE_TEXT);
 }
 
 /**

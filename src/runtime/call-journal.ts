@@ -15,12 +15,13 @@
  * answered read whose record would then be dropped is a lost record.
  *
  * Every line is redacted before it is queued; arguments appear only as
- * `recordedArguments` (traceAttrs, never sensitive parameters).
+ * `recordedArguments` (traceAttrs, never sensitive parameters), redacted and
+ * then each value cut to MAX_RECORDED_VALUE characters, as span attributes are.
  * @module
  */
 import type { Tool } from '../model/schema.js';
 import type { CallOutcome, CallRecord, InterruptedCall, NewAuditRecord, Store } from '../store/types.js';
-import { recordedArguments } from './containment/recorded-arguments.js';
+import { boundedRecorded, recordedArguments } from './containment/recorded-arguments.js';
 import type { Redactor } from './containment/redact.js';
 import { CallError, type CallErrorCode } from './errors.js';
 import { OutcomeRecorder } from './recorder.js';
@@ -87,7 +88,11 @@ export class CallJournal {
       callId,
       persona: party.persona,
       actor: party.actor,
-      detail: redactor.redact({ arguments: recordedArguments(tool, args), ...(party.approvalId ? { approvalId: party.approvalId } : {}), ...(party.selection ? { selection: party.selection } : {}) }),
+      // a traceAttrs argument is the caller's and may be megabytes: redacted, then cut (a secret on the cut keeps its start otherwise)
+      detail: {
+        arguments: boundedRecorded(redactor.redact(recordedArguments(tool, args))),
+        ...redactor.redact({ ...(party.approvalId ? { approvalId: party.approvalId } : {}), ...(party.selection ? { selection: party.selection } : {}) }),
+      },
     };
     if (!(await this.#recorder.addStart(line))) {
       throw new CallError('STORE_UNAVAILABLE', `The store is unavailable: the start of "${tool.name}" could not be recorded, so it did not run (a call that may write runs only once it is on record).`, { callId });

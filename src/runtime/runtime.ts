@@ -98,6 +98,8 @@ export class Runtime {
   readonly #oauth: OAuthVault | undefined;
   /** Errors of runs already counted where they ended (so call() does not count them twice). */
   readonly #counted = new WeakSet<object>();
+  /** Stops pruning metric series on reloads. */
+  readonly #unsubscribe: () => void;
 
   constructor(options: RuntimeOptions) {
     this.#registry = options.registry;
@@ -108,6 +110,12 @@ export class Runtime {
     this.health = options.health ?? new HealthBook({ random });
     this.#tracer = options.tracer ?? toolcapTracer();
     this.metrics = options.metrics ?? new CallMetrics();
+    // series of tools the new snapshot no longer has are dropped; those of live tools keep their counts
+    this.#unsubscribe = this.#registry.subscribe((event) => {
+      if (event.kind !== 'reloaded') return;
+      const snapshot = this.#registry.snapshot();
+      this.metrics.retainTools((name) => snapshot.byName.has(name)).catch((error: unknown) => process.emitWarning(`toolcap runtime: metric series were not pruned: ${errorMessage(error)}`));
+    });
     this.selections = new Selections({ clock: this.#clock });
     this.#bornAt = this.#clock();
     const environment: ProviderEnvironment = { ...options.environment, env: options.environment?.env ?? process.env, baseDir: options.environment?.baseDir ?? process.cwd() };
@@ -315,6 +323,7 @@ export class Runtime {
 
   /** Stop health checks, write queued call records, release provider resources. The store is the caller's to close. */
   async close(): Promise<void> {
+    this.#unsubscribe();
     this.#checks.stop();
     await this.#journal.flush();
     await this.#checks.close();

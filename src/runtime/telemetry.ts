@@ -21,7 +21,7 @@ import { SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Trace
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry as MetricsRegistry, type Metric } from 'prom-client';
 import { toolcapVersion } from '../model/version.js';
 import type { Tool } from '../model/schema.js';
-import { recordedArguments } from './containment/recorded-arguments.js';
+import { cutRecorded, MAX_RECORDED_VALUE, recordedArguments } from './containment/recorded-arguments.js';
 import { createRedactor, type Redactor } from './containment/redact.js';
 import { CallError } from './errors.js';
 
@@ -33,14 +33,13 @@ export function toolcapTracer(): Tracer {
   return trace.getTracer('toolcap');
 }
 
-/** Largest attribute value copied from an argument, in characters. */
-export const MAX_TRACE_VALUE = 256;
+/** Largest attribute value copied from an argument, in characters: the bound audit rows keep too. */
+export const MAX_TRACE_VALUE = MAX_RECORDED_VALUE;
 
 function attributeValue(value: unknown): string | number | boolean {
-  if (typeof value === 'string') return value.length > MAX_TRACE_VALUE ? `${value.slice(0, MAX_TRACE_VALUE)}…` : value;
+  if (typeof value === 'string') return cutRecorded(value);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  const text = JSON.stringify(value) ?? 'null';
-  return text.length > MAX_TRACE_VALUE ? `${text.slice(0, MAX_TRACE_VALUE)}…` : text;
+  return cutRecorded(JSON.stringify(value) ?? 'null');
 }
 
 /** The attributes a call span starts with: GenAI conventions, the manifest, the recorded arguments (redacted). */
@@ -100,8 +99,11 @@ export function endCallSpan(
 
 /** The tool label of a call refused before it ran: its name when the catalog has a tool of that name, else `(unknown)` (a caller's words never become a series). */
 export function refusedToolLabel(name: string, known: (name: string) => boolean): string {
-  return known(name) ? name : '(unknown)';
+  return known(name) ? name : UNKNOWN_TOOL_LABEL;
 }
+
+/** The tool label of calls of no tool the catalog has. */
+export const UNKNOWN_TOOL_LABEL = '(unknown)';
 
 /** The outcome label of an error: its code for a call error, else `error`. */
 export function outcomeLabel(error: unknown): string {
@@ -147,6 +149,32 @@ export class CallMetrics {
   }
   readonly backoff = new Gauge({ name: 'toolcap_provider_backoff', help: '1 while a provider is backing off.', labelNames: ['tool', 'provider'] as const, registers: [this.registry] });
   readonly snapshotVersion = new Gauge({ name: 'toolcap_registry_version', help: 'Version of the serving catalog snapshot.', registers: [this.registry] });
+
+  /**
+   * Remove the series of tools the catalog no longer has (renamed or removed,
+   * an MCP server's included), from every metric labelled by tool; the series
+   * of tools it still has keep their counts. Called on each snapshot swap
+   * (the runtime subscribes), so the label set follows the catalog instead of
+   * growing with every name an untrusted server ever listed.
+   * @returns how many series were removed
+   */
+  async retainTools(known: (name: string) => boolean): Promise<number> {
+    let removed = 0;
+    const metrics: Array<Counter<string> | Histogram<string> | Gauge<string>> = [this.calls, this.attempts, this.duration, this.approvals, this.backoff];
+    for (const metric of metrics) {
+      const gone = new Map<string, Record<string, string | number>>();
+      for (const { labels } of (await metric.get()).values) {
+        const tool = labels['tool'];
+        if (tool === undefined || tool === UNKNOWN_TOOL_LABEL || known(String(tool))) continue;
+        // a histogram's buckets carry `le`; its series is the labels without it
+        const { le: _le, ...series } = labels as Record<string, string | number>;
+        gone.set(JSON.stringify(series), series);
+      }
+      for (const series of gone.values()) metric.remove(series);
+      removed += gone.size;
+    }
+    return removed;
+  }
 
   /** The Prometheus text exposition. */
   text(): Promise<string> {

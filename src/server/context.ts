@@ -19,7 +19,7 @@ import type { WebhookOptions } from './webhook-options.js';
 import type { ConsoleOptions } from './console/options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { sameOriginGet } from './host-guard.js';
-import { ApiProblem, problem } from './problem.js';
+import { ApiProblem, badParameters, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
 
 export interface ApiOptions {
@@ -100,10 +100,38 @@ export interface RouteModule {
 type Step = MiddlewareHandler<ApiEnv> | Handler<ApiEnv>;
 
 /**
+ * The query parameters a route takes one value of: those its table entry
+ * declares `in: query` with a schema that is not an array (`persona` of
+ * `/tools` is an array; `persona` of `/tasks/snapshot` is not).
+ */
+export function singleQueryParameters(route: Route): string[] {
+  return (route.parameters ?? [])
+    .filter((p) => p['in'] === 'query' && (p['schema'] as { type?: unknown } | undefined)?.type !== 'array')
+    .map((p) => String(p['name']));
+}
+
+/**
+ * Refuse a repeated single-valued query parameter (400 BAD_PARAMETER naming
+ * each), for every route alike: `URLSearchParams.get` and Hono's
+ * `c.req.query` answer the first value, so `?persona=a&persona=b` would
+ * silently act as `a` while a proxy or log in front may have read `b`.
+ */
+function singleQuery(names: readonly string[]): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const params = new URL(c.req.url).searchParams;
+    const repeated = names.filter((name) => params.getAll(name).length > 1);
+    if (repeated.length > 0) throw badParameters(repeated.map((name) => ({ parameter: name, message: `"${name}" may be given once.` })));
+    await next();
+  };
+}
+
+/**
  * A route module at `base` and its `on(route, ...handlers)`, which takes
  * method and path from the table entry (the path less the base) and puts the
  * entry's permission check ({@link authorize}) before the handlers, so no
- * handler can be registered without one.
+ * handler can be registered without one. A query parameter the entry
+ * declares single-valued and the request repeats is a 400 before any
+ * handler runs ({@link singleQueryParameters}).
  * @example const { app, on } = routeModule('/approvals', ctx); on(ROUTES.deny, withRuntime(ctx), deny);
  */
 export function routeModule(base: string, ctx: ApiContext): RouteModule & { on(route: Route, ...steps: Step[]): void } {
@@ -117,7 +145,9 @@ export function routeModule(base: string, ctx: ApiContext): RouteModule & { on(r
       if (!path.startsWith(base)) throw new Error(`route ${route.path} is not under ${base}`);
       // a GET that calls tools is no safe method: another site must not start it (an <img> sends no Origin)
       const guard: Step[] = route.method === 'GET' && route.action === 'call' ? [sameOriginGet()] : [];
-      app.on(route.method, path.slice(base.length) || '/', ...([...guard, authorize<ApiEnv>(ctx.options.auth, route.action), ...steps] as [MiddlewareHandler<ApiEnv>]));
+      const single = singleQueryParameters(route);
+      const once: Step[] = single.length > 0 ? [singleQuery(single)] : [];
+      app.on(route.method, path.slice(base.length) || '/', ...([...guard, authorize<ApiEnv>(ctx.options.auth, route.action), ...once, ...steps] as [MiddlewareHandler<ApiEnv>]));
     },
   };
 }

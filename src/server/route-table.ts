@@ -136,7 +136,7 @@ export const ROUTES = {
     parameters: WEBHOOK_PARAMETERS,
     requestBody: { required: true, content: { 'application/json': { schema: openObject('The event; the workflow id at the configured pointer (default /workflowId).') } } },
     responses: { '200': json({ type: 'object', properties: { workflowId: { type: 'string' }, started: { type: 'boolean' }, duplicate: { type: 'boolean' }, seq: { type: 'integer' }, workflowType: { type: 'string' }, dispatcher: { type: 'string' } } }, 'Dispatched, or a replay (duplicate: true).') },
-    problems: ['NOT_READY', 'UNAUTHENTICATED', 'UNKNOWN_WORKFLOW_TYPE', 'WORKFLOW_NOT_RUNNING', 'BAD_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'DISPATCH_UNAVAILABLE', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
+    problems: ['NOT_READY', 'BAD_PARAMETER', 'UNAUTHENTICATED', 'UNKNOWN_WORKFLOW_TYPE', 'WORKFLOW_NOT_RUNNING', 'BAD_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'DISPATCH_UNAVAILABLE', 'STORE_UNAVAILABLE', 'NO_RUNTIME'],
   },
   ...WORKFLOW_ROUTES,
   listApprovals: {

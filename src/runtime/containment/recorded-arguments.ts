@@ -2,7 +2,9 @@
  * Which argument values a call may record (audit rows, spans, logs): only
  * the fields the manifest names in `observability.traceAttrs`, and never a
  * parameter its input schema marks sensitive, at any depth of a recorded
- * value. Values still go through the redactor (./redact.ts) before writing.
+ * value. Values still go through the redactor (./redact.ts) before writing,
+ * and are then cut ({@link boundedRecorded}): a recorded argument is the
+ * caller's and may be megabytes.
  *
  * Sensitive means `sensitive: true` or `x-sensitive: true` on the
  * parameter's schema, and also `format: "password"` and `writeOnly: true`,
@@ -62,6 +64,32 @@ export function recordedArguments(tool: Pick<Tool, 'observability' | 'inputSchem
     if (!Object.hasOwn(args, name)) continue;
     const kept = prune(args[name], propertySchema(schema, name), 0);
     if (kept !== undefined) out[name] = kept;
+  }
+  return out;
+}
+
+/** Largest recorded argument value, in characters: a string, or the JSON text of any other value (spans and audit rows alike). */
+export const MAX_RECORDED_VALUE = 256;
+
+/** `text` cut to {@link MAX_RECORDED_VALUE} characters, `…` marking a cut. */
+export const cutRecorded = (text: string): string => (text.length > MAX_RECORDED_VALUE ? `${text.slice(0, MAX_RECORDED_VALUE)}…` : text);
+
+/**
+ * Recorded arguments (already redacted: redact first, then cut, or a secret
+ * on the cut keeps its start) with every value bounded: a long string is cut,
+ * an object or array whose JSON text is longer than {@link MAX_RECORDED_VALUE}
+ * becomes that text cut; numbers, booleans, null and small values stay as they are.
+ * @example boundedRecorded({ body: 'x'.repeat(5_000_000), n: 1 }) // { body: 'xxx…(256)…', n: 1 }
+ */
+export function boundedRecorded(recorded: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(recorded)) {
+    if (typeof value === 'string') out[name] = cutRecorded(value);
+    else if (typeof value !== 'object' || value === null) out[name] = value;
+    else {
+      const text = JSON.stringify(value) ?? 'null';
+      out[name] = text.length > MAX_RECORDED_VALUE ? cutRecorded(text) : value;
+    }
   }
   return out;
 }

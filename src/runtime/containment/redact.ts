@@ -191,3 +191,17 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     redactText,
   };
 }
+
+/**
+ * An untrusted party's text (an upstream's error message, a server's failure
+ * text) redacted and then cut to `limit` characters, saying how much was left
+ * out. The order is the point: cut first, a secret on the cut keeps all but its
+ * last characters, which neither its known value nor a token shape matches any
+ * more, and the redaction that runs later (problem bodies, audit rows) lets it
+ * through; a caller pads its input to put it there on an upstream that echoes it.
+ * @example redactedExcerpt(`${'x'.repeat(295)} ghp_…`, redactor.redactText, 300) // 'xxx… [REDACTED]… (n more characters)'
+ */
+export function redactedExcerpt(text: string, redact: (text: string) => string, limit: number): string {
+  const safe = redact(text);
+  return safe.length > limit ? `${safe.slice(0, limit)}… (${safe.length - limit} more characters)` : safe;
+}

@@ -56,14 +56,12 @@ export interface SearchEngine {
   query(input: SearchInput): Record<string, string | number>;
   /** Read a 2xx answer. */
   read(body: unknown): EngineAnswer;
-  /** Whose fault an error answer is, and the API's own words for it. */
+  /** Whose fault an error answer is, and the API's own words for it, whole (the provider redacts, then cuts them). */
   classify(status: number, body: unknown): { message: string; fault: ProviderFault };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const MESSAGE_LIMIT = 300;
-const short = (m: string): string => (m.length > MESSAGE_LIMIT ? `${m.slice(0, MESSAGE_LIMIT)}...` : m);
 
 /** Rate limits and server errors are the provider's; so are refusals of its own credentials, quota or plan. */
 function faultOf(status: number, credentialOrQuota: boolean): ProviderFault {
@@ -110,7 +108,7 @@ const googleCse: SearchEngine = {
     const error = isObject(body) && isObject(body['error']) ? body['error'] : undefined;
     const reasons = Array.isArray(error?.['errors']) ? error['errors'].map((e) => (isObject(e) ? text(e['reason']) : '')).join(' ') : '';
     const message = text(error?.['message']) || (typeof body === 'string' ? body : 'no error message');
-    return { message: short(message), fault: faultOf(status, GOOGLE_QUOTA.test(`${reasons} ${text(error?.['status'])} ${message}`)) };
+    return { message, fault: faultOf(status, GOOGLE_QUOTA.test(`${reasons} ${text(error?.['status'])} ${message}`)) };
   },
 };
 
@@ -130,7 +128,7 @@ const serpApi: SearchEngine = {
     const results = hits(body['organic_results'], 'displayed_link');
     const error = text(body['error']);
     // SerpAPI answers 200 with an error when Google found nothing: that is an empty result, not a failure
-    if (error !== '' && results.length === 0 && !/hasn't returned any results|no results/i.test(error)) return { error: short(error) };
+    if (error !== '' && results.length === 0 && !/hasn't returned any results|no results/i.test(error)) return { error };
     const info = body['search_information'];
     const total = isObject(info) ? Number(info['total_results']) : Number.NaN;
     const pagination = body['serpapi_pagination'] ?? body['pagination'];
@@ -139,7 +137,7 @@ const serpApi: SearchEngine = {
   },
   classify(status, body) {
     const message = (isObject(body) ? text(body['error']) : typeof body === 'string' ? body : '') || 'no error message';
-    return { message: short(message), fault: faultOf(status, SERPAPI_ACCOUNT.test(message)) };
+    return { message, fault: faultOf(status, SERPAPI_ACCOUNT.test(message)) };
   },
 };
 

@@ -26,6 +26,7 @@
  */
 import type { Provider, Tool } from '../../model/schema.js';
 import { errorMessage } from '../../model/errors.js';
+import { createRedactor, redactedExcerpt } from '../containment/redact.js';
 import { codeIdentityOf } from './identity.js';
 import { httpProviderType } from './http.js';
 import { ENGINES, type SearchEngine, type SearchInput } from './web-search-engines.js';
@@ -210,7 +211,7 @@ class WebSearchInstance implements ProviderInstance {
       throw this.failure(err);
     }
     const read = this.engine.read(body);
-    if ('error' in read) throw new ProviderError('BAD_RESPONSE', `${this.engine.title}: ${read.error}`, true, { fault: 'provider' });
+    if ('error' in read) throw new ProviderError('BAD_RESPONSE', `${this.engine.title}: ${this.excerpt(read.error)}`, true, { fault: 'provider' });
     const results = read.results.map((hit, i) => ({ position: input.start + i, ...hit }));
     const out: WebSearchResult = { source: this.type, query: input.query, results };
     if (read.totalResults !== undefined) out.totalResults = read.totalResults;
@@ -227,9 +228,22 @@ class WebSearchInstance implements ProviderInstance {
     const detail = err.detail as { body?: unknown; retryAfter?: unknown } | undefined;
     const body = detail !== null && typeof detail === 'object' && 'retryAfter' in detail ? detail.body : detail;
     const { message, fault } = this.engine.classify(status, body);
-    return new ProviderError('PROVIDER_ERROR', `${this.engine.title}: HTTP ${status}: ${message}`, true, { cause: err, status, detail: err.detail, fault });
+    return new ProviderError('PROVIDER_ERROR', `${this.engine.title}: HTTP ${status}: ${this.excerpt(message)}`, true, { cause: err, status, detail: err.detail, fault });
+  }
+
+  /**
+   * An engine's own error text, redacted and then cut: it may echo the query (the caller's) or the request
+   * (its credentials), and a secret the cut went through would keep its start, which no later redaction matches.
+   * The redactor knows the credential values this provider sends and the token shapes; built only on a failure.
+   */
+  private excerpt(text: string): string {
+    const secrets = Object.values(this.config.envs).map((name) => this.environment.env[name]);
+    return redactedExcerpt(text, createRedactor({ secrets }).redactText, MAX_ENGINE_MESSAGE);
   }
 }
+
+/** Most characters of an engine's own error text kept in the error (after redaction: {@link redactedExcerpt}). */
+export const MAX_ENGINE_MESSAGE = 300;
 
 /** A provider type for one engine. */
 function webSearchType(engine: SearchEngine): ProviderType {

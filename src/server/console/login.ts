@@ -45,14 +45,14 @@ ${browser}<form method="post" action="/ui/login">
 <input id="credential" name="credential" type="password" autocomplete="current-password" required autofocus>
 <button type="submit">Sign in</button></form>
 <p class="muted">Use an API key (<code>toolcap keys create</code>)${issuer ? h` or an access token issued by <code>${issuer}</code>` : ''}; the console keeps it on the server, never in the page.</p></div>`;
-  return html(layout({ title: 'Sign in', nav: 'login' }, body), status, cookie(LOGIN_COOKIE, token, sessions.secure(c.req.raw), 600));
+  return html(layout({ title: 'Sign in', nav: 'login' }, body), status, cookie(sessions.cookieName(LOGIN_COOKIE, c.req.raw), token, sessions.secure(c.req.raw), 600));
 }
 
 /** `GET /ui/login`: the form (or, already signed in, where `next` leads). */
 export async function loginPage(c: Context, sessions: Sessions, choices: LoginChoices = {}): Promise<Response> {
   const next = safeNext(c.req.query('next'));
   const who = await sessions.user(c.req.raw);
-  if (who.ok && who.user.principal !== undefined && c.req.header('cookie')?.includes('toolcap_session=')) return c.redirect(next, 303);
+  if (who.ok && who.user.principal !== undefined && sessions.sessionId(c.req.raw) !== undefined) return c.redirect(next, 303);
   return form(c, sessions, next, choices);
 }
 
@@ -60,7 +60,7 @@ export async function loginPage(c: Context, sessions: Sessions, choices: LoginCh
 export async function loginSubmit(c: Context, sessions: Sessions, choices: LoginChoices = {}): Promise<Response> {
   const body = await c.req.parseBody();
   const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
-  if (!sameToken(typeof body['csrf'] === 'string' ? body['csrf'] : undefined, cookieValue(c.req.header('cookie'), LOGIN_COOKIE))) {
+  if (!sameToken(typeof body['csrf'] === 'string' ? body['csrf'] : undefined, cookieValue(c.req.header('cookie'), sessions.cookieName(LOGIN_COOKIE, c.req.raw)))) {
     return form(c, sessions, next, choices, 'The sign-in form was out of date; try again.', 403);
   }
   const credential = typeof body['credential'] === 'string' ? body['credential'].trim() : '';
@@ -69,6 +69,6 @@ export async function loginSubmit(c: Context, sessions: Sessions, choices: Login
   if (!outcome.ok) return form(c, sessions, next, choices, outcome.code === 'UNAVAILABLE' ? `Credentials cannot be checked now: ${outcome.message}` : `Not signed in: ${outcome.message}`, outcome.code === 'UNAVAILABLE' ? 503 : 401);
   const headers = new Headers({ location: next });
   headers.append('set-cookie', outcome.setCookie);
-  headers.append('set-cookie', cookie(LOGIN_COOKIE, '', sessions.secure(c.req.raw), 0));
+  headers.append('set-cookie', cookie(sessions.cookieName(LOGIN_COOKIE, c.req.raw), '', sessions.secure(c.req.raw), 0));
   return new Response(null, { status: 303, headers });
 }

@@ -19,10 +19,26 @@ import type { AuthOutcome } from '../../runtime/identity/authenticate.js';
 import type { Principal } from '../../runtime/identity/principal.js';
 import type { ApiAuth } from '../auth.js';
 
-/** The session cookie's name. */
+/** The session cookie's name (over plain http; over TLS it is {@link cookieName}'s `__Host-toolcap_session`). */
 export const SESSION_COOKIE = 'toolcap_session';
-/** The login form's double-submit cookie. */
+/** The login form's double-submit cookie (`__Host-toolcap_login` over TLS). */
 export const LOGIN_COOKIE = 'toolcap_login';
+
+/**
+ * A cookie's name for a request: `__Host-<name>` when its cookies are
+ * `Secure` (the console is served over TLS), else `<name>`. Browsers accept a
+ * `__Host-` cookie only when it is Secure, for `Path=/` and without a
+ * `Domain`, from this host itself: a sibling subdomain (`evil.example.org`
+ * beside `toolcap.example.org`) or a plain-http page of the same name cannot
+ * set or overwrite it (cookie tossing: planting a session of its own, or
+ * the double-submit token of the login form). A secure request reads only the
+ * prefixed name, so a tossed plain one is never taken. Over plain http on
+ * localhost the plain name stays (browsers refuse `__Host-` without Secure).
+ * @example cookieName('toolcap_session', true) // '__Host-toolcap_session'
+ */
+export function cookieName(name: string, secure: boolean): string {
+  return secure ? `__Host-${name}` : name;
+}
 
 interface Session {
   /** The Authorization header value to authenticate with; undefined: the request's own (local mode). */
@@ -118,6 +134,21 @@ export class Sessions {
     return this.#secure || isHttps(request);
   }
 
+  /** The name a cookie is set and read under for this request ({@link cookieName}: `__Host-` when Secure). */
+  cookieName(name: string, request: Request): string {
+    return cookieName(name, this.secure(request));
+  }
+
+  /** This request's session id: the cookie of the name its security says, never the other. */
+  sessionId(request: Request): string | undefined {
+    return cookieValue(request.headers.get('cookie') ?? undefined, this.cookieName(SESSION_COOKIE, request));
+  }
+
+  /** The Set-Cookie value of session `id` (`''` with `maxAgeSec` 0 deletes it). */
+  #sessionCookie(request: Request, id: string, maxAgeSec?: number): string {
+    return cookie(this.cookieName(SESSION_COOKIE, request), id, this.secure(request), maxAgeSec);
+  }
+
   /**
    * Who is asking: the session's principal, re-authenticated; else, with no
    * session, whoever the request itself authenticates as. Local mode (no
@@ -127,7 +158,7 @@ export class Sessions {
    * failed authentication is returned as is: the console shows the login page.
    */
   async user(request: Request): Promise<{ ok: true; user: ConsoleUser } | (AuthOutcome & { ok: false })> {
-    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const id = this.sessionId(request);
     const session = id === undefined ? undefined : this.#live(id);
     if (session && id !== undefined) {
       const outcome = await this.#authenticateSession(request, session);
@@ -146,12 +177,12 @@ export class Sessions {
     // a bearer request is answered as itself: no session, and no form token (an empty one never matches)
     if (authorization !== undefined) return { ok: true, user: { principal: outcome.principal, csrf: '' } };
     const opened = this.#open(undefined, outcome.principal?.id ?? '');
-    return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: cookie(SESSION_COOKIE, opened.id, this.secure(request)) } };
+    return { ok: true, user: { principal: outcome.principal, csrf: opened.csrf, setCookie: this.#sessionCookie(request, opened.id) } };
   }
 
   /** Whether the request still authenticates (its session's credential, else its own), opening no session. */
   async check(request: Request): Promise<boolean> {
-    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const id = this.sessionId(request);
     const session = id === undefined ? undefined : this.#live(id);
     const outcome = session ? await this.#authenticateSession(request, session) : await this.#authenticate(request, request.headers.get('authorization') ?? undefined);
     return outcome.ok;
@@ -163,14 +194,14 @@ export class Sessions {
     const outcome = await this.#authenticate(request, authorization);
     if (!outcome.ok) return outcome;
     const opened = this.#open(authorization, outcome.principal?.id ?? '', renew);
-    return { ok: true, principal: outcome.principal, setCookie: cookie(SESSION_COOKIE, opened.id, this.secure(request)) };
+    return { ok: true, principal: outcome.principal, setCookie: this.#sessionCookie(request, opened.id) };
   }
 
   /** End the request's session; the Set-Cookie that deletes the cookie. */
   logout(request: Request): string {
-    const id = cookieValue(request.headers.get('cookie') ?? undefined, SESSION_COOKIE);
+    const id = this.sessionId(request);
     if (id !== undefined) this.#sessions.delete(id);
-    return cookie(SESSION_COOKIE, '', this.secure(request), 0);
+    return this.#sessionCookie(request, '', 0);
   }
 
   async #authenticate(request: Request, authorization: string | undefined): Promise<AuthOutcome | { ok: true; principal: undefined }> {

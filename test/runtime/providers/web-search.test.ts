@@ -13,6 +13,7 @@ import { secretEnvNames } from '../../../src/runtime/secrets.js';
 import { ProviderTypes } from '../../../src/runtime/providers/provider-types.js';
 import { ENGINES } from '../../../src/runtime/providers/web-search-engines.js';
 import { googleCseProviderType, readWebSearchConfig } from '../../../src/runtime/providers/web-search.js';
+import { createRedactor } from '../../../src/runtime/containment/redact.js';
 import type { ProviderEnvironment } from '../../../src/runtime/providers/types.js';
 import { contextFor, rejection } from './contract.js';
 
@@ -153,5 +154,53 @@ describe('openai and internal_http_client map onto http', () => {
     const [slot] = new ProviderTypes().instantiate({ name: 'webpage_fetch', providers: [{ name: 'internal_http_client', config: { url: `${base}/fetch`, method: 'GET' } }] }, env({}));
     expect(slot?.instance?.type).toBe('internal_http_client');
     await expect(slot!.instance!.call({ page: '1' }, contextFor())).resolves.toEqual({ path: '/fetch?page=1' });
+  });
+});
+
+describe('an engine\'s error text is redacted before it is cut', () => {
+  // The text is cut to 300 characters (MAX_ENGINE_MESSAGE). Cut first, a secret the cut went through kept its start, which
+  // neither its known value nor a token shape matches any more, so the redaction that runs later let it through.
+  const KEY = 'AIzaSyD-known-key-value-0123456789abcdef';
+  const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+  const CUT = 300;
+  let server: Server;
+  let base: string;
+  let answer: { status: number; body: unknown } = { status: 400, body: {} };
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body)));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const search = async (engine: 'google_cse' | 'serpapi', body: unknown, status = 400) => {
+    answer = { status, body };
+    const type = new ProviderTypes().get(engine)!;
+    const vars = engine === 'google_cse' ? { GOOGLE_API_KEY: KEY, GOOGLE_CSE_ID: 'cse-id' } : { SERPAPI_KEY: KEY };
+    const instance = type.create({ name: engine, config: { baseUrl: base } }, SEARCH, env(vars));
+    return rejection(instance.call({ q: 'padded' }, contextFor()));
+  };
+  // the secret starts 20 characters before the cut: its first 20 survived a cut-then-redact
+  const straddling = (secret: string) => `${'x'.repeat(CUT - 21)} ${secret} and more`;
+
+  it.each([
+    ['a token shape (google_cse)', 'google_cse', TOKEN],
+    ['the API key it was sent (google_cse)', 'google_cse', KEY],
+    ['a token shape (serpapi)', 'serpapi', TOKEN],
+    ['the API key it was sent (serpapi)', 'serpapi', KEY],
+  ] as const)('%s on the cut', async (_label, engine, secret) => {
+    const message = straddling(secret);
+    const e = await search(engine, engine === 'google_cse' ? { error: { code: 400, message } } : { error: message });
+    // what later sinks do with it: the token shapes again
+    const shown = createRedactor().redactText(e.message);
+    expect(shown).not.toContain(secret.slice(0, 12));
+    expect(shown).toContain('[REDACTED]');
+    expect(e.message.length).toBeLessThan(CUT + 100);
+  });
+
+  it('an error SerpAPI answers with 200 too', async () => {
+    const e = await search('serpapi', { error: straddling(TOKEN) }, 200);
+    expect(e.code).toBe('BAD_RESPONSE');
+    expect(createRedactor().redactText(e.message)).not.toContain(TOKEN.slice(0, 12));
   });
 });

@@ -140,7 +140,7 @@ const json = { 'content-type': 'application/json' };
 const callOps = (body: unknown, headers: Record<string, string> = {}): Attempt => ({ who: 'intern', method: 'POST', path: '/tools/ops.reverse/call', headers: { ...json, ...headers }, body, status: 0 });
 const personaRows: Row[] = [
   ['persona twice, the second not granted', { who: 'intern', path: '/tools?persona=intern&persona=ops', status: 403, code: 'FORBIDDEN_PERSONA' }],
-  ['persona twice on a one-persona read', { who: 'intern', path: '/skills?persona=intern&persona=ops', status: 403 }],
+  ['persona twice on a one-persona read', { who: 'intern', path: '/skills?persona=intern&persona=ops', status: 400, code: 'BAD_PARAMETER' }],
   ['persona[]=', { who: 'intern', path: '/tools?persona[]=ops', status: 400, code: 'BAD_PARAMETER' }],
   ['Persona= (another case)', { who: 'intern', path: '/tools?Persona=ops', status: 400, code: 'BAD_PARAMETER' }],
   ['pers%6Fna= (an encoded name)', { who: 'intern', path: '/tools?pers%6Fna=ops', status: 403, code: 'FORBIDDEN_PERSONA' }],
@@ -192,7 +192,7 @@ const approvalRows: Row[] = [
   ['?requestedBy= to list another principal', { who: 'intern', path: '/approvals?requestedBy=ops-bot', status: 400, code: 'BAD_PARAMETER' }],
   ['?requested_by_principal=', { who: 'intern', path: '/approvals?requested_by_principal=ops-bot', status: 400, code: 'BAD_PARAMETER' }],
   ["a caller's list hides another's approvals", { who: 'intern', path: '/approvals?limit=1000', status: 200, hides: 'ops-bot' }],
-  ['status twice', { who: 'intern', path: '/approvals?status=pending&status=approved', status: 200, hides: 'ops-bot' }],
+  ['status twice', { who: 'intern', path: '/approvals?status=pending&status=approved', status: 400, code: 'BAD_PARAMETER', hides: 'ops-bot' }],
 ];
 
 const TABLE: Row[] = [...pathRows, ...methodRows, ...mcpRows, ...headerRows, ...personaRows, ...approvalRows];

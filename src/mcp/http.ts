@@ -142,6 +142,15 @@ const answerOf = async (response: Response): Promise<DirectAnswer> => ({
 const TRANSPORT_ERROR = ErrorCode.ConnectionClosed;
 
 /**
+ * Most messages in one POSTed JSON-RPC batch. Every request of a batch is
+ * answered before the POST is, in one body: a batch of 100 `tools/list`
+ * requests (the SDK's own cap) built 100 pages of up to 8 MiB each from one
+ * small POST. MCP 2025-06-18 dropped batches altogether and no SDK client
+ * sends them; the few a 2025-03-26 client may send are small.
+ */
+export const MAX_BATCH = 10;
+
+/**
  * Streamable HTTP (MCP 2025-03-26+) for a route such as `/mcp`: stateful
  * sessions, one gateway server per session. A POST `initialize` without a
  * session opens one for the request's principal (its persona from
@@ -203,13 +212,18 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   };
 
   const tooLarge = () => jsonRpcErrorAnswer(413, ErrorCode.InvalidRequest, `Request body larger than ${maxBody} bytes.`);
-  /** A body's text as JSON, or the error answer. */
+  /** A body's text as JSON, or the error answer (not JSON; a batch of more than {@link MAX_BATCH} messages). */
   const parseJson = (raw: string): { json: unknown } | DirectAnswer => {
+    let json: unknown;
     try {
-      return { json: JSON.parse(raw) as unknown };
+      json = JSON.parse(raw) as unknown;
     } catch {
       return jsonRpcErrorAnswer(400, ErrorCode.ParseError, 'Parse error: the body is not JSON.');
     }
+    if (Array.isArray(json) && json.length > MAX_BATCH) {
+      return jsonRpcErrorAnswer(400, ErrorCode.InvalidRequest, `Invalid Request: a batch of ${json.length} messages; at most ${MAX_BATCH} are answered in one POST, send them apart.`, { data: { code: 'BATCH_TOO_LARGE', limit: MAX_BATCH } });
+    }
+    return { json };
   };
   /** The body of a POST as JSON, or the error answer. */
   const readJson = async (request: Request, lengthHeld: boolean): Promise<{ body: unknown } | Response> => {
@@ -226,7 +240,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       return jsonRpcErrorAnswer(400, TRANSPORT_ERROR, 'The client closed the request.');
     }
     onError?.(error, request);
-    return jsonRpcErrorAnswer(500, ErrorCode.InternalError, `Internal error: ${errorMessage(error)}`);
+    return jsonRpcErrorAnswer(500, ErrorCode.InternalError, `Internal error: ${gatewayOptions.runtime.redactor.redactText(errorMessage(error))}`);
   };
 
   /**

@@ -19,7 +19,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ListToolsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DirectLane, laneRequest } from '../../src/mcp/direct-post.js';
-import { mcpHttpHandler, type McpHttpHandler } from '../../src/mcp/http.js';
+import { MAX_BATCH, mcpHttpHandler, type McpHttpHandler } from '../../src/mcp/http.js';
 import type { Principal } from '../../src/runtime/identity/principal.js';
 import { createApi } from '../../src/server/app.js';
 import type { ApiAuth } from '../../src/server/auth.js';
@@ -162,6 +162,7 @@ const CASES: Case[] = [
   { name: 'a Content-Type that is not JSON', headers: { 'content-type': 'text/plain' }, body: call(18, 'text.reverse', { text: 'x' }), onLane: true, status: 415 },
   { name: 'a notification only', body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999 } }), onLane: true, status: 202 },
   { name: 'a batch', body: `[${call(19, 'text.reverse', { text: 'a' })},${call(20, 'text.reverse', { text: 'b' })}]`, onLane: true, status: 200 },
+  { name: 'a batch of more than MAX_BATCH messages', body: `[${Array.from({ length: MAX_BATCH + 1 }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: 300 + i, method: 'tools/list' })).join(',')}]`, onLane: true, status: 400 },
   { name: 'not a JSON-RPC message', body: JSON.stringify({ hello: 'world' }), onLane: true, status: 400 },
   { name: 'a second initialize', body: JSON.stringify({ jsonrpc: '2.0', id: 21, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }), onLane: true, status: 400 },
   { name: 'a Host not allowed', headers: { host: 'evil.example' }, body: call(22, 'text.reverse', { text: 'x' }), onLane: false, status: 421 },

@@ -216,3 +216,39 @@ describe('webhook replay within the tolerance window', () => {
     }
   });
 });
+
+describe('keyed webhook idempotency', () => {
+  it('the event id in the body names the event for a keyed hook as for a signed one: a redelivery under another X-Toolcap-Event-Id (or none) is a duplicate', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const KEY = 'whkey-manus-test-0123456789';
+    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { key: KEY } }, now: () => NOW }, onError: (e) => console.error(e) });
+    try {
+      const send = (event: Record<string, unknown>, eventId?: string) =>
+        getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-toolcap-webhook-key': KEY, ...(eventId !== undefined ? { 'x-toolcap-event-id': eventId } : {}) },
+          body: JSON.stringify(event),
+        });
+      const refund = { event_id: 'pay-1', workflowId: `keyed-${run}`, action: 'refund', amount: 100 };
+      // one event, delivered three times (a sender's retries, a proxy that adds or changes the delivery header)
+      const answers = [await send(refund), await send(refund, 'delivery-1'), await send(refund, 'delivery-2')];
+      expect(answers.map((a) => [a.res.status, a.body.duplicate])).toEqual([[200, false], [200, true], [200, true]]);
+      // a body without an id: the header names the event (keyed hooks only), so two events with one body are two signals
+      const ping = { workflowId: `keyed-${run}`, kind: 'ping' };
+      expect((await send(ping, 'ping-1')).body.duplicate).toBe(false);
+      expect((await send(ping, 'ping-1')).body.duplicate).toBe(true);
+      expect((await send(ping, 'ping-2')).body.duplicate).toBe(false);
+      // and without a header, the body's hash
+      expect((await send({ workflowId: `keyed-${run}`, kind: 'pong' })).body.duplicate).toBe(false);
+      expect((await send({ workflowId: `keyed-${run}`, kind: 'pong' })).body.duplicate).toBe(true);
+      expect((await store.listAudit({ tool: TOOL, limit: 100 })).filter((a) => a.kind === 'webhook.dispatched')).toHaveLength(4);
+    } finally {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});

@@ -53,7 +53,21 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(h(a), h(b));
 }
 
-/** Check one request against its tool's settings. */
+/**
+ * The timestamp tolerance a signed request is held to: the tool's, cut to
+ * half the dispatcher's dedupe window when that is shorter. A request
+ * stamped `ts` is accepted from `ts - tolerance` to `ts + tolerance`, so two
+ * deliveries of it can be up to twice the tolerance apart; the dispatcher
+ * must still remember the first one's key then, or the second is a new
+ * dispatch.
+ * @example effectiveToleranceSec({ secret: 's', toleranceSec: 300 }, 120) // 60
+ */
+export function effectiveToleranceSec(tool: WebhookTool, dedupeWindowSec?: number): number {
+  const tolerance = tool.toleranceSec ?? 300;
+  return dedupeWindowSec === undefined ? tolerance : Math.min(tolerance, Math.floor(dedupeWindowSec / 2));
+}
+
+/** Check one request against its tool's settings (a signed one with the tolerance `toleranceSec` says, see {@link effectiveToleranceSec}). */
 export function verifyWebhook(tool: WebhookTool, headers: Headers, rawBody: string, now: Date): WebhookRefusal | undefined {
   if (tool.secret !== undefined) {
     const signature = headers.get(SIGNATURE_HEADER);

@@ -3,7 +3,7 @@
  * becomes an idempotency key that is safe in a header.
  */
 import { describe, expect, it } from 'vitest';
-import { eventKey, signWebhook, verifyWebhook, webhookIdempotencyKey, type WebhookTool } from '../../src/server/webhook-signature.js';
+import { effectiveToleranceSec, eventKey, signWebhook, verifyWebhook, webhookIdempotencyKey, type WebhookTool } from '../../src/server/webhook-signature.js';
 
 const NOW = new Date('2026-11-24T03:00:00Z');
 const T = NOW.getTime() / 1000;
@@ -63,5 +63,23 @@ describe('webhookIdempotencyKey: one rule for signed and keyed hooks', () => {
     const key = webhookIdempotencyKey(tool, new Headers(headers), event, JSON.stringify(event));
     if (expected instanceof RegExp) expect(key).toMatch(expected);
     else expect(key).toBe(expected);
+  });
+});
+
+describe('effectiveToleranceSec: a signed request is accepted only while the dispatcher remembers its key', () => {
+  it.each([
+    ['no bound (inbox, Temporal)', { secret: 's' }, undefined, 300],
+    ['a day (JetStream\'s default window)', { secret: 's' }, 86400, 300],
+    ['NATS\'s default stream window, 2 minutes', { secret: 's' }, 120, 60],
+    ['a tolerance of its own, window wide enough', { secret: 's', toleranceSec: 30 }, 120, 30],
+    ['a window under 2 s: the same second only', { secret: 's' }, 1, 0],
+  ] as const)('%s', (_why, tool, window, expected) => {
+    expect(effectiveToleranceSec(tool, window)).toBe(expected);
+  });
+  it('a request stamped 61 s ago is stale against a 2-minute window', () => {
+    const at = T - 61;
+    const headers = new Headers({ 'x-toolcap-timestamp': String(at), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', at, BODY) });
+    expect(verifyWebhook(signed, headers, BODY, NOW)).toBeUndefined();
+    expect(verifyWebhook({ ...signed, toleranceSec: effectiveToleranceSec(signed, 120) }, headers, BODY, NOW)).toBe('STALE_TIMESTAMP');
   });
 });

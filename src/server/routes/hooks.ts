@@ -21,7 +21,7 @@ import { noStoreJson, routeModule, type ApiContext, type RouteModule } from '../
 import { jsonBody, readJsonObject } from '../json-body.js';
 import { ApiProblem, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
-import { valueAtPointer, verifyWebhook, webhookIdempotencyKey } from '../webhook-signature.js';
+import { effectiveToleranceSec, valueAtPointer, verifyWebhook, webhookIdempotencyKey } from '../webhook-signature.js';
 import type { WebhookOptions } from '../webhook-options.js';
 
 export type { WebhookOptions };
@@ -51,7 +51,9 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     if (!tool || !hook || !tool.workflowRoutes?.length) throw new ApiProblem(problem('NOT_FOUND', `No webhook for "${toolId}": the tool must have workflowRoutes and a webhooks.tools entry in the config.`));
 
     const raw = await c.req.text();
-    const refusal = verifyWebhook(hook, c.req.raw.headers, raw, now());
+    const dispatcher = dispatcherOf();
+    // a signed request is held to what the dispatcher's dedupe can cover: a replay within the tolerance must still be a duplicate
+    const refusal = verifyWebhook({ ...hook, toleranceSec: effectiveToleranceSec(hook, dispatcher?.dedupeWindowSec) }, c.req.raw.headers, raw, now());
     if (refusal) throw new ApiProblem(problem('UNAUTHENTICATED', `The webhook of "${toolId}" was refused (${refusal}). Sign it (X-Toolcap-Timestamp, X-Toolcap-Signature: sha256=<hex>) or send X-Toolcap-Webhook-Key, per the config.`, { reason: refusal }));
 
     const known = tool.workflowRoutes.map((r) => r.workflowType).filter((t): t is string => t !== undefined);
@@ -70,7 +72,6 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     }
     const idempotencyKey = webhookIdempotencyKey(hook, c.req.raw.headers, event, raw);
 
-    const dispatcher = dispatcherOf();
     if (!dispatcher) throw new ApiProblem(problem('NO_RUNTIME', 'No dispatcher: configure webhooks.dispatcher, or serve with a store (toolcap serve does).'));
     const request: DispatchRequest = {
       workflowId,

@@ -19,16 +19,53 @@
  * | `execution.allowParallel` | true only when the reviewed tool says so |
  * | `execution.resources` | the reviewed ones (limits, and the hints a runner reads) |
  * | `enabled` | false stays false |
- * | `implementation`, `providers` | the reviewed ones (a learned entry cannot change what runs) |
+ * | `implementation`, `providers`, `metadata.probe.file` | the reviewed ones (a learned entry cannot change what runs: a task file is what the `probe-file` provider reads) |
  * | `auth`, `storage`, `observability`, `workflowRoutes` | the reviewed ones: the credentials a call gets (an `auth.envs` name reaches a child process's environment, an OAuth service its tokens), the SQL it runs, which arguments are recorded, where webhooks dispatch |
  * | `inputSchema`, `outputSchema`, `configSchema` | the reviewed ones when it has them: what a caller's arguments, a result and the configuration are checked against |
  *
  * Layers after the learned layer (overrides) are reviewed and apply as usual.
+ *
+ * {@link runFieldsOf} and {@link withoutRunFields} are the one list of what
+ * says what runs: the learned-tool check refuses an entry with any of them,
+ * and the catalog build drops them from a learned entry no reviewed layer
+ * defines.
  * @module
  */
 import type { Tool } from '../model/schema.js';
 import { DEFAULT_TIMEOUT_SEC } from '../model/derive.js';
 import { MODES, REVERSIBILITY, RETRY_CLASSES, RISK_LEVELS, SIDE_EFFECTS, mostRestrictive, rank } from '../model/vocabulary.js';
+
+/** The fields of a tool entry that say what runs (as JSON pointers into the entry). */
+const RUN_FIELDS = ['/providers', '/implementation', '/metadata/probe/file'] as const;
+
+/** The probe file of an entry (`metadata.probe.file`), present or not. */
+const probeFileIn = (entry: { metadata?: unknown }): unknown => {
+  const probe = (entry.metadata as Record<string, unknown> | undefined)?.['probe'];
+  return probe !== null && typeof probe === 'object' && !Array.isArray(probe) ? (probe as Record<string, unknown>)['file'] : undefined;
+};
+
+/** The pointers of the fields of `entry` that say what runs; empty when it says nothing about it. */
+export function runFieldsOf(entry: Record<string, unknown>): string[] {
+  return RUN_FIELDS.filter((f) => (f === '/metadata/probe/file' ? probeFileIn(entry) : entry[f.slice(1)]) !== undefined);
+}
+
+/** `tool` without what runs (`providers`, `implementation`, `metadata.probe.file`), for a learned entry. */
+export function withoutRunFields(tool: Tool): Tool {
+  if (runFieldsOf(tool as unknown as Record<string, unknown>).length === 0) return tool;
+  const { providers: _p, implementation: _i, ...rest } = tool;
+  return withProbeFile(rest as Tool, undefined);
+}
+
+/** `tool` with `metadata.probe.file` set to `file` (removed when undefined). */
+function withProbeFile(tool: Tool, file: unknown): Tool {
+  if (probeFileIn(tool) === file) return tool;
+  const probe = { ...((tool.metadata?.['probe'] as Record<string, unknown> | undefined) ?? {}) };
+  if (file === undefined) delete probe['file'];
+  else probe['file'] = file;
+  const metadata: Record<string, unknown> = { ...tool.metadata, probe };
+  if (Object.keys(probe).length === 0) delete metadata['probe'];
+  return { ...tool, metadata } as Tool;
+}
 
 /** What a call runs with, apart from its code: always the reviewed version's (or absent with it). */
 const REVIEWED_ONLY = ['implementation', 'providers', 'auth', 'storage', 'observability', 'workflowRoutes'] as const;
@@ -77,5 +114,5 @@ export function floorLearned(reviewed: Tool, merged: Tool): Tool {
   };
   for (const key of REVIEWED_ONLY) keep(key);
   for (const key of REVIEWED_SCHEMAS) if (reviewed[key] !== undefined) keep(key);
-  return out;
+  return withProbeFile(out, probeFileIn(reviewed));
 }

@@ -20,7 +20,7 @@ import { diagnostic, type Diagnostic } from '../model/diagnostics.js';
 import type { Agent, BundleInfo, Job, Skill, Tool } from '../model/schema.js';
 import { toolKey } from '../model/tool-key.js';
 import { applyFloor, floorOf, withoutLooserHints, type Floor } from './floors.js';
-import { floorLearned } from './learned-floor.js';
+import { floorLearned, withoutRunFields } from './learned-floor.js';
 import { isPlainObject } from '../model/objects.js';
 import { unmatchedOverride } from './override-notes.js';
 
@@ -232,7 +232,7 @@ export function mergeLayers(
           if (!existing) {
             if (kind === 'tools' && tier > 0) toolDiagnostics.push(unmatchedOverride(value as Tool, origin, originPosition(origin, catalog.documents)));
             // a learned tool never says what runs, even one no reviewed layer defines (a row written straight into the store)
-            map.set(key, { key, value: kind === 'tools' && layer.learned ? (withoutRunKeys(value as unknown as Tool) as unknown as T) : value, origins: [origin] });
+            map.set(key, { key, value: kind === 'tools' && layer.learned ? (withoutRunFields(value as unknown as Tool) as unknown as T) : value, origins: [origin] });
           } else {
             existing.origins.push(origin);
             existing.fieldOrigins ??= new Map();
@@ -267,13 +267,6 @@ export function mergeLayers(
   catalog.agents = [...maps.agents.values()];
   catalog.jobs = [...maps.jobs.values()];
   return { catalog, diagnostics: [...toolDiagnostics, ...diagnostics], tools: { byKey: maps.tools, blocks, repeated, diagnostics: toolDiagnostics } };
-}
-
-/** A tool without `providers` and `implementation` (what runs), for the learned layer. */
-function withoutRunKeys(tool: Tool): Tool {
-  if (tool.providers === undefined && tool.implementation === undefined) return tool;
-  const { providers: _p, implementation: _i, ...rest } = tool;
-  return rest as Tool;
 }
 
 /** Line and column of an origin, looked up in its source. */

@@ -14,7 +14,7 @@ export const WEBHOOK_PARAMETERS: readonly Json[] = [
   { name: 'X-Toolcap-Timestamp', in: 'header', required: false, schema: { type: 'string' }, description: 'Unix seconds; signed with the body.' },
   { name: 'X-Toolcap-Signature', in: 'header', required: false, schema: { type: 'string' }, description: 'sha256=<hex>: HMAC-SHA256 with the tool\'s secret of "<timestamp>.<raw body>".' },
   { name: 'X-Toolcap-Webhook-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'The shared key, for a tool configured with keyEnv.' },
-  { name: 'X-Toolcap-Event-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'The idempotency key of a keyed hook (else the event id in the body, else the body\'s sha256); a signed hook ignores it, as the signature does not cover it.' },
+  { name: 'X-Toolcap-Event-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'The idempotency key of a keyed hook whose body has no event id (the body\'s event id comes first, else this, else the body\'s sha256); a signed hook ignores it, as the signature does not cover it.' },
 ];
 
 const SIGNAL = { type: 'object', properties: { workflowId: { type: 'string' }, seq: { type: 'integer' }, signalName: { type: 'string' }, idempotencyKey: { type: 'string' }, payload: {}, receivedAt: { type: 'string' }, ackedAt: { type: ['string', 'null'] } } };

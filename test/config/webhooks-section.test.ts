@@ -12,6 +12,9 @@ import { configJsonSchema } from '../../src/config/config.js';
 import { createAjv } from '../../src/model/validator.js';
 import { openWebhooks } from '../../src/config/sections/webhooks.js';
 import { configLoader } from './helpers.js';
+import { connect } from 'nats';
+
+const natsUp = await connect({ servers: '127.0.0.1:4222', timeout: 2000 }).then(async (nc) => (await nc.close(), true), () => false);
 
 const load = configLoader('toolcap-webhooks-');
 
@@ -58,5 +61,24 @@ describe('webhooks', () => {
     expect(opened.warnings).toEqual(['webhooks: B_KEY is not set; webhooks of t.b are refused (401)']);
     expect(opened.warnings.join(' ')).not.toContain('whsec-abcdef123456');
     await opened.close();
+  });
+
+  it.skipIf(!natsUp)('openWebhooks says when a JetStream stream\'s duplicate window cuts a signed hook\'s tolerance', async () => {
+    const run = `W${Date.now().toString(36).toUpperCase()}`;
+    const nc = await connect({ servers: '127.0.0.1:4222' });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: `TOOLCAP_CFG_${run}`, subjects: [`toolcap.cfg.${run}.>`], duplicate_window: 120e9 });
+    try {
+      const opened = await openWebhooks(
+        { dispatcher: { kind: 'jetstream', servers: ['127.0.0.1:4222'], stream: `TOOLCAP_CFG_${run}`, subjectPrefix: `toolcap.cfg.${run}` }, tools: { 't.a': { secretEnv: 'A_SECRET' }, 't.b': { keyEnv: 'B_KEY' } } },
+        { A_SECRET: 'whsec-abcdef123456', B_KEY: 'key-abcdef123456' },
+      );
+      expect(opened.options.dispatcher?.dedupeWindowSec).toBe(120);
+      expect(opened.warnings).toEqual([expect.stringMatching(/^webhooks: the jetstream dispatcher remembers event keys for 120 s, so signed webhooks of t\.a are accepted within 60 s of their timestamp, not 300 s .*at least 600 s$/)]);
+      await opened.close();
+    } finally {
+      await jsm.streams.delete(`TOOLCAP_CFG_${run}`).catch(() => undefined);
+      await nc.close();
+    }
   });
 });

@@ -3,8 +3,7 @@
  * becomes an idempotency key that is safe in a header.
  */
 import { describe, expect, it } from 'vitest';
-import { eventKey } from '../../src/server/routes/hooks.js';
-import { signWebhook, verifyWebhook, type WebhookTool } from '../../src/server/webhook-signature.js';
+import { effectiveToleranceSec, eventKey, signWebhook, verifyWebhook, webhookIdempotencyKey, type WebhookTool } from '../../src/server/webhook-signature.js';
 
 const NOW = new Date('2026-11-24T03:00:00Z');
 const T = NOW.getTime() / 1000;
@@ -46,5 +45,41 @@ describe('eventKey', () => {
     const key = eventKey(id);
     if (expected instanceof RegExp) expect(key).toMatch(expected);
     else expect(key).toBe(expected);
+  });
+});
+
+describe('webhookIdempotencyKey: one rule for signed and keyed hooks', () => {
+  const hashed = /^sha256:[0-9a-f]{64}$/;
+  it.each([
+    ['signed, the body names the event', signed, { event_id: 'e1' }, { 'x-toolcap-event-id': 'h1' }, 'event:e1'],
+    ['keyed, the body names the event: the header does not split it', keyed, { event_id: 'e1' }, { 'x-toolcap-event-id': 'h1' }, 'event:e1'],
+    ['keyed, the body names the event, no header', keyed, { event_id: 'e1' }, {}, 'event:e1'],
+    ['keyed, no id in the body: the header', keyed, {}, { 'x-toolcap-event-id': 'h1' }, 'event:h1'],
+    ['keyed, no id in the body: an unsafe header is hashed', keyed, {}, { 'x-toolcap-event-id': 'h 1' }, /^event-sha256:[0-9a-f]{64}$/],
+    ['signed, no id in the body: never the unsigned header', signed, {}, { 'x-toolcap-event-id': 'h1' }, hashed],
+    ['keyed, nothing: the body hash', keyed, {}, {}, hashed],
+    ['another pointer', { ...keyed, eventIdPointer: '/meta/id' }, { meta: { id: 7 }, event_id: 'e1' }, {}, 'event:7'],
+  ] as const)('%s', (_why, tool, event, headers, expected) => {
+    const key = webhookIdempotencyKey(tool, new Headers(headers), event, JSON.stringify(event));
+    if (expected instanceof RegExp) expect(key).toMatch(expected);
+    else expect(key).toBe(expected);
+  });
+});
+
+describe('effectiveToleranceSec: a signed request is accepted only while the dispatcher remembers its key', () => {
+  it.each([
+    ['no bound (inbox, Temporal)', { secret: 's' }, undefined, 300],
+    ['a day (JetStream\'s default window)', { secret: 's' }, 86400, 300],
+    ['NATS\'s default stream window, 2 minutes', { secret: 's' }, 120, 60],
+    ['a tolerance of its own, window wide enough', { secret: 's', toleranceSec: 30 }, 120, 30],
+    ['a window under 2 s: the same second only', { secret: 's' }, 1, 0],
+  ] as const)('%s', (_why, tool, window, expected) => {
+    expect(effectiveToleranceSec(tool, window)).toBe(expected);
+  });
+  it('a request stamped 61 s ago is stale against a 2-minute window', () => {
+    const at = T - 61;
+    const headers = new Headers({ 'x-toolcap-timestamp': String(at), 'x-toolcap-signature': signWebhook('whsec-abcdef123456', at, BODY) });
+    expect(verifyWebhook(signed, headers, BODY, NOW)).toBeUndefined();
+    expect(verifyWebhook({ ...signed, toleranceSec: effectiveToleranceSec(signed, 120) }, headers, BODY, NOW)).toBe('STALE_TIMESTAMP');
   });
 });

@@ -216,3 +216,89 @@ describe('webhook replay within the tolerance window', () => {
     }
   });
 });
+
+describe('keyed webhook idempotency', () => {
+  it('the event id in the body names the event for a keyed hook as for a signed one: a redelivery under another X-Toolcap-Event-Id (or none) is a duplicate', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const KEY = 'whkey-manus-test-0123456789';
+    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { key: KEY } }, now: () => NOW }, onError: (e) => console.error(e) });
+    try {
+      const send = (event: Record<string, unknown>, eventId?: string) =>
+        getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-toolcap-webhook-key': KEY, ...(eventId !== undefined ? { 'x-toolcap-event-id': eventId } : {}) },
+          body: JSON.stringify(event),
+        });
+      const refund = { event_id: 'pay-1', workflowId: `keyed-${run}`, action: 'refund', amount: 100 };
+      // one event, delivered three times (a sender's retries, a proxy that adds or changes the delivery header)
+      const answers = [await send(refund), await send(refund, 'delivery-1'), await send(refund, 'delivery-2')];
+      expect(answers.map((a) => [a.res.status, a.body.duplicate])).toEqual([[200, false], [200, true], [200, true]]);
+      // a body without an id: the header names the event (keyed hooks only), so two events with one body are two signals
+      const ping = { workflowId: `keyed-${run}`, kind: 'ping' };
+      expect((await send(ping, 'ping-1')).body.duplicate).toBe(false);
+      expect((await send(ping, 'ping-1')).body.duplicate).toBe(true);
+      expect((await send(ping, 'ping-2')).body.duplicate).toBe(false);
+      // and without a header, the body's hash
+      expect((await send({ workflowId: `keyed-${run}`, kind: 'pong' })).body.duplicate).toBe(false);
+      expect((await send({ workflowId: `keyed-${run}`, kind: 'pong' })).body.duplicate).toBe(true);
+      expect((await store.listAudit({ tool: TOOL, limit: 100 })).filter((a) => a.kind === 'webhook.dispatched')).toHaveLength(4);
+    } finally {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});
+
+describe('signed replay across the dispatcher\'s duplicate window', () => {
+  it.skipIf(!natsUp.up)('a JetStream stream that forgets keys sooner than the timestamp tolerance does not let a captured signed request be dispatched twice', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    // the operator's stream existed before toolcap, with a short duplicate window (NATS's own default is 2 minutes)
+    const stream = `TOOLCAP_TEST_W${run.toUpperCase()}`;
+    const subjectPrefix = `toolcap.testw.${run}`;
+    const nc = await connect({ servers: '127.0.0.1:4222' });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: stream, subjects: [`${subjectPrefix}.>`], duplicate_window: 2e9 });
+    const dispatcher = await jetStreamDispatcher({ stream, subjectPrefix });
+    let clock = NOW.getTime();
+    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => new Date(clock), dispatcher }, onError: (e) => console.error(e) });
+    try {
+      const wf = `window-${run}`;
+      const body = JSON.stringify({ workflowId: wf, action: 'refund', amount: 100 });
+      const signed = { 'content-type': 'application/json', 'x-toolcap-timestamp': String(T), 'x-toolcap-signature': signWebhook(SECRET, T, body) };
+      const send = () => getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, { method: 'POST', headers: signed, body });
+      expect((await send()).body).toMatchObject({ duplicate: false, started: true });
+      // the stream forgets the key; the request is still within the 300 s tolerance
+      await new Promise((r) => setTimeout(r, 2500));
+      clock += 100_000;
+      const replay = await send();
+      expect(replay.res.status === 200 ? replay.body.duplicate : replay.body.reason).not.toBe(false);
+      const subject = workflowSubject(subjectPrefix, 'agentmail', wf);
+      const info = await jsm.streams.info(stream);
+      let signals = 0;
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const m = await jsm.streams.getMessage(stream, { seq });
+        if (m.subject === subject && m.header.get('Toolcap-Kind') === 'signal') signals++;
+      }
+      expect(signals).toBe(1);
+      // a fresh delivery (signed now) still goes through
+      const at = Math.floor(clock / 1000);
+      const fresh = JSON.stringify({ workflowId: wf, event_id: 'later' });
+      const later = await getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolcap-timestamp': String(at), 'x-toolcap-signature': signWebhook(SECRET, at, fresh) }, body: fresh });
+      expect([later.res.status, later.body.duplicate]).toEqual([200, false]);
+    } finally {
+      await dispatcher.close?.();
+      await jsm.streams.delete(stream).catch(() => undefined);
+      await nc.close();
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});

@@ -127,3 +127,38 @@ describe.skipIf(!probe.reachable)('rows inserted into learned_tools directly (Po
     }
   }, 60_000);
 });
+
+describe('a learned entry cannot make a file probe', () => {
+  it('metadata.probe.file of a learned tool reads nothing (it would be a path from the process\'s working directory: a learned tool has no manifest folder)', async () => {
+    const { Runtime } = await import('../../src/runtime/runtime.js');
+    const { ProviderTypes } = await import('../../src/runtime/providers/provider-types.js');
+    const { withProbeFiles } = await import('../../src/runtime/probes/file-provider.js');
+    const { openSqliteStore } = await import('../../src/store/sqlite.js');
+    // what a workflow with tools.write could upsert: no providers, no implementation, a "task file"
+    const body = entry('fresh.reader', { metadata: { probe: { file: 'package.json' } } });
+    expect(() => checkEntry('fresh.reader', 'toolcap', body)).toThrow(/declares "metadata.probe.file"/);
+    const registry = new Registry({ paths: ['examples/manifests/toolcap', { path: LEARNED_LAYER_PATH, learned: true, texts: () => [learnedText('fresh.reader', 'toolcap', body)] }] });
+    await registry.start();
+    const store = await openSqliteStore(join(folder('toolcap-learned-probe-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: withProbeFiles(new ProviderTypes()), onWarning: () => undefined });
+    try {
+      expect(registry.snapshot().tools.find((t) => t.name === 'fresh.reader')?.metadata?.['probe']).toBeUndefined();
+      const out = await runtime.call('fresh.reader', {}, { caller: 'ci' }).catch((e: Error) => e);
+      expect(JSON.stringify(out)).not.toContain('"toolcap"');
+      expect(out).toBeInstanceOf(Error);
+    } finally {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});
+
+describe('a learned entry over a reviewed file probe', () => {
+  it('keeps the reviewed task file (metadata.probe.file is what runs) and the rest of its metadata', async () => {
+    const { floorLearned } = await import('../../src/registry/learned-floor.js');
+    const reviewed = { name: 'tasks.source', metadata: { probe: { file: 'tasks.jsonl', adapter: 'file' } } } as never;
+    expect(floorLearned(reviewed, { name: 'tasks.source', metadata: { probe: { file: '../../etc/passwd', adapter: 'file' }, note: 'x' } } as never)).toMatchObject({ metadata: { probe: { file: 'tasks.jsonl', adapter: 'file' }, note: 'x' } });
+    expect((floorLearned({ name: 't' } as never, { name: 't', metadata: { probe: { file: 'x.json' } } } as never) as { metadata?: Record<string, unknown> }).metadata?.['probe']).toBeUndefined();
+  });
+});

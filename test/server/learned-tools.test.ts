@@ -245,6 +245,8 @@ describe('a learned tool never says what runs', () => {
   it.each([
     ['providers', { providers: [{ name: 'sneaky', priority: 0, config: { type: 'command', command: 'sh', args: ['-c', 'true'] } }] }],
     ['implementation', { implementation: { language: 'python', module: 'evil', function: 'run' } }],
+    // a task file is read by the probe-file provider; a learned tool has no manifest folder, so the path was the server's working directory
+    ['metadata/probe/file', { metadata: { probe: { file: 'toolcap.config.yaml' } } }],
   ])('an entry with %s is refused (422, pointer at it), for a new tool and for a reviewed one', async (key, extra) => {
     const { toolcap, fetch } = await open(root);
     try {

@@ -9,7 +9,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Dispatcher } from '../../runtime/dispatch/dispatcher.js';
 import type { WebhookOptions } from '../../server/routes/hooks.js';
-import type { WebhookTool } from '../../server/webhook-signature.js';
+import { effectiveToleranceSec, type WebhookTool } from '../../server/webhook-signature.js';
 import type { ConfigReading } from '../reading.js';
 
 /** Where events go. */
@@ -138,5 +138,11 @@ export async function openWebhooks(section: WebhooksConfig, env: NodeJS.ProcessE
   // loaded only when configured: reading a config does not load the NATS or Temporal clients
   if (c.kind === 'jetstream') dispatcher = await (await import('../../runtime/dispatch/jetstream.js')).jetStreamDispatcher({ servers: c.servers, ...(c.stream ? { stream: c.stream } : {}), ...(c.subjectPrefix ? { subjectPrefix: c.subjectPrefix } : {}), ...(c.duplicateWindowSec ? { duplicateWindowSec: c.duplicateWindowSec } : {}) });
   else if (c.kind === 'temporal') dispatcher = await (await import('../../runtime/dispatch/temporal.js')).connectTemporal(c);
+  const window = dispatcher?.dedupeWindowSec;
+  for (const [id, t] of Object.entries(tools)) {
+    if (t.secret === undefined || window === undefined) continue;
+    const held = effectiveToleranceSec(t, window);
+    if (held < (t.toleranceSec ?? 300)) warnings.push(`webhooks: the ${c.kind} dispatcher remembers event keys for ${window} s, so signed webhooks of ${id} are accepted within ${held} s of their timestamp, not ${t.toleranceSec ?? 300} s (a replay inside the tolerance must still be a duplicate); raise the stream's duplicate window to at least ${2 * (t.toleranceSec ?? 300)} s`);
+  }
   return { options: { tools, ...(dispatcher ? { dispatcher } : {}) }, warnings, close: async () => dispatcher?.close?.() };
 }

@@ -48,6 +48,15 @@ export interface DispatchResult {
 export interface Dispatcher {
   /** `inbox`, `jetstream` or `temporal`. */
   readonly kind: string;
+  /**
+   * How long, seconds, a seen idempotency key is remembered, when that is
+   * bounded (JetStream: its stream's duplicate window); absent: for the
+   * workflow's life (the inbox; Temporal's workflow drops keys itself). A
+   * signed webhook is accepted only within half of it (its timestamp
+   * tolerance is cut to fit), so a replay inside the tolerance is still a
+   * duplicate.
+   */
+  readonly dedupeWindowSec?: number;
   /** Start-or-signal; rejects with {@link WorkflowNotRunningError} for `signalOnly` to a workflow that is not running. */
   dispatch(request: DispatchRequest): Promise<DispatchResult>;
   /** Let go of connections. */

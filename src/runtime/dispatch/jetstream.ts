@@ -10,7 +10,10 @@
  * the event) with `Nats-Msg-Id: <workflowId>:<idempotencyKey>`, so
  * JetStream drops a replay within the stream's duplicate window.
  * `signalOnly` looks for the subject's last message first: none means the
- * workflow is not running.
+ * workflow is not running. The dispatcher's `dedupeWindowSec` is the
+ * stream's own duplicate window, read from the server: a stream that
+ * existed before keeps its window, and the webhook route fits its
+ * timestamp tolerance to it.
  * @module
  */
 import { connect, headers, type JetStreamClient, type JetStreamManager, type NatsConnection, type NatsError } from 'nats';
@@ -44,7 +47,7 @@ export const workflowSubject = (prefix: string, workflowType: string, workflowId
  * Connect, make sure the stream exists, and dispatch to it.
  * @example const d = await jetStreamDispatcher({ servers: '127.0.0.1:4222' });
  */
-export async function jetStreamDispatcher(options: JetStreamOptions = {}): Promise<Dispatcher & { readonly stream: string; readonly subjectPrefix: string }> {
+export async function jetStreamDispatcher(options: JetStreamOptions = {}): Promise<Dispatcher & { readonly stream: string; readonly subjectPrefix: string; readonly dedupeWindowSec: number }> {
   const stream = options.stream ?? 'TOOLCAP_WORKFLOWS';
   const prefix = options.subjectPrefix ?? 'toolcap.workflows';
   let nc: NatsConnection;
@@ -54,12 +57,13 @@ export async function jetStreamDispatcher(options: JetStreamOptions = {}): Promi
     throw new DispatchUnavailableError(`NATS at ${String(options.servers ?? '127.0.0.1:4222')} is not reachable: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const jsm = await nc.jetstreamManager();
-  await ensureStream(jsm, stream, prefix, options.duplicateWindowSec ?? 86400);
+  const dedupeWindowSec = await ensureStream(jsm, stream, prefix, options.duplicateWindowSec ?? 86400);
   const js = nc.jetstream();
   return {
     kind: 'jetstream',
     stream,
     subjectPrefix: prefix,
+    dedupeWindowSec,
     async dispatch(r: DispatchRequest): Promise<DispatchResult> {
       const subject = workflowSubject(prefix, r.workflowType, r.workflowId);
       try {
@@ -80,13 +84,17 @@ export async function jetStreamDispatcher(options: JetStreamOptions = {}): Promi
   };
 }
 
-async function ensureStream(jsm: JetStreamManager, name: string, prefix: string, windowSec: number): Promise<void> {
+/** Make sure the stream exists; its duplicate window in seconds (an existing stream's own). */
+async function ensureStream(jsm: JetStreamManager, name: string, prefix: string, windowSec: number): Promise<number> {
+  let windowNs: number | undefined;
   try {
-    await jsm.streams.info(name);
+    windowNs = (await jsm.streams.info(name)).config.duplicate_window;
   } catch (err) {
     if (apiCode(err) !== STREAM_NOT_FOUND) throw err;
-    await jsm.streams.add({ name, subjects: [`${prefix}.>`], duplicate_window: windowSec * 1e9 });
+    windowNs = (await jsm.streams.add({ name, subjects: [`${prefix}.>`], duplicate_window: windowSec * 1e9 })).config.duplicate_window;
   }
+  // the server fills in its default (2 minutes) when a stream was made without one
+  return typeof windowNs === 'number' && windowNs > 0 ? windowNs / 1e9 : 120;
 }
 
 /** Publish the start message unless the subject has one; true when this call stored it. */

@@ -15,8 +15,9 @@
  * - At start {@link LearnedTools.load} reads the store, so learned tools
  *   survive a restart.
  * - A learned entry never loosens a tool a reviewed layer defines
- *   (registry/learned-floor.ts), and never says what runs: `providers` and
- *   `implementation` are refused (a learned tool is served to planners; it
+ *   (registry/learned-floor.ts), and never says what runs: `providers`,
+ *   `implementation` and `metadata.probe.file` (a task file the probe-file
+ *   provider would read) are refused (a learned tool is served to planners; it
  *   runs only through providers a manifest file gives it).
  * - The same checks run on every row read from the store ({@link load},
  *   {@link resync}): a row written straight into the table (another writer
@@ -29,13 +30,12 @@
 import type { DialectId } from '../../dialects/types.js';
 import type { LayerInput, LayerSpec, LayerText } from '../../load/loader.js';
 import { isPlainObject } from '../../model/objects.js';
+import { runFieldsOf } from '../../registry/learned-floor.js';
 import type { Registry, ReloadEvent } from '../../registry/registry.js';
 import type { LearnedToolRecord, LearnedToolStore } from '../../store/learned-tools.js';
 import type { Store } from '../../store/types.js';
 import { LEARNED_DIALECTS, learnedDialectIds, learnedDocumentName, learnedText, locateInBody, type LocatedFinding } from './documents.js';
 
-/** Fields that say what runs: a learned entry may not have them (the floor keeps a reviewed tool's). */
-const RUN_KEYS = ['providers', 'implementation'] as const;
 
 /** The path the learned layer is shown as. */
 export const LEARNED_LAYER_PATH = '(learned tools)';
@@ -249,9 +249,9 @@ export function checkEntry(id: string, dialect: string, body: string): void {
     throw new InvalidLearnedTool(message, [{ code: 'INVALID_VALUE', severity: 'error', message, pointer: `/${shape.idKey}` }]);
   }
   // what runs is reviewed in a manifest file: a learned entry describes a tool, it does not say how to run one
-  const runs = RUN_KEYS.filter((key) => value[key] !== undefined);
+  const runs = runFieldsOf(value).map((pointer) => pointer.slice(1).replaceAll('/', '.'));
   if (runs.length > 0) {
-    const findings = runs.map((key): LocatedFinding => ({ code: 'INVALID_VALUE', severity: 'error', message: `A learned tool cannot declare "${key}": what runs is reviewed in a manifest file.`, pointer: `/${key}`, hint: 'Drop it, and give the tool its providers in a manifest file (a learned entry for the same name keeps them).' }));
+    const findings = runs.map((key): LocatedFinding => ({ code: 'INVALID_VALUE', severity: 'error', message: `A learned tool cannot declare "${key}": what runs is reviewed in a manifest file.`, pointer: `/${key.replaceAll('.', '/')}`, hint: 'Drop it, and give the tool its providers in a manifest file (a learned entry for the same name keeps them).' }));
     throw new InvalidLearnedTool(`The learned tool "${id}" declares ${runs.map((k) => `"${k}"`).join(' and ')}; nothing was changed.`, findings);
   }
 }

@@ -4,15 +4,14 @@
  * signature or key (webhook-signature.ts; no principal: the route is
  * public and the actor is `webhook:<toolId>`), its `workflowType` selects
  * the route, and the event is dispatched with the route's `dispatchMode`
- * and `bootstrap` (runtime/dispatch). The idempotency key is the
- * `X-Toolcap-Event-Id` header (keyed hooks only: it is not signed), else the
- * event's id (`eventIdPointer`), else `sha256:<hex>` of the raw body: a replay is answered `duplicate: true`
- * and not dispatched again. Every outcome is audited, redacted.
+ * and `bootstrap` (runtime/dispatch). The idempotency key is
+ * `webhookIdempotencyKey()` (webhook-signature.ts: the event's id in the
+ * body, else a keyed hook's `X-Toolcap-Event-Id` header, else the body's
+ * sha256): a replay is answered `duplicate: true` and not dispatched again.
+ * Every outcome is audited, redacted.
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { Tool } from '../../model/schema.js';
-import { splitPointer } from '../../model/diagnostics.js';
 import { DispatchUnavailableError, WORKFLOW_ID_PATTERN, WorkflowNotRunningError, type DispatchRequest, type Dispatcher } from '../../runtime/dispatch/dispatcher.js';
 import { inboxDispatcher } from '../../runtime/dispatch/inbox.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -22,7 +21,7 @@ import { noStoreJson, routeModule, type ApiContext, type RouteModule } from '../
 import { jsonBody, readJsonObject } from '../json-body.js';
 import { ApiProblem, problem } from '../problem.js';
 import { ROUTES } from '../route-table.js';
-import { EVENT_ID_HEADER, verifyWebhook } from '../webhook-signature.js';
+import { effectiveToleranceSec, valueAtPointer, verifyWebhook, webhookIdempotencyKey } from '../webhook-signature.js';
 import type { WebhookOptions } from '../webhook-options.js';
 
 export type { WebhookOptions };
@@ -30,22 +29,6 @@ export type { WebhookOptions };
 /** The store's inbox, when the runtime's store keeps one. */
 export function inboxOf(runtime: Runtime | undefined): WorkflowInbox | undefined {
   return (runtime?.store as Partial<InboxStore> | undefined)?.workflowInbox;
-}
-
-const valueAt = (doc: unknown, pointer: string): unknown =>
-  splitPointer(pointer).reduce<unknown>((v, t) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[t] : undefined), doc);
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/**
- * The key of an event id: `event:<id>` for up to 200 printable ASCII
- * characters (it travels in headers, e.g. JetStream's Nats-Msg-Id), else
- * `event-sha256:<hex>` of it; undefined when there is no usable id.
- */
-export function eventKey(id: unknown): string | undefined {
-  if (typeof id === 'number' && Number.isFinite(id)) return `event:${id}`;
-  if (typeof id !== 'string' || id === '') return undefined;
-  return /^[\x21-\x7e]{1,200}$/.test(id) ? `event:${id}` : `event-sha256:${sha256(id)}`;
 }
 
 /** The hooks route, mounted at `/hooks`. */
@@ -68,7 +51,9 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     if (!tool || !hook || !tool.workflowRoutes?.length) throw new ApiProblem(problem('NOT_FOUND', `No webhook for "${toolId}": the tool must have workflowRoutes and a webhooks.tools entry in the config.`));
 
     const raw = await c.req.text();
-    const refusal = verifyWebhook(hook, c.req.raw.headers, raw, now());
+    const dispatcher = dispatcherOf();
+    // a signed request is held to what the dispatcher's dedupe can cover: a replay within the tolerance must still be a duplicate
+    const refusal = verifyWebhook({ ...hook, toleranceSec: effectiveToleranceSec(hook, dispatcher?.dedupeWindowSec) }, c.req.raw.headers, raw, now());
     if (refusal) throw new ApiProblem(problem('UNAUTHENTICATED', `The webhook of "${toolId}" was refused (${refusal}). Sign it (X-Toolcap-Timestamp, X-Toolcap-Signature: sha256=<hex>) or send X-Toolcap-Webhook-Key, per the config.`, { reason: refusal }));
 
     const known = tool.workflowRoutes.map((r) => r.workflowType).filter((t): t is string => t !== undefined);
@@ -81,17 +66,12 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
 
     const event = await readJsonObject(c);
     const idPointer = hook.workflowIdPointer ?? '/workflowId';
-    const workflowId = valueAt(event, idPointer);
+    const workflowId = valueAtPointer(event, idPointer);
     if (typeof workflowId !== 'string' || !WORKFLOW_ID_PATTERN.test(workflowId)) {
       throw new ApiProblem(problem('BAD_BODY', `The event must carry the workflow id at ${idPointer}: 1-200 characters of A-Z a-z 0-9 _ : -, starting with a letter or digit.`, { pointer: idPointer }));
     }
-    // A signed request's key comes from what the signature covers (the body): the X-Toolcap-Event-Id
-    // header is not signed, so a request captured within the tolerance was dispatched again under any new id.
-    const header = hook.secret === undefined ? c.req.header(EVENT_ID_HEADER) : undefined;
-    const eventId = header ?? valueAt(event, hook.eventIdPointer ?? '/event_id');
-    const idempotencyKey = eventKey(eventId) ?? `sha256:${sha256(raw)}`;
+    const idempotencyKey = webhookIdempotencyKey(hook, c.req.raw.headers, event, raw);
 
-    const dispatcher = dispatcherOf();
     if (!dispatcher) throw new ApiProblem(problem('NO_RUNTIME', 'No dispatcher: configure webhooks.dispatcher, or serve with a store (toolcap serve does).'));
     const request: DispatchRequest = {
       workflowId,

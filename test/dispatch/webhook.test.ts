@@ -302,3 +302,30 @@ describe('signed replay across the dispatcher\'s duplicate window', () => {
     }
   });
 });
+
+describe('what a webhook refusal repeats of the sender', () => {
+  it('an unknown tool id and an unknown workflowType are redacted, then cut to 100 characters, in the problem body', async () => {
+    const registry = new Registry({ paths: ['examples/manifests/xena'] });
+    expect((await registry.start()).kind).toBe('reloaded');
+    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => NOW } });
+    try {
+      // a token whose first characters fall inside the 100 kept, the rest past them
+      const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+      const pad = `${'x'.repeat(89)}-`;
+      const unknownTool = await getJson(app, `/hooks/${pad}${token}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(unknownTool.res.status).toBe(404);
+      const unknownType = await hook(app, `${pad}${token}`, { event_id: 'x', workflowId: 'w1' });
+      expect(unknownType.res.status).toBe(404);
+      for (const { body } of [unknownTool, unknownType]) {
+        expect(String(body.detail)).not.toContain(token.slice(0, 8));
+        expect(String(body.detail).length).toBeLessThan(400);
+      }
+    } finally {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    }
+  });
+});

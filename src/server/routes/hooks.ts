@@ -12,6 +12,7 @@
  * @module
  */
 import type { Tool } from '../../model/schema.js';
+import { createRedactor, redactedExcerpt } from '../../runtime/containment/redact.js';
 import { DispatchUnavailableError, WORKFLOW_ID_PATTERN, WorkflowNotRunningError, type DispatchRequest, type Dispatcher } from '../../runtime/dispatch/dispatcher.js';
 import { inboxDispatcher } from '../../runtime/dispatch/inbox.js';
 import type { Runtime } from '../../runtime/runtime.js';
@@ -44,11 +45,15 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     return inboxDefault;
   };
 
+  /** A sender's text (a path's tool id, a workflowType) in a problem body: redacted, then cut to 100 characters. */
+  const tokenShapes = createRedactor();
+  const echo = (text: string): string => redactedExcerpt(text, (ctx.runtime?.redactor ?? tokenShapes).redactText, 100);
+
   on(ROUTES.webhook, jsonBody(ctx.maxBodyBytes), async (c) => {
     const toolId = c.req.param('toolId') ?? '';
     const tool: Tool | undefined = ctx.registry.snapshot().tools.find((t) => t.name === toolId || t.id === toolId);
     const hook = tool ? (settings?.tools[toolId] ?? settings?.tools[tool.name] ?? (tool.id !== undefined ? settings?.tools[tool.id] : undefined)) : undefined;
-    if (!tool || !hook || !tool.workflowRoutes?.length) throw new ApiProblem(problem('NOT_FOUND', `No webhook for "${toolId}": the tool must have workflowRoutes and a webhooks.tools entry in the config.`));
+    if (!tool || !hook || !tool.workflowRoutes?.length) throw new ApiProblem(problem('NOT_FOUND', `No webhook for "${echo(toolId)}": the tool must have workflowRoutes and a webhooks.tools entry in the config.`));
 
     const raw = await c.req.text();
     const dispatcher = dispatcherOf();
@@ -60,7 +65,7 @@ export function hookRoutes(ctx: ApiContext): RouteModule {
     const workflowType = c.req.query('workflowType');
     const route = tool.workflowRoutes.find((r) => r.workflowType !== undefined && r.workflowType === workflowType);
     if (!route) {
-      const asked = workflowType === undefined ? 'No workflowType' : `No route for workflowType "${ctx.runtime ? ctx.runtime.redactor.redactText(workflowType.slice(0, 100)) : workflowType.slice(0, 100)}"`;
+      const asked = workflowType === undefined ? 'No workflowType' : `No route for workflowType "${echo(workflowType)}"`;
       throw new ApiProblem(problem('UNKNOWN_WORKFLOW_TYPE', `${asked}; known: ${known.join(', ')}.`, { known }));
     }
 

@@ -1,6 +1,8 @@
 /**
  * Scheduled active health checks. A provider instance with `check()` and
- * `healthCheckIntervalSec` is checked right away and then every interval;
+ * `healthCheckIntervalSec` is checked right away and then every interval
+ * (at least {@link MIN_CHECK_INTERVAL_MS}; a check still running when the next
+ * is due is not joined by a second);
  * the result goes into the health book, where a failed check keeps the
  * router off that provider until a check passes.
  * @module
@@ -12,6 +14,13 @@ import type { ProviderInstance } from './providers/types.js';
 
 /** The longest a single check may run, whatever its interval. */
 const CHECK_TIMEOUT_CAP_MS = 10_000;
+
+/**
+ * The shortest interval between checks: a `healthCheckIntervalSec` below it
+ * (0.001 is a positive number, a typo away from 1) is checked this often, so a
+ * check that starts a process or a connection cannot run a thousand times a second.
+ */
+export const MIN_CHECK_INTERVAL_MS = 1_000;
 
 /**
  * One timer per tool and provider, for the instances of the serving snapshot:
@@ -44,9 +53,14 @@ export class HealthChecks {
     const existing = this.#checks.get(key);
     if (existing?.instance === instance) return;
     if (existing) clearInterval(existing.timer);
+    const every = Math.max(interval * 1000, MIN_CHECK_INTERVAL_MS);
+    // a check still running when the next is due (one that ignores its abort) is not joined by another
+    let running = false;
     const run = async () => {
+      if (running) return;
+      running = true;
       const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), Math.min(interval * 1000, CHECK_TIMEOUT_CAP_MS));
+      const timer = setTimeout(() => controller.abort(), Math.min(every, CHECK_TIMEOUT_CAP_MS));
       const keep = (result: { healthy: boolean; reason?: string }) =>
         this.#health.setCheck(tool.name, provider, result.reason === undefined ? result : { ...result, reason: this.#redact(result.reason) }, this.#clock());
       try {
@@ -55,9 +69,10 @@ export class HealthChecks {
         keep({ healthy: false, reason: errorMessage(error) });
       } finally {
         clearTimeout(timer);
+        running = false;
       }
     };
-    const timer = setInterval(() => void run(), interval * 1000);
+    const timer = setInterval(() => void run(), every);
     // checks alone must not keep the process alive
     timer.unref();
     this.#checks.set(key, { timer, instance });

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Tool } from '../../src/model/schema.js';
 import type { Snapshot } from '../../src/registry/snapshot.js';
 import { HealthBook } from '../../src/runtime/health.js';
-import { HealthChecks } from '../../src/runtime/health-checks.js';
+import { HealthChecks, MIN_CHECK_INTERVAL_MS } from '../../src/runtime/health-checks.js';
 import { ProviderSlots } from '../../src/runtime/provider-slots.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import type { ProviderInstance } from '../../src/runtime/providers/types.js';
@@ -50,5 +50,41 @@ describe('provider slots: instances follow the serving snapshot', () => {
     for (const t of v1.tools) slots.of(v1, t);
     await slots.close();
     expect(log.sort()).toEqual(['close retiring.y', 'close x']);
+  });
+});
+
+describe('scheduled health checks', () => {
+  it('run at most once a second whatever the interval, and never two at once for one provider', async () => {
+    vi.useFakeTimers();
+    try {
+      const health = new HealthBook();
+      const checks = new HealthChecks(health, Date.now);
+      let started = 0;
+      let release: (() => void) | undefined;
+      const instance: ProviderInstance = {
+        name: 'p',
+        type: 'rec',
+        call: async () => null,
+        healthCheckIntervalSec: 0.001,
+        // a check that ignores its abort and hangs until released
+        check: () => {
+          started++;
+          return new Promise((resolve) => (release = () => resolve({ healthy: true })));
+        },
+      };
+      checks.schedule(tool('t'), 'p', instance);
+      expect(started).toBe(1);
+      await vi.advanceTimersByTimeAsync(MIN_CHECK_INTERVAL_MS * 5);
+      // still the first: the later ticks found it running
+      expect(started).toBe(1);
+      release?.();
+      await vi.advanceTimersByTimeAsync(MIN_CHECK_INTERVAL_MS * 3 - 1);
+      // once a second, not once a millisecond
+      expect(started).toBeGreaterThanOrEqual(2);
+      expect(started).toBeLessThanOrEqual(4);
+      await checks.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

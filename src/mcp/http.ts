@@ -5,7 +5,8 @@
  * session. The handler checks what the SDK transport does not: the session
  * header and its owner, the session caps (./sessions.ts), the body size
  * (chunked too, ./body.ts) and JSON, and that a session starts with
- * `initialize`. A client that goes away mid-request is one quiet `warn`
+ * `initialize`. The open `GET` event stream is held to its credential
+ * (./stream-credential.ts). A client that goes away mid-request is one quiet `warn`
  * line (./client-abort.ts); any other failure is a 500 and goes to
  * `onError`. Its `direct()` lane answers a POST to an open session read
  * straight off a socket (the server's `/mcp` socket lane, ./direct-post.ts)
@@ -14,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { ErrorCode, isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../model/errors.js';
 import { CallError } from '../runtime/errors.js';
 import { grantsKey, type Principal } from '../runtime/identity/principal.js';
@@ -25,6 +26,7 @@ import { DirectLane, laneRequest, type HeaderLookup } from './direct-post.js';
 import { createGatewayServer, type Gateway, type GatewayOptions } from './server.js';
 import { SessionTable, type SessionLimits } from './sessions.js';
 import { sessionMetrics } from './session-metrics.js';
+import { StreamCredential, type Recheck } from './stream-credential.js';
 
 /** A Streamable HTTP endpoint's options: the gateway's, with a default persona, the request checks and the session limits. */
 export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'agent' | 'principal'> {
@@ -40,6 +42,13 @@ export interface McpHttpOptions extends Omit<GatewayOptions, 'persona' | 'agent'
   maxBodyBytes?: number;
   /** Session caps and idle expiry. @default 16 per principal, 256 in all, closed after 900 s idle */
   sessions?: SessionLimits;
+  /**
+   * Every how many ms the credential of an open `GET` event stream is
+   * authenticated again (with {@link McpRequestContext.recheck}), besides
+   * before each message sent on it and at the credential's expiry: the bound
+   * on how long a revoked API key keeps a silent stream. @default 60000
+   */
+  streamRecheckMs?: number;
   /**
    * A request failed inside the handler: a toolcap bug, answered 500. A
    * client that went away is not one: it goes to `warn` as one line.
@@ -66,6 +75,14 @@ export interface McpRequestContext {
    * connection). @default the request's signal
    */
   hangUp?: AbortSignal;
+  /**
+   * Authenticates this request's credential again (as the route did), for a
+   * `GET` event stream that stays open: the stream ends when it no longer
+   * authenticates as {@link principal} under the same grants (and a refused
+   * API key ends the session). Absent: the stream is not watched (no
+   * authentication).
+   */
+  recheck?: Recheck | undefined;
 }
 
 /** The ids of the requests (not notifications or responses) in a parsed POST body: one message or a batch. */
@@ -117,6 +134,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   gateway: Gateway;
   lane: DirectLane;
+  /** The credential watch of the session's `GET` event stream. */
+  credential: StreamCredential;
 }
 
 /** A JSON-RPC error answer with no id, as the transport gives its own. */
@@ -163,8 +182,12 @@ export const MAX_BATCH = 10;
  * app.all('/mcp', (c) => mcp(c.req.raw, { principal }));
  */
 export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
-  const { persona: defaultPersona, agent: defaultAgent, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, onError, ...gatewayOptions } = options;
-  const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway }) => void gateway.close().catch(() => undefined));
+  const { persona: defaultPersona, agent: defaultAgent, allowedHosts, allowedOrigins, maxBodyBytes, sessions: limits, streamRecheckMs, onError, ...gatewayOptions } = options;
+  const sessions = new SessionTable<Session>(limits ?? {}, ({ gateway, credential }) => {
+    credential.close();
+    void gateway.close().catch(() => undefined);
+  });
+  const recheckMs = streamRecheckMs ?? 60_000;
   const maxBody = maxBodyBytes ?? 4 * 1024 * 1024;
   const counted = sessionMetrics(gatewayOptions.runtime.metrics);
   const untrack = counted.track('streamable_http', () => sessions.size);
@@ -190,7 +213,7 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       // server-initiated messages (list_changed, elicitation) use the session's GET stream
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        sessions.add(id, principal?.id, { transport, gateway, lane }, principal ? grantsKey(principal) : undefined);
+        sessions.add(id, principal?.id, { transport, gateway, lane, credential }, principal ? grantsKey(principal) : undefined);
         counted.opened('streamable_http');
       },
       ...(allowedHosts || allowedOrigins
@@ -200,7 +223,28 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     // the SDK keeps every answered JSON-mode POST until the session ends (answered-streams.ts)
     releaseAnsweredStreams(transport);
     const lane = new DirectLane(transport);
+    const credential = new StreamCredential(recheckMs, ({ outcome, closeSession }) => {
+      transport.closeStandaloneSSEStream();
+      // a token's stream ends quietly (its client renews the token and opens it again); a refused key ends the session
+      if (!closeSession) return;
+      options.warn?.(`mcp: the session of "${principal?.id ?? ''}" ended: its API key no longer authenticates (${outcome.code}).`);
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      void gateway.close().catch(() => undefined);
+    });
+    // what the server sends on its own (list_changed, an elicitation request) goes out on the GET stream: only while the
+    // credential that opened the stream still authenticates; answers to POSTed requests are not the stream's
+    const sendOn = transport.send.bind(transport);
+    transport.send = async (message, sendOptions) => {
+      const standalone = sendOptions?.relatedRequestId === undefined && !isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message);
+      if (standalone && !(await credential.allows())) {
+        // a request (an elicitation) fails at once rather than wait for an answer that cannot come
+        if (isJSONRPCRequest(message)) throw new Error("The session's event stream ended: its credential no longer authenticates.");
+        return;
+      }
+      return sendOn(message, sendOptions);
+    };
     transport.onclose = () => {
+      credential.close();
       lane.close();
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
@@ -276,6 +320,19 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
     return allowedOrigins !== undefined && allowedOrigins.length > 0 && !!origin && !allowedOrigins.includes(origin);
   };
 
+  /**
+   * An opened `GET` event stream held to its credential ({@link StreamCredential}):
+   * watched while its body is read, no longer once it ends (closed by either side).
+   */
+  const watched = (session: Session, response: Response, principal: Principal, recheck: Recheck): Response => {
+    if (response.status !== 200 || response.body === null) return response;
+    const end = session.credential.watch(recheck, principal);
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    // a client that goes away cancels `readable`, which errors the pipe and cancels the transport's stream
+    response.body.pipeTo(writable).then(end, end);
+    return new Response(readable, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+
   /** A POST to `session` read off a socket: on the lane when it can take it, else through the transport as the handler does. */
   const postDirect = async (sessionId: string, session: Session, post: DirectPost): Promise<DirectAnswer> => {
     const headerRequest = () => new Request(post.url, { method: 'POST', headers: Object.entries(post.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]])) });
@@ -314,7 +371,10 @@ export function mcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
         // another principal's session, or this principal's under other grants, is answered as an unknown one
         const session = sessions.get(sessionId, principal?.id, principal ? grantsKey(principal) : undefined);
         if (!session) return jsonRpcError(404, -32001, 'Session not found: it was closed, expired or never existed. Initialize a new one.');
-        if (request.method !== 'POST') return await sessions.use(sessionId, () => session.transport.handleRequest(request));
+        if (request.method !== 'POST') {
+          const response = await sessions.use(sessionId, () => session.transport.handleRequest(request));
+          return request.method === 'GET' && principal !== undefined && context.recheck !== undefined ? watched(session, response, principal, context.recheck) : response;
+        }
         const read = await readJson(request, context.lengthHeld === true);
         if (read instanceof Response) return read;
         // a request under the id of a lane request whose client went away is not held behind it (DirectLane.supersede)

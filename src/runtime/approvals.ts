@@ -79,6 +79,12 @@ export interface ApprovalsOptions {
   policy: ApprovalPolicy;
   /** Applied to every audit detail before writing (error outcomes come redacted with their CallError). */
   redact: <T>(value: T) => T;
+  /**
+   * The arguments of an approval as every view shows them (its approvers,
+   * its requester): the values the tool's input schema marks sensitive
+   * masked. The stored record keeps them whole: approving runs exactly those.
+   */
+  shownArguments: (record: ApprovalRecord) => unknown;
 }
 
 /**
@@ -95,6 +101,11 @@ export class Approvals {
 
   constructor(options: ApprovalsOptions) {
     this.#o = options;
+  }
+
+  /** The record as callers see it: no internal tool key, sensitive arguments masked (the one place a view is made). */
+  #view(record: ApprovalRecord): ApprovalView {
+    return { ...view(record), arguments: this.#o.shownArguments(record) };
   }
 
   /**
@@ -119,7 +130,7 @@ export class Approvals {
       );
       if (same) {
         this.#o.metrics.approvals.inc({ event: 'deduplicated', tool: tool.name });
-        return view(same);
+        return this.#view(same);
       }
       return this.#create(tool, args, reason, callId, requester, codeHash);
     })();
@@ -160,11 +171,11 @@ export class Approvals {
       store.appendAudit({ at: record.createdAt, kind: 'call.pending_approval', tool: tool.name, callId, persona: record.persona, actor: record.requestedBy, detail: { approvalId: record.id, reason } }),
     );
     metrics.approvals.inc({ event: 'requested', tool: tool.name });
-    return view(record);
+    return this.#view(record);
   }
 
   async list(query: ApprovalQuery = {}): Promise<ApprovalView[]> {
-    return (await must(() => this.#o.store.listApprovals(query))).map(view);
+    return (await must(() => this.#o.store.listApprovals(query))).map((r) => this.#view(r));
   }
 
   /** Settled here, and settled elsewhere: what the cluster sync sends and receives (approval-waits.ts). */
@@ -178,7 +189,7 @@ export class Approvals {
   }
 
   async get(id: string): Promise<ApprovalView> {
-    return view(await this.#pending(id, false));
+    return this.#view(await this.#pending(id, false));
   }
 
   /**
@@ -235,7 +246,7 @@ export class Approvals {
   async deny(id: string, decision: Decision): Promise<ApprovalView> {
     const record = await this.#pending(id, true);
     this.#o.policy.check(record, decision, 'deny');
-    return view(await this.#decide(record, 'denied', decision));
+    return this.#view(await this.#decide(record, 'denied', decision));
   }
 
   /**
@@ -253,8 +264,8 @@ export class Approvals {
       const marked = await must(() => store.updateApproval(a.id, 'approved', { status: 'interrupted', note }));
       if (!marked) continue; // settled meanwhile
       await must(() => store.appendAudit({ at, kind: 'approval.interrupted', tool: a.tool, callId: callIdOf(a.id), persona: a.persona, actor: null, detail: { approvalId: a.id, note } }));
-      this.#waits.notify(view(marked));
-      out.push(view(marked));
+      this.#waits.notify(this.#view(marked));
+      out.push(this.#view(marked));
     }
     return out;
   }
@@ -271,8 +282,8 @@ export class Approvals {
       done = (await this.#o.store.updateApproval(approved.id, 'approved', { status, result, outcome })) ?? (await this.#o.store.updateApproval(approved.id, 'interrupted', { status, result, outcome }));
     });
     const settled = { ...approved, status, result, outcome };
-    this.#waits.notify(view(done ?? settled));
-    return view(done ?? (marked || status === 'failed' ? settled : approved));
+    this.#waits.notify(this.#view(done ?? settled));
+    return this.#view(done ?? (marked || status === 'failed' ? settled : approved));
   }
 
   /** The stored approval, or APPROVAL_NOT_FOUND; with `pending`, APPROVAL_CONFLICT unless it is still pending. */
@@ -298,7 +309,7 @@ export class Approvals {
     const detail = this.#o.redact({ approvalId: record.id, note: d.note ?? null, ...(d.channel ? { via: d.channel } : {}) });
     await must(() => store.appendAudit({ at, kind: `approval.${status}`, tool: record.tool, callId: callIdOf(record.id), persona: record.persona, actor: by, detail }));
     metrics.approvals.inc({ event: status, tool: record.tool });
-    this.#waits.notify(view(updated));
+    this.#waits.notify(this.#view(updated));
     return updated;
   }
 

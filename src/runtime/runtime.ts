@@ -24,7 +24,7 @@ import { toolKey } from '../model/tool-key.js';
 import { errorMessage } from '../model/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Snapshot } from '../registry/snapshot.js';
-import type { ApprovalStatus, InterruptedCall, Store } from '../store/types.js';
+import type { ApprovalRecord, ApprovalStatus, InterruptedCall, Store } from '../store/types.js';
 import { Admission } from './admission.js';
 import { ApprovalPolicy, type Decision } from './approval-policy.js';
 import { approvalReason, type ApprovalRule } from './approval-rules.js';
@@ -35,6 +35,7 @@ import { CallJournal } from './call-journal.js';
 import { codeHash } from './code-hash.js';
 import { credentialRefusal } from './credentials.js';
 import type { Redactor } from './containment/redact.js';
+import { HIDDEN_MASK, shownArguments } from './containment/recorded-arguments.js';
 import { CallError, redactCallError, tellsOfHealth, type CallErrorCode } from './errors.js';
 import { HealthBook } from './health.js';
 import { HealthChecks } from './health-checks.js';
@@ -151,7 +152,20 @@ export class Runtime {
     });
     const ttlMs = (options.approvalTtlSec ?? 3600) * 1000;
     const redact = <T>(value: T): T => this.redactor.redact(value);
-    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs, clock: this.#clock, warn, policy: this.#policy, redact });
+    this.#approvals = new Approvals({ store: this.store, metrics: this.metrics, ttlMs, clock: this.#clock, warn, policy: this.#policy, redact, shownArguments: (record) => this.#shownArguments(record) });
+  }
+
+  /**
+   * An approval's arguments as its views show them: masked by the input
+   * schema of the tool version it was asked for (its key, in the serving
+   * snapshot). A tool no longer served cannot say which are sensitive: every
+   * value is hidden then (such an approval is void if approved anyway).
+   */
+  #shownArguments(record: ApprovalRecord): unknown {
+    const tool = this.#registry.snapshot().byKey.get(record.toolKey);
+    if (tool) return shownArguments(tool.inputSchema, record.arguments);
+    const args = record.arguments;
+    return typeof args === 'object' && args !== null && !Array.isArray(args) ? Object.fromEntries(Object.keys(args).map((k) => [k, HIDDEN_MASK])) : HIDDEN_MASK;
   }
 
   /** The redactor of what leaves the runtime now (the option's, else the serving catalog's default). */

@@ -8,6 +8,7 @@
  */
 import { Hono, type Handler, type MiddlewareHandler } from 'hono';
 import type { McpHttpHandler } from '../mcp/http.js';
+import type { Recheck } from '../mcp/stream-credential.js';
 import type { RankWeights } from '../query/rank.js';
 import { NO_HEALTH, type HealthSource } from '../query/views.js';
 import type { Registry } from '../registry/registry.js';
@@ -33,8 +34,10 @@ export interface ApiOptions {
    * The MCP gateway's Streamable HTTP handler, served at `/mcp`; it is told
    * the authenticated principal. One with a `direct` lane (`mcpHttpHandler`'s)
    * answers POSTs to its open sessions straight off the socket under `listen()`.
+   * A GET (the session's event stream) is also given `recheck`, which
+   * authenticates its credential again, so the stream can end with it.
    */
-  mcp?: ((request: Request, context: { principal?: Principal; lengthHeld?: boolean; hangUp?: AbortSignal }) => Promise<Response>) & Partial<Pick<McpHttpHandler, 'direct'>>;
+  mcp?: ((request: Request, context: { principal?: Principal; lengthHeld?: boolean; hangUp?: AbortSignal; recheck?: Recheck }) => Promise<Response>) & Partial<Pick<McpHttpHandler, 'direct'>>;
   /**
    * Who is asking. Every route but `/health`, `/openapi.json` and
    * `/.well-known/oauth-protected-resource` needs a principal whose roles

@@ -81,13 +81,14 @@ export interface IdentityApi {
 export const HOST = new URL(BASE).host;
 export const ORIGIN = new URL(BASE).origin;
 
-/** Build the app; `runtime` and `api` options are merged over the defaults. */
-export async function identityApi(runtimeOptions: Partial<RuntimeOptions> = {}, apiOptions: ApiOptions = {}): Promise<IdentityApi> {
+/** Build the app; `runtime` and `api` options are merged over the defaults; `files` are written into the manifest folder (more tools). */
+export async function identityApi(runtimeOptions: Partial<RuntimeOptions> = {}, apiOptions: ApiOptions = {}, files: Record<string, string> = {}): Promise<IdentityApi> {
   const root = folder('toolcap-identity-');
   const manifests = join(root, 'examples', 'manifests', 'toolcap');
   mkdirSync(manifests, { recursive: true });
   cpSync('examples/manifests/toolcap', manifests, { recursive: true });
   writeFileSync(join(manifests, 'scoped.yaml'), SCOPED);
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(manifests, file), text);
   const learned = new LearnedTools();
   const registry = new Registry({ paths: [manifests, learned.layer()] });
   await registry.start();

@@ -1,5 +1,7 @@
 /**
- * Which argument values a call may record (audit rows, spans, logs): only
+ * Which argument values a call may record (audit rows, spans, logs), and
+ * how arguments are shown where they are shown whole (an approval,
+ * {@link shownArguments}). Recorded: only
  * the fields the manifest names in `observability.traceAttrs`, and never a
  * parameter its input schema marks sensitive, at any depth of a recorded
  * value. Values still go through the redactor (./redact.ts) before writing,
@@ -66,6 +68,65 @@ export function recordedArguments(tool: Pick<Tool, 'observability' | 'inputSchem
     if (kept !== undefined) out[name] = kept;
   }
   return out;
+}
+
+/** What a sensitive argument value shows as where arguments are shown whole (an approval to its approvers). */
+export const SENSITIVE_MASK = '[SENSITIVE]';
+/** What every argument value shows as when the tool's schema is no longer known (which are sensitive cannot be told). */
+export const HIDDEN_MASK = '[HIDDEN]';
+
+/** The schemas that say what property `name` of an object is: its own, `additionalProperties`, and those of `allOf`/`anyOf`/`oneOf` branches. */
+function propertySchemas(schema: Schema | undefined, name: string, depth: number): unknown[] {
+  if (!schema || depth >= MAX_REDACT_DEPTH) return [];
+  const own = asSchema(schema['properties'])?.[name];
+  const out: unknown[] = own !== undefined ? [own] : schema['additionalProperties'] !== undefined ? [schema['additionalProperties']] : [];
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) for (const branch of branches) out.push(...propertySchemas(asSchema(branch), name, depth + 1));
+  }
+  return out;
+}
+
+/** The schemas of the items of an array, with those of `allOf`/`anyOf`/`oneOf` branches. */
+function itemSchemas(schema: Schema | undefined, depth: number): unknown[] {
+  if (!schema || depth >= MAX_REDACT_DEPTH) return [];
+  const out: unknown[] = schema['items'] !== undefined ? [schema['items']] : [];
+  for (const key of ['allOf', 'anyOf', 'oneOf']) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) for (const branch of branches) out.push(...itemSchemas(asSchema(branch), depth + 1));
+  }
+  return out;
+}
+
+/** `value` with every part one of `schemas` marks sensitive replaced by {@link SENSITIVE_MASK} (a copy). */
+function mask(value: unknown, schemas: unknown[], depth: number): unknown {
+  if (schemas.some(isSensitiveSchema)) return SENSITIVE_MASK;
+  if (typeof value !== 'object' || value === null) return value;
+  // past the depth a schema is followed, nothing is shown: what lies there cannot be told apart
+  if (depth >= MAX_REDACT_DEPTH) return '[Truncated]';
+  const objects = schemas.map(asSchema).filter((s): s is Schema => s !== undefined);
+  if (Array.isArray(value)) {
+    const items = objects.flatMap((s) => itemSchemas(s, 0));
+    return value.map((item) => mask(item, items, depth + 1));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = mask(v, objects.flatMap((s) => propertySchemas(s, k, 0)), depth + 1);
+  return out;
+}
+
+/**
+ * The arguments of a call as shown whole to people who review it (an
+ * approval's approvers; the requester too): every value its input schema
+ * marks sensitive ({@link isSensitiveSchema}, at any depth, in `allOf`,
+ * `anyOf` and `oneOf` branches too) is {@link SENSITIVE_MASK}. Keys stay,
+ * so the reviewer sees that a secret was given and where. `$ref`s are not
+ * followed, as for recorded arguments.
+ * @example
+ * shownArguments({ properties: { token: { type: 'string', 'x-sensitive': true } } }, { repo: 'acme/api', token: 'ghp_…' });
+ * // { repo: 'acme/api', token: '[SENSITIVE]' }
+ */
+export function shownArguments(inputSchema: unknown, args: unknown): unknown {
+  return mask(args, [inputSchema], 0);
 }
 
 /** Largest recorded argument value, in characters: a string, or the JSON text of any other value (spans and audit rows alike). */

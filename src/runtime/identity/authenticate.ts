@@ -33,7 +33,13 @@ export const AUTH_FAILURES = ['UNAUTHENTICATED', 'INVALID_TOKEN', 'EXPIRED', 'RE
  */
 export type AuthFailureCode = (typeof AUTH_FAILURES)[number];
 
-export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; code: AuthFailureCode; message: string };
+/**
+ * A principal, or why there is none. `expiresAt` (ms since the epoch), when
+ * known, is when the credential stops authenticating by itself (an API
+ * key's expiry; a token's `exp` plus the clock tolerance): whoever holds on
+ * to it past a request (an open event stream) checks it again by then.
+ */
+export type AuthOutcome = { ok: true; principal: Principal; expiresAt?: number } | { ok: false; code: AuthFailureCode; message: string };
 
 export interface AuthenticatorOptions {
   /** The `auth` configuration section (defaults filled in here). */
@@ -117,6 +123,7 @@ export class Authenticator {
         ...(record.approves !== null ? { approves: record.approves } : {}),
         via: 'api-key',
       },
+      ...(record.expiresAt !== null ? { expiresAt: Date.parse(record.expiresAt) } : {}),
     };
   }
 
@@ -159,7 +166,9 @@ export class Authenticator {
       throw err;
     }
     const principal = principalFromClaims(payload, oidc, this.config.principals);
-    return 'error' in principal ? fail('INVALID_TOKEN', `The access token was refused: ${principal.error}.`) : { ok: true, principal };
+    if ('error' in principal) return fail('INVALID_TOKEN', `The access token was refused: ${principal.error}.`);
+    // exp is required above; jose refuses the token once exp + tolerance has passed
+    return { ok: true, principal, expiresAt: ((payload['exp'] as number) + oidc.clockToleranceSec) * 1000 };
   }
 
   /** The issuer's key set, made once (discovering its address first when not configured); a failed discovery is retried next time. */

@@ -90,7 +90,8 @@ describe('API keys', () => {
     const { token } = await issue({ expiresAt: new Date(T0 + 60_000).toISOString() });
     const { auth, clock } = withClock();
     clock.now = T0 + 59_999;
-    expect(codeOf(await auth.authenticate(`Bearer ${token}`))).toBe('OK');
+    // and says when: an open event stream ends then
+    expect(await auth.authenticate(`Bearer ${token}`)).toMatchObject({ ok: true, expiresAt: T0 + 60_000 });
     clock.now = T0 + 60_000;
     expect(codeOf(await auth.authenticate(`Bearer ${token}`))).toBe('EXPIRED');
   });

@@ -55,8 +55,11 @@ async function resign(token: string, kid: string, alg = 'RS256'): Promise<string
 
 describe('OIDC access tokens from a real provider', () => {
   it('authenticates a token, mapping claims to a principal (jwks discovered from the issuer)', async () => {
-    const outcome = await authenticator().authenticate(bearer(await main.token('ci-bot')));
-    expect(outcome).toEqual({ ok: true, principal: { id: 'ci-bot', roles: ['caller'], personas: ['atlas'], defaultPersona: 'atlas', via: 'oidc' } });
+    const token = await main.token('ci-bot');
+    const outcome = await authenticator().authenticate(bearer(token));
+    // expiresAt: when it stops authenticating by itself, exp plus the clock tolerance (30 s by default), for an open event stream to end then
+    const { exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    expect(outcome).toEqual({ ok: true, principal: { id: 'ci-bot', roles: ['caller'], personas: ['atlas'], defaultPersona: 'atlas', via: 'oidc' }, expiresAt: (exp + 30) * 1000 });
   });
 
   it('reads roles and personas given as separated strings, and adds static grants by principal id', async () => {
@@ -65,6 +68,7 @@ describe('OIDC access tokens from a real provider', () => {
     expect(outcome).toEqual({
       ok: true,
       principal: { id: 'review-bot', roles: ['approver', 'caller'], personas: ['atlas', 'ops', 'intern'], approves: { personas: ['atlas'], tools: ['files.*'] }, via: 'oidc' },
+      expiresAt: expect.any(Number),
     });
   });
 

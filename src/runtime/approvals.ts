@@ -105,7 +105,8 @@ export class Approvals {
 
   /** The record as callers see it: no internal tool key, sensitive arguments masked (the one place a view is made). */
   #view(record: ApprovalRecord): ApprovalView {
-    return { ...view(record), arguments: this.#o.shownArguments(record) };
+    // the sensitive values masked by the schema, then the token shapes and known secrets as in every other sink
+    return { ...view(record), arguments: this.#o.redact(this.#o.shownArguments(record)) };
   }
 
   /**

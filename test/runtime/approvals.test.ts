@@ -344,3 +344,21 @@ describe('store outages', () => {
     expect((await h.runtime.getApproval(r.approval.id)).status).toBe(status); // never "failed": nobody retries a call that ran
   });
 });
+
+describe('what an approver is shown of the arguments', () => {
+  it('a token-shaped value in an argument the schema does not mark sensitive is redacted in every view; approving runs the real value', async () => {
+    const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    const h = await harness([gatedTool()], { approvalTtlSec: 600 });
+    const seen: unknown[] = [];
+    h.fakes.on('p1', async (args: unknown) => {
+      seen.push(args);
+      return 'ok';
+    });
+    const r = await h.runtime.call('notes.append', { line: `use ${token}` });
+    if (r.status !== 'pending_approval') throw new Error('expected a pending approval');
+    const views = [r.approval, await h.runtime.getApproval(r.approval.id), ...(await h.runtime.listApprovals())];
+    for (const v of views) expect(JSON.stringify(v.arguments)).not.toContain(token.slice(0, 10));
+    await h.runtime.approve(r.approval.id, { by: 'reviewer' });
+    expect(JSON.stringify(seen)).toContain(token);
+  });
+});

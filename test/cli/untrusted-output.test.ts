@@ -4,7 +4,8 @@
  * caller's name, an approval's reason, audit details, a server's problem
  * detail, task titles a tool returned. Printed raw, an ANSI escape (ESC,
  * or the one-byte CSI U+009B that JSON leaves as it is) rewrote the
- * operator's terminal and a newline forged a line. Every such text is
+ * operator's terminal, a newline forged a line and a bidi override (U+202E,
+ * which JSON leaves as it is) showed a value reversed. Every such text is
  * redacted and written as one line, its control characters escaped.
  */
 import { createServer, type Server } from 'node:http';
@@ -24,7 +25,8 @@ const CLEAR = '\u001b[2J\u001b[H';
 const CSI = '\u009b2J';
 const FORGED = 'toolcap: approval apr_1 approved by admin';
 const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
-const EVIL = `ok${CLEAR}${CSI}\n${FORGED}\r\u2028 ${TOKEN}`;
+const RLO = '\u202e';
+const EVIL = `ok${CLEAR}${CSI}\n${FORGED}\r\u2028${RLO} ${TOKEN}`;
 
 function capture(): CliIO & { out: () => string } {
   let text = '';
@@ -33,7 +35,7 @@ function capture(): CliIO & { out: () => string } {
 
 /** Nothing a terminal acts on, no forged line, no token. */
 function expectInert(text: string) {
-  expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+  expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
   expect(text.split('\n')).not.toContain(FORGED);
   expect(text).not.toContain(TOKEN);
 }

@@ -75,6 +75,8 @@ describe('untrusted text on the terminal', () => {
   it('printResult and printError: a pending approval\'s reason, a failure\'s message, the result\'s text', () => {
     const io = capture();
     printResult({ status: 'pending_approval', approval: { id: 'apr_1', reason: EVIL } } as unknown as CallResult, io, false, '');
+    // a server's answer (--server) names the approval: its id is repeated in the commands suggested
+    printResult({ status: 'pending_approval', approval: { id: `apr_2${CLEAR}${CSI}\n${FORGED}`, reason: 'r' } } as unknown as CallResult, io, false, '');
     printResult({ status: 'ok', tool: 't', provider: EVIL, durationMs: 1, attempts: 1, skipped: [EVIL], result: { text: `a${CSI}` } } as unknown as CallResult, io, false, '');
     printError(new CallError('PROVIDER_ERROR', EVIL), io, false);
     expectInert(io.out());

@@ -189,6 +189,8 @@ describe('commands over a hostile catalog print nothing a terminal acts on', () 
     ['list', () => ['list', '--config', config], /evil\.read@px\\u001b\[2J/],
     ['search --explain', () => ['search', '--config', config, '--explain', '--query', 'delete the thing'], /safer alternatives: evil\.read, altx\\u001b/],
     ['search', () => ['search', '--config', config, '--query', 'look up the thing'], /evil\.read@px\\u001b/],
+    ['oauth status', () => ['oauth', 'status', '--config', config], /svcx\\u001b/],
+    ['oauth connect (no such service)', () => ['oauth', 'connect', 'evil.write', '--service', 'nope', '--config', config], /svcx\\u001b/],
     ['call (pending approval)', () => ['call', 'evil.send', '--args', JSON.stringify({ q: HOSTILE }), '--config', config]],
     ['approvals list', () => ['approvals', 'list', '--config', config], /"q": ?"x\\u001b\[2J/],
     ['approvals deny', () => ['approvals', 'deny', state.approval ?? 'none', '--note', HOSTILE, '--config', config], /^Denied /m],

@@ -196,6 +196,8 @@ describe('commands over a hostile catalog print nothing a terminal acts on', () 
     ['approvals deny', () => ['approvals', 'deny', state.approval ?? 'none', '--note', HOSTILE, '--config', config], /^Denied /m],
     ['approvals show', () => ['approvals', 'show', state.approval ?? 'none', '--config', config], /\\u001b\[2J/],
     ['audit', () => ['audit', '--config', config], /\\u001b\[2J/],
+    ['tools upsert (not JSON)', () => ['tools', 'upsert', join(root, 'broken.json'), '--config', config], /not a readable JSON tool entry: .*\\u001b/],
+    ['tools upsert (invalid tool)', () => ['tools', 'upsert', join(root, 'invalid.json'), '--config', config], /UNKNOWN_FIELD: Unknown field "kx\\u001b/],
     ['tools learned', () => ['tools', 'learned', '--config', config]],
   ];
 

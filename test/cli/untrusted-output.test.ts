@@ -174,7 +174,7 @@ describe('commands over a hostile catalog print nothing a terminal acts on', () 
     }));
     config = join(root, 'toolcap.config.yaml');
     writeFileSync(config, 'sources: [manifests/]\nstore:\n  path: .toolcap/toolcap.db\nmcp:\n  enabled: true\n');
-    // MCP Registry entries (server.json): two entries, and one whose name gives no valid key
+    // MCP Registry entries (server.json): two entries, and one alone (its name goes into the edited config's comment)
     writeFileSync(join(root, 'two.json'), JSON.stringify([{ name: `io.github.a/b${HOSTILE}`, packages: [{ registryType: 'npm', identifier: 'x' }] }, { name: 'io.github.a/c', packages: [{ registryType: 'npm', identifier: 'y' }] }]));
     writeFileSync(join(root, 'one.json'), JSON.stringify({ name: `io.github.a/b${HOSTILE}`, packages: [{ registryType: 'npm', identifier: 'x' }] }));
     // a learned tool entry someone sent: not JSON (its text is quoted by the parser), and JSON that is not a valid tool
@@ -199,6 +199,8 @@ describe('commands over a hostile catalog print nothing a terminal acts on', () 
     ['tools upsert (not JSON)', () => ['tools', 'upsert', join(root, 'broken.json'), '--config', config], /not a readable JSON tool entry: .*\\u001b/],
     ['tools upsert (invalid tool)', () => ['tools', 'upsert', join(root, 'invalid.json'), '--config', config], /UNKNOWN_FIELD: Unknown field "kx\\u001b/],
     ['tools learned', () => ['tools', 'learned', '--config', config]],
+    ['mcp add (two entries)', () => ['mcp', 'add', join(root, 'two.json'), '--dry-run', '--config', config], /\\u001b/],
+    ['mcp add --dry-run (the edited config quotes the entry)', () => ['mcp', 'add', join(root, 'one.json'), '--dry-run', '--config', config]],
   ];
 
   it.each(rows)('%s', { timeout: 30_000 }, async (_label, argv, reached) => {

@@ -50,10 +50,12 @@ export function printResult(r: CallResult, io: CliIO, json: boolean | undefined,
     return code;
   }
   if (r.status === 'pending_approval') {
-    io.stdout(`Waiting for approval ${untrusted(r.approval.id, redactor)}: ${untrusted(r.approval.reason, redactor)}.\n`);
+    // with --server the id is the server's answer: escaped in the suggested commands too, not only in the first line
+    const id = untrusted(r.approval.id, redactor);
+    io.stdout(`Waiting for approval ${id}: ${untrusted(r.approval.reason, redactor)}.\n`);
     const toolcap = invocation();
-    io.stdout(`  approve (runs exactly this call): ${toolcap} approvals approve ${r.approval.id}${target}\n  deny:                             ${toolcap} approvals deny ${r.approval.id}${target}\n`);
-    io.stdout(`  status and outcome:               ${toolcap} approvals show ${r.approval.id}${target}\n`);
+    io.stdout(`  approve (runs exactly this call): ${toolcap} approvals approve ${id}${target}\n  deny:                             ${toolcap} approvals deny ${id}${target}\n`);
+    io.stdout(`  status and outcome:               ${toolcap} approvals show ${id}${target}\n`);
     io.stderr(`toolcap: nothing ran yet; exit ${EXIT.PENDING_APPROVAL} means waiting for approval\n`);
     return code;
   }

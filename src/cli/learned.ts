@@ -15,7 +15,7 @@ import { InvalidLearnedTool, type LearnedToolInfo, type LearnedWrite } from '../
 import type { Toolcap } from '../host.js';
 import { request } from './client.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { untrusted } from './terminal.js';
 import { openToolcap, readPlan } from './open.js';
 import { resolveConfigFlag, type LoadFlags } from './shared.js';
@@ -27,11 +27,15 @@ export interface LearnedFlags extends LoadFlags {
   json?: boolean;
 }
 
-/** One finding as a line: `file:line:column pointer CODE message`. */
+/**
+ * One finding as a line: `file:line:column pointer CODE message` (and its hint on the next). The pointer and
+ * message quote the entry (its keys and values), which anyone may have written: each line escaped ({@link logLine}).
+ */
 export function findingLine(file: string, f: LocatedFinding): string {
   const where = f.file ?? file;
   const pos = f.line !== undefined ? `:${f.line}${f.column !== undefined ? `:${f.column}` : ''}` : '';
-  return `${where}${pos} ${f.pointer !== undefined ? `${f.pointer || '/'} ` : ''}${f.severity} ${f.code}: ${f.message}${f.hint ? `\n  hint: ${f.hint}` : ''}`;
+  const line = logLine(`${where}${pos} ${f.pointer !== undefined ? `${f.pointer || '/'} ` : ''}${f.severity} ${f.code}: ${f.message}`);
+  return f.hint ? `${line}\n${logLine(`  hint: ${f.hint}`)}` : line;
 }
 
 function printWrite(what: string, w: LearnedWrite, io: CliIO, json: boolean | undefined): ExitCode {
@@ -56,7 +60,7 @@ async function local(paths: string[], flags: LearnedFlags, io: CliIO, body: (t: 
     }
     return await body(toolcap, principal.id);
   } catch (error) {
-    io.stderr(`toolcap: ${errorMessage(error)}\n`);
+    io.stderr(`toolcap: ${untrusted(errorMessage(error), toolcap.runtime.redactor)}\n`);
     return EXIT.FINDINGS;
   } finally {
     await toolcap.close();
@@ -76,7 +80,8 @@ export async function learnedUpsertCommand(file: string, paths: string[], flags:
     text = readFileSync(file, 'utf8');
     entry = JSON.parse(text);
   } catch (error) {
-    io.stderr(`toolcap: ${file}: not a readable JSON tool entry: ${errorMessage(error)}\n`);
+    // JSON.parse's message quotes the text around the fault
+    io.stderr(`toolcap: ${logLine(`${file}: not a readable JSON tool entry: ${errorMessage(error)}`)}\n`);
     return EXIT.USAGE;
   }
   const idKey = LEARNED_DIALECTS[dialect as keyof typeof LEARNED_DIALECTS]!.idKey;
@@ -95,7 +100,7 @@ export async function learnedUpsertCommand(file: string, paths: string[], flags:
     } catch (error) {
       if (!(error instanceof InvalidLearnedTool)) throw error;
       if (flags.json) io.stdout(`${JSON.stringify({ status: 'error', code: 'INVALID_TOOL', message: error.message, diagnostics: error.findings }, null, 2)}\n`);
-      io.stderr(`toolcap: INVALID_TOOL: ${error.message}\n`);
+      io.stderr(`toolcap: INVALID_TOOL: ${logLine(error.message)}\n`);
       for (const f of error.findings) io.stderr(`${findingLine(file, f)}\n`);
       return EXIT.FINDINGS;
     }

@@ -17,7 +17,7 @@ import { DEFAULT_REGISTRY } from '../config/registry/official.js';
 import { parseServerJson, type RegistryPackage, type ServerJsonResult } from '../config/registry/server-json.js';
 import { errorMessage } from '../model/errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { untrusted } from './terminal.js';
 import { renderDiagnostic } from './render.js';
 
@@ -127,7 +127,7 @@ export async function mcpAddCommand(source: string, flags: McpAddFlags, io: CliI
     // with no entry to add, every finding is the reason (NOT_A_MANIFEST is a warning elsewhere)
     for (const d of matches.length === 0 ? parsed.diagnostics : errors) io.stderr(`${renderDiagnostic(d, sources)}\n`);
     if (matches.length === 0 && wanted !== undefined) io.stderr(`toolcap mcp add: no entry named "${wanted}" in ${parsed.file?.path ?? source}\n`);
-    else if (matches.length > 1) io.stderr(`toolcap mcp add: ${source} holds ${matches.length} entries; name one with --entry <name> (e.g. ${matches[0]!.name})\n`);
+    else if (matches.length > 1) io.stderr(`toolcap mcp add: ${source} holds ${matches.length} entries; name one with --entry <name> (e.g. ${untrusted(matches[0]!.name)})\n`);
     return matches.length === 0 ? EXIT.FINDINGS : EXIT.USAGE;
   }
   const server = matches[0]!;
@@ -144,20 +144,21 @@ export async function mcpAddCommand(source: string, flags: McpAddFlags, io: CliI
   if (!built.draft || problems.some((d) => d.severity === 'error')) return EXIT.FINDINGS;
   const draft = built.draft;
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(draft.name)) {
-    io.stderr(`toolcap mcp add: --name "${draft.name}" must be lowercase letters, digits, "_" or "-"\n`);
+    io.stderr(`toolcap mcp add: --name "${untrusted(draft.name)}" must be lowercase letters, digits, "_" or "-"\n`);
     return EXIT.USAGE;
   }
   const original = readFileSync(configPath, 'utf8');
   const edited = addMcpServer(original, draft, { replace: flags.force === true });
   if ('reason' in edited) {
-    io.stderr(`toolcap mcp add: ${edited.message}\n`);
+    io.stderr(`toolcap mcp add: ${untrusted(edited.message)}\n`);
     return edited.reason === 'exists' ? EXIT.USAGE : EXIT.FINDINGS;
   }
   if (flags.json) io.stdout(`${JSON.stringify({ name: draft.name, entry: draft.entry, via: draft.via, config: draft.value, required: draft.required, notes: draft.notes, written: !flags.dryRun }, null, 2)}\n`);
   if (flags.dryRun) {
     if (!flags.json) {
       printDraft(draft, configPath, false, io);
-      io.stdout(`\n${edited.text}`);
+      // the edited config quotes the entry (its name and package in the comment above it): each line escaped, the lines kept
+      io.stdout(`\n${edited.text.split(/\r?\n/).map(logLine).join('\n')}`);
     }
     return EXIT.OK;
   }

@@ -13,7 +13,8 @@ import { SecretKeyError } from '../runtime/oauth/sealed-box.js';
 import { oauthServiceNames, OAuthSetupError } from '../runtime/oauth/services.js';
 import { connectCommand } from '../runtime/oauth/vault.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
+import { untrusted } from './terminal.js';
 import { openToolcap, readPlan } from './open.js';
 import type { LoadFlags } from './shared.js';
 
@@ -41,7 +42,7 @@ async function withToolcap(paths: string[], flags: LoadFlags, io: CliIO, body: (
   try {
     return await body(toolcap);
   } catch (error) {
-    io.stderr(`toolcap: ${errorMessage(error)}\n`);
+    io.stderr(`toolcap: ${untrusted(errorMessage(error), toolcap.runtime.redactor)}\n`);
     return EXIT.FINDINGS;
   } finally {
     await toolcap.close();
@@ -75,20 +76,23 @@ async function connect(toolcap: Toolcap, name: string, flags: OAuthFlags, io: Cl
         io.stderr(`toolcap: open this URL in a browser to connect "${tool.name}" (waiting ${timeoutSec} s for the redirect to ${redirectUri}):\n`);
         io.stdout(`${url}\n`);
       },
-      onNotice: (message) => io.stderr(`toolcap: ${message}\n`),
+      // quotes the manifest's redirectUrl
+      onNotice: (message) => io.stderr(`toolcap: ${logLine(message)}\n`),
     });
     const { record } = result;
     await audit(toolcap, 'oauth.connected', record.tool, { service: record.service, expiresAt: record.expiresAt, scope: record.scope, refreshToken: record.hasRefreshToken }, io);
     if (flags.json) io.stdout(`${JSON.stringify({ connected: view(record.tool, record.service, record) }, null, 2)}\n`);
-    else io.stderr(`toolcap: connected "${result.tool}" to ${result.service}${record.expiresAt ? `; the access token expires ${record.expiresAt}` : ''}${record.hasRefreshToken ? ' (refresh token kept)' : ''}\n`);
+    else io.stderr(`toolcap: ${logLine(`connected "${result.tool}" to ${result.service}${record.expiresAt ? `; the access token expires ${record.expiresAt}` : ''}${record.hasRefreshToken ? ' (refresh token kept)' : ''}`)}\n`);
     return EXIT.OK;
   } catch (error) {
     if (error instanceof SecretKeyError || error instanceof OAuthSetupError) {
-      io.stderr(`toolcap: ${error.message}\n`);
+      // a setup problem quotes the manifest (service names, URLs, settings)
+      io.stderr(`toolcap: ${logLine(error.message)}\n`);
       return EXIT.USAGE;
     }
     if (error instanceof OAuthConnectError) {
-      io.stderr(`toolcap: connecting "${tool.name}" failed: ${toolcap.runtime.redactor.redactText(error.message)}\n`);
+      // the authorization server's error and error_description, or a token endpoint's answer: redacted, one line
+      io.stderr(`toolcap: connecting "${tool.name}" failed: ${untrusted(error.message, toolcap.runtime.redactor)}\n`);
       return EXIT.FINDINGS;
     }
     throw error;
@@ -141,7 +145,8 @@ async function status(toolcap: Toolcap, name: string | undefined, flags: OAuthFl
     const state = c.connected
       ? `connected${c.expiresAt ? `, expires ${c.expiresAt}` : ''}${c.refreshToken ? ', refresh token kept' : ''}${c.orphan ? ' (no tool in the catalog declares it)' : ''}`
       : `not connected: run ${c.command}`;
-    io.stdout(`${c.tool}  ${c.service}  ${state}\n`);
+    // the service is the manifest's name for it (and the command repeats it): one line, control characters escaped
+    io.stdout(`${logLine(`${c.tool}  ${c.service}  ${state}`)}\n`);
   }
   return EXIT.OK;
 }
@@ -149,7 +154,7 @@ async function status(toolcap: Toolcap, name: string | undefined, flags: OAuthFl
 async function disconnect(toolcap: Toolcap, name: string, flags: OAuthFlags, io: CliIO): Promise<ExitCode> {
   const removed = await toolcap.oauth.disconnect(name, flags.service);
   if (removed > 0) await audit(toolcap, 'oauth.disconnected', name, { service: flags.service ?? '*', removed }, io);
-  const what = flags.service !== undefined ? `"${name}" (service ${flags.service})` : `"${name}"`;
+  const what = logLine(flags.service !== undefined ? `"${name}" (service ${flags.service})` : `"${name}"`);
   io.stderr(removed === 0 ? `toolcap: ${what} had no stored OAuth connection\n` : `toolcap: disconnected ${what}: ${removed} connection(s) forgotten\n`);
   return removed === 0 ? EXIT.FINDINGS : EXIT.OK;
 }

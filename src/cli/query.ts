@@ -14,7 +14,7 @@ import { MAX_QUERY_LENGTH } from '../server/catalog-params.js';
 import { createSnapshot, type Snapshot } from '../registry/snapshot.js';
 import { listTools, searchAnswer, searchTools, type SearchCandidate, type ToolView } from '../query/views.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import type { CliIO } from './io.js';
+import { logLine, type CliIO } from './io.js';
 import { summarize } from './render.js';
 import { exitFor, loadCatalog, printDiagnostics, type LoadFlags } from './shared.js';
 
@@ -112,8 +112,10 @@ export function listCommand(paths: string[], flags: ListFlags, io: CliIO): ExitC
     io.stdout(`${JSON.stringify(page, null, 2)}\n`);
     return EXIT.OK;
   }
-  const width = Math.max(4, ...page.tools.map((t) => t.key.length));
-  for (const view of page.tools) io.stdout(`${view.key.padEnd(width)}  ${effects(view)}\n`);
+  // a key holds the manifest's persona names (free text): one line each, control characters escaped
+  const keys = page.tools.map((t) => logLine(t.key));
+  const width = Math.max(4, ...keys.map((k) => k.length));
+  page.tools.forEach((view, i) => io.stdout(`${keys[i]!.padEnd(width)}  ${logLine(effects(view))}\n`));
   io.stderr(`${page.tools.length} of ${page.total} tools${page.nextCursor !== undefined ? ' (more: raise --limit)' : ''}\n`);
   return EXIT.OK;
 }
@@ -152,7 +154,7 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
     io.stdout(`${JSON.stringify(selection === undefined ? answer : { ...answer, selection }, null, 2)}\n`);
     return EXIT.OK;
   }
-  io.stdout(`intent: ${answer.intent} (confidence ${answer.confidence})${answer.intentEvidence?.length ? `: ${answer.intentEvidence.join('; ')}` : ''}\n`);
+  io.stdout(`${logLine(`intent: ${answer.intent} (confidence ${answer.confidence})${answer.intentEvidence?.length ? `: ${answer.intentEvidence.join('; ')}` : ''}`)}\n`);
   const u = answer.understanding;
   if (u) {
     const notes = [
@@ -161,7 +163,7 @@ export function searchCommand(paths: string[], flags: SearchFlags, io: CliIO): E
       u.avoid.length > 0 ? `rules out: ${u.avoid.join(', ')}` : '',
       u.entities.length > 0 ? `values kept out of the terms: ${u.entities.map((e) => `${e.kind} ${e.text}`).join(', ')}` : '',
     ].filter(Boolean);
-    if (notes.length > 0) io.stdout(`task: ${notes.join('; ')}\n`);
+    if (notes.length > 0) io.stdout(`${logLine(`task: ${notes.join('; ')}`)}\n`);
   }
   if (answer.candidates.length === 0) io.stdout('No tool matches the query.\n');
   for (const c of answer.candidates) io.stdout(describeCandidate(c, flags.explain ?? false));
@@ -177,5 +179,6 @@ function describeCandidate(c: SearchCandidate, explain: boolean): string {
     for (const p of c.penalties ?? []) lines.push(`    -${p.points} ${p.code}: ${p.reason}`);
     if (c.alternatives?.length) lines.push(`    safer alternatives: ${c.alternatives.join(', ')}`);
   }
-  return `${lines.join('\n')}\n`;
+  // the key (persona names), the alternatives and the reasons quote the manifest: one line each, control characters escaped
+  return `${lines.map(logLine).join('\n')}\n`;
 }

@@ -24,8 +24,12 @@ export function untrusted(text: unknown, redactor: Redactor = SHAPES): string {
   return logLine(redactor.redactText(typeof text === 'string' ? text : String(text)));
 }
 
-/** What JSON text leaves raw that a terminal may act on: DEL, C1 (U+009B is CSI), the Unicode line and paragraph separators. */
-const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029]/g;
+/**
+ * What JSON text leaves raw that a terminal may act on: DEL, C1 (U+009B is CSI), the Unicode line and paragraph
+ * separators, and the bidirectional embeddings, overrides and isolates (U+202E shows a value reversed): what
+ * {@link logLine} escapes, but the C0 characters, which JSON escapes itself.
+ */
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * An untrusted value as JSON for the terminal, redacted (deep). JSON escapes

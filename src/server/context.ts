@@ -20,6 +20,7 @@ import type { WebhookOptions } from './webhook-options.js';
 import type { ConsoleOptions } from './console/options.js';
 import { authorize, type ApiAuth, type PrincipalEnv } from './auth.js';
 import { sameOriginGet } from './host-guard.js';
+import type { ParameterProblem } from '../query/params.js';
 import { ApiProblem, badParameters, problem } from './problem.js';
 import { honoPath, type Route } from './route-table.js';
 
@@ -121,11 +122,19 @@ export function singleQueryParameters(route: Route): string[] {
  */
 function singleQuery(names: readonly string[]): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
-    const params = new URL(c.req.url).searchParams;
-    const repeated = names.filter((name) => params.getAll(name).length > 1);
-    if (repeated.length > 0) throw badParameters(repeated.map((name) => ({ parameter: name, message: `"${name}" may be given once.` })));
+    const repeated = repeatedParameters(new URL(c.req.url).searchParams, names);
+    if (repeated.length > 0) throw badParameters(repeated);
     await next();
   };
+}
+
+/**
+ * Which of `names` the query gives more than once, each as a problem naming it: the one check behind the API's
+ * 400 BAD_PARAMETER ({@link singleQueryParameters}) and the console's 400 page for the same mistake.
+ * @example repeatedParameters(new URLSearchParams('status=a&status=b'), ['status']) // [{ parameter: 'status', message: '"status" may be given once.' }]
+ */
+export function repeatedParameters(params: URLSearchParams, names: readonly string[]): ParameterProblem[] {
+  return names.filter((name) => params.getAll(name).length > 1).map((name) => ({ parameter: name, message: `"${name}" may be given once.` }));
 }
 
 /**

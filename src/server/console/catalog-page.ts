@@ -23,7 +23,9 @@ export const PAGE_SIZE = 50;
 /** Candidates a search shows. */
 const SEARCH_LIMIT = 20;
 /** The parameters the form writes (the `/tools` filters the console offers, the query and the page). */
-const FORM_PARAMS = ['q', 'persona', 'mode', 'side_effects', 'max_risk', 'approval', 'provider', 'min_success_rate', 'tag', 'capability', 'offset'] as const;
+/** The parameters the catalog's form and pager use (console.ts refuses those taken once when repeated). */
+export const CATALOG_PARAMS = ['q', 'persona', 'mode', 'side_effects', 'max_risk', 'approval', 'provider', 'min_success_rate', 'tag', 'capability', 'offset'] as const;
+const FORM_PARAMS = CATALOG_PARAMS;
 
 /** Counts by mode and risk of one filtered list, made once per list (the list itself is cached per snapshot and filter). */
 /** Tools by mode and by risk (a silent field counts as its most severe value). */

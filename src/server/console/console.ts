@@ -15,11 +15,12 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { can, type Action } from '../../runtime/identity/principal.js';
-import type { ApiContext } from '../context.js';
+import { repeatedParameters, singleQueryParameters, type ApiContext } from '../context.js';
+import { ROUTES } from '../route-table.js';
 import { ASSETS } from './assets.js';
 import { approvalsEvents, approvalsPage, decide } from './approvals-page.js';
 import { auditPage } from './audit-page.js';
-import { catalogPage } from './catalog-page.js';
+import { CATALOG_PARAMS, catalogPage } from './catalog-page.js';
 import { healthPage } from './health-page.js';
 import { ChangeHistory } from './history.js';
 import { h } from './html.js';
@@ -37,6 +38,20 @@ type Page = (env: PageEnv) => Promise<PageResult> | PageResult;
 
 /** Largest form body, bytes. */
 const FORM_LIMIT = 64 * 1024;
+
+/**
+ * The query parameters each page reads one value of: those its API twin takes once (the route table's, through
+ * the same {@link singleQueryParameters}), and the page's own. Given twice, the page is a 400 naming them, as the
+ * API answers 400 BAD_PARAMETER: `URLSearchParams.get` reads the first value, so `?status=pending&status=denied`
+ * showed the pending queue while whatever read the URL in front (a proxy's rule, a log, a reviewer) saw `denied`.
+ */
+const ONCE = {
+  // the form's filters as /tools and /search take them (persona repeats there, and here)
+  catalog: CATALOG_PARAMS.filter((k) => [...singleQueryParameters(ROUTES.listTools), ...singleQueryParameters(ROUTES.search)].includes(k)),
+  tool: singleQueryParameters(ROUTES.getTool),
+  approvals: [...singleQueryParameters(ROUTES.listApprovals), 'fragment'],
+  audit: [...singleQueryParameters(ROUTES.audit), 'principal', 'outcome', 'from', 'to'],
+} as const;
 
 /** The console as a Hono app, to be mounted at `/`. */
 export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
@@ -71,8 +86,8 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
     return new Response(null, { status: 303, headers: { location: '/ui/login', 'set-cookie': sessions.logout(c.req.raw) } });
   });
 
-  /** A page behind a session and an action; `post` pages check the CSRF token first. */
-  const page = (nav: NavId, action: Action, handler: Page, post = false) => async (c: Context) => {
+  /** A page behind a session and an action; `post` pages check the CSRF token first; a parameter of `once` given twice is a 400. */
+  const page = (nav: NavId, action: Action, handler: Page, post = false, once: readonly string[] = []) => async (c: Context) => {
     const url = new URL(c.req.url);
     const who = await sessions.user(c.req.raw);
     if (!who.ok) {
@@ -84,6 +99,10 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
     const frame = { nav, principal: user.principal, csrf: user.csrf, canSignOut: signIn };
     if (user.principal && !can(user.principal, action)) {
       return html(layout({ ...frame, title: 'Not allowed' }, h`<h1>Not allowed</h1><p>"${user.principal.id}" (roles: ${user.principal.roles.join(', ') || 'none'}) may not ${action}.</p>`), 403, user.setCookie);
+    }
+    const repeated = repeatedParameters(url.searchParams, once);
+    if (repeated.length > 0) {
+      return html(layout({ ...frame, title: 'Bad request' }, h`<h1>Bad request</h1><p class="diag" role="alert">${repeated.map((p) => `${p.parameter}: ${p.message}`).join(' ')} The page did not pick one of the values.</p><p><a href="/">Back to the console</a></p>`), 400, user.setCookie);
     }
     if (post) {
       const form = await c.req.parseBody();
@@ -98,13 +117,13 @@ export function consoleRoutes(ctx: ApiContext, options: ConsoleOptions): Hono {
     return html(layout({ ...frame, title: result.title }, result.body), result.status ?? 200, user.setCookie);
   };
 
-  app.get('/', page('catalog', 'list', catalogPage));
+  app.get('/', page('catalog', 'list', catalogPage, false, ONCE.catalog));
   app.get('/ui', (c) => c.redirect('/', 303));
-  app.get('/ui/tools/:name', page('tool', 'list', toolPage));
-  app.get('/ui/approvals', page('approvals', 'approvals.read.own', approvalsPage));
+  app.get('/ui/tools/:name', page('tool', 'list', toolPage, false, ONCE.tool));
+  app.get('/ui/approvals', page('approvals', 'approvals.read.own', approvalsPage, false, ONCE.approvals));
   app.get('/ui/approvals/events', page('approvals', 'approvals.read.own', approvalsEvents));
   app.post('/ui/approvals/:id/:decision{approve|deny}', page('approvals', 'approvals.decide', decide, true));
-  app.get('/ui/audit', page('audit', 'audit.read', auditPage));
+  app.get('/ui/audit', page('audit', 'audit.read', auditPage, false, ONCE.audit));
   app.get('/ui/health', page('health', 'health.detail', healthPage));
   return app;
 }

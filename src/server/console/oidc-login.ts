@@ -298,10 +298,13 @@ function redirect(location: string, setCookie?: string): Response {
  * browsers count a redirect chain with a cross-site step as cross-site, so
  * the `SameSite=Strict` session cookie would not be sent to `next` and the
  * console would ask to sign in again. The page's own navigation is same-site.
+ * Exported for its test.
  */
-function landing(next: string, who: string): Response {
+export function landing(next: string, who: string): Response {
   const page = layout({ title: 'Signed in', nav: 'login' }, h`<div class="login"><h1>Signed in</h1><p>Signed in as <strong>${who}</strong>.</p><p><a href="${next}">Continue</a></p></div>`);
-  return html(new Safe(page.text.replace('<head>', h`<head><meta http-equiv="refresh" content="0;url=${next}">`.text)), 200);
+  // a function, not a string: `next` may hold `$'` or `$\``, which a replacement string expands into a copy of the page
+  const head = h`<head><meta http-equiv="refresh" content="0;url=${next}">`.text;
+  return html(new Safe(page.text.replace('<head>', () => head)), 200);
 }
 
 /** The page of a failed sign-in. */

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE } from '../helpers.js';
 import { HOST, identityApi, type IdentityApi } from '../identity-fixture.js';
+import { landing } from '../../../src/server/console/oidc-login.js';
 
 /** A port nothing listens on (discard). */
 const DOWN = 'http://127.0.0.1:9';
@@ -65,5 +66,17 @@ describe('the redirect URI comes from the configuration', () => {
     expect(res.status).toBe(303);
     // next is cleaned before it travels; the Host header names nothing here
     expect(res.headers.get('location')).toBe('https://console.example/ui/login/oidc?next=%2F');
+  });
+});
+
+describe('the page a browser sign-in lands on', () => {
+  it.each(["/ui/x$'y", '/ui/x$`y', '/ui/x$&y', '/ui/x$$y'])('refreshes to %s exactly, the page once (a replacement pattern in next is not expanded)', async (next) => {
+    const text = await landing(next, 'alice').text();
+    expect(text.match(/<h1>Signed in<\/h1>/g)).toHaveLength(1);
+    expect(text.match(/http-equiv="refresh"/g)).toHaveLength(1);
+    // the refresh goes where the page's own link goes (both escaped by the same template)
+    const href = /<a href="([^"]*)">Continue<\/a>/.exec(text)?.[1];
+    expect(href).toBeDefined();
+    expect(text).toContain(`content="0;url=${href}"`);
   });
 });

@@ -49,15 +49,17 @@ function processStop(): { signal: AbortSignal; release(): void } {
   };
 }
 
-function describeReload(event: ReloadEvent, io: CliIO): void {
+/** The log lines of a reload (exported for its test). */
+export function describeReload(event: ReloadEvent, io: CliIO): void {
   const at = event.at.slice(11, 19);
   if (event.kind === 'reloaded') {
     const changed = event.changed.length > 0 ? ` (${event.changed.join(', ')})` : '';
-    io.stderr(`[${at}] reloaded: now serving version ${event.version}${changed}\n`);
+    // changed paths are file names from a watched folder: escaped as every log line is
+    io.stderr(`${logLine(`[${at}] reloaded: now serving version ${event.version}${changed}`)}\n`);
   } else if (event.kind === 'failed') {
     const errors = event.diagnostics.filter((d) => d.severity === 'error');
     const what = event.exception ?? (event.unreadable ? 'a path cannot be read' : `${errors.length} error${errors.length === 1 ? '' : 's'}`);
-    io.stderr(`[${at}] reload failed (${what}); still serving version ${event.version}. Fix the files and save again.\n`);
+    io.stderr(`${logLine(`[${at}] reload failed (${what}); still serving version ${event.version}. Fix the files and save again.`)}\n`);
     for (const d of event.diagnostics) if (d.severity === 'error') io.stderr(`${renderDiagnostic(d, new Map())}\n`);
   }
 }

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logLine } from '../../src/cli/io.js';
+import { describeReload } from '../../src/cli/serve.js';
+import type { ReloadEvent } from '../../src/registry/registry.js';
 import { cli, serveCli, type ServedCli } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -117,5 +119,20 @@ describe('what the CLI prints of a manifest is escaped', () => {
     clean(stdout);
     clean(stderr);
     expect(stdout + stderr).not.toMatch(/^toolcap diff: no changes/m);
+  });
+});
+
+describe("serve's reload lines", () => {
+  // a file name in a watched folder and a build's exception text are not toolcap's words: one line each, escaped
+  const NAME = `tools\u001b[2J\n${FORGED}.json`;
+  it.each([
+    ['reloaded', { kind: 'reloaded', at: '2030-01-01T00:00:00.000Z', version: 2, etag: 'e', previousEtag: null, changed: [NAME], diagnostics: [] }],
+    ['failed', { kind: 'failed', at: '2030-01-01T00:00:00.000Z', version: 1, etag: null, changed: [NAME], diagnostics: [], unreadable: false, exception: `boom\r\n${FORGED}\u001b]52;c;ZXZpbA==\u0007` }],
+  ] as const)('%s: no raw control character, no forged line', (_kind, event) => {
+    let err = '';
+    describeReload(event as unknown as ReloadEvent, { stdout: () => undefined, stderr: (t) => (err += t) });
+    expect(err).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(err.split('\n').filter((l) => l.startsWith(FORGED))).toEqual([]);
+    expect(err.trimEnd().split('\n')).toHaveLength(1);
   });
 });

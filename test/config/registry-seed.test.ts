@@ -76,3 +76,19 @@ describe('the MCP Registry seed through server.json import', () => {
     expect(counts).toEqual({ npm: 83, pypi: 53, docker: 26, remote: 5, 'unusable:INVALID_VALUE': 297, 'unparsable:MISSING_FIELD': 7 });
   });
 });
+
+describe('the comment addMcpServer writes above an entry', () => {
+  it.each([
+    ['an ANSI escape', 'acme/evil\u001b[2J'],
+    ['a lone CR (a line break to some YAML readers)', 'acme/evil\rmcp: { servers: {} }'],
+    ['a bidi override', 'acme/\u202eevil'],
+  ])("holds the registry's text escaped: %s", (_label, entry) => {
+    const draft = { name: 'evil', entry, via: 'npm @acme/evil', value: { command: 'npx', args: ['-y', '@acme/evil'] }, required: [], notes: [] };
+    for (const base of ['sources: [m]\n', 'sources: [m]\nmcp:\n  servers:\n    other: { command: x }\n']) {
+      const edited = addMcpServer(base, draft);
+      if ('reason' in edited) throw new Error(edited.message);
+      expect(edited.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      expect(edited.text).toContain('from the MCP Registry: acme/');
+    }
+  });
+});

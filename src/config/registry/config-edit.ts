@@ -7,6 +7,7 @@
  */
 import { Document, isMap, isScalar, parseDocument, visit } from 'yaml';
 import type { ServerConfigDraft } from './server-config.js';
+import { logLine } from '../../model/log-line.js';
 
 /** Why the text could not be edited. */
 export type EditRefusal = { reason: 'unparsable' | 'exists' | 'not-a-mapping'; message: string };
@@ -55,7 +56,10 @@ export function addMcpServer(text: string, draft: ServerConfigDraft, options: { 
 
 /** The comment above a new entry: where it came from, and what to set. */
 function commentOf(draft: ServerConfigDraft): string {
-  return [` from the MCP Registry: ${draft.entry} (${draft.via})`, ...(draft.required.length > 0 ? [` set before starting: ${draft.required.map((r) => r.variable).join(', ')}`] : [])].join('\n');
+  // the registry's words, each comment line escaped: a control character in an entry's name is the registry's, and a
+  // lone CR is a line break to some YAML readers, which would read the rest of the line as config
+  const lines = [` from the MCP Registry: ${draft.entry} (${draft.via})`, ...(draft.required.length > 0 ? [` set before starting: ${draft.required.map((r) => r.variable).join(', ')}`] : [])];
+  return lines.map(logLine).join('\n');
 }
 
 /** `{ env: NAME }` and argument lists on one line each, as a person would write them. */

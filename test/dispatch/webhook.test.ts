@@ -20,6 +20,7 @@ import type { Principal } from '../../src/runtime/identity/principal.js';
 import { ProviderTypes } from '../../src/runtime/providers/provider-types.js';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { createApi } from '../../src/server/app.js';
+import type { WebhookOptions } from '../../src/server/webhook-options.js';
 import { signWebhook } from '../../src/server/webhook-signature.js';
 import { openPostgresStore } from '../../src/store/postgres.js';
 import { openSqliteStore } from '../../src/store/sqlite.js';
@@ -81,6 +82,24 @@ function hook(app: Hono, workflowType: string | undefined, event: Record<string,
   if (signature !== null) headers['x-toolcap-signature'] = signature;
   const query = workflowType === undefined ? '' : `?workflowType=${workflowType}`;
   return getJson(app, `/hooks/${TOOL}${query}`, { method: 'POST', headers, body });
+}
+
+/** The Xena examples' API with these webhook settings over an inbox on a fresh SQLite store; `close` ends it all. */
+async function xenaHooks(webhooks: WebhookOptions): Promise<{ app: Hono; store: Store; close(): Promise<void> }> {
+  const registry = new Registry({ paths: ['examples/manifests/xena'] });
+  expect((await registry.start()).kind).toBe('reloaded');
+  const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
+  const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
+  const app = createApi(registry, { runtime, auth: { authenticate }, webhooks, onError: (e) => console.error(e) });
+  return {
+    app,
+    store,
+    close: async () => {
+      await runtime.close();
+      await store.close();
+      await registry.close();
+    },
+  };
 }
 
 describe.each(BACKENDS)('webhook dispatch through $name', (backend) => {
@@ -193,11 +212,8 @@ describe.each(BACKENDS)('webhook dispatch through $name', (backend) => {
 
 describe('webhook replay within the tolerance window', () => {
   it('a captured signed request sent again with an X-Toolcap-Event-Id header of the replayer\'s choosing is a duplicate, not a second dispatch', async () => {
-    const registry = new Registry({ paths: ['examples/manifests/xena'] });
-    expect((await registry.start()).kind).toBe('reloaded');
-    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
-    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
-    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => NOW }, onError: (e) => console.error(e) });
+    const api = await xenaHooks({ tools: { [TOOL]: { secret: SECRET } }, now: () => NOW });
+    const { app, store } = api;
     try {
       // what an eavesdropper captured: the body, its timestamp and its signature (no event id in the body)
       const body = JSON.stringify({ workflowId: `wire-${run}`, action: 'refund', amount: 100 });
@@ -210,21 +226,16 @@ describe('webhook replay within the tolerance window', () => {
       }
       expect((await store.listAudit({ tool: TOOL, limit: 100 })).filter((a) => a.kind === 'webhook.dispatched')).toHaveLength(1);
     } finally {
-      await runtime.close();
-      await store.close();
-      await registry.close();
+      await api.close();
     }
   });
 });
 
 describe('keyed webhook idempotency', () => {
   it('the event id in the body names the event for a keyed hook as for a signed one: a redelivery under another X-Toolcap-Event-Id (or none) is a duplicate', async () => {
-    const registry = new Registry({ paths: ['examples/manifests/xena'] });
-    expect((await registry.start()).kind).toBe('reloaded');
-    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
-    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
     const KEY = 'whkey-manus-test-0123456789';
-    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { key: KEY } }, now: () => NOW }, onError: (e) => console.error(e) });
+    const api = await xenaHooks({ tools: { [TOOL]: { key: KEY } }, now: () => NOW });
+    const { app, store } = api;
     try {
       const send = (event: Record<string, unknown>, eventId?: string) =>
         getJson(app, `/hooks/${TOOL}?workflowType=agentmail`, {
@@ -246,19 +257,13 @@ describe('keyed webhook idempotency', () => {
       expect((await send({ workflowId: `keyed-${run}`, kind: 'pong' })).body.duplicate).toBe(true);
       expect((await store.listAudit({ tool: TOOL, limit: 100 })).filter((a) => a.kind === 'webhook.dispatched')).toHaveLength(4);
     } finally {
-      await runtime.close();
-      await store.close();
-      await registry.close();
+      await api.close();
     }
   });
 });
 
 describe('signed replay across the dispatcher\'s duplicate window', () => {
   it.skipIf(!natsUp.up)('a JetStream stream that forgets keys sooner than the timestamp tolerance does not let a captured signed request be dispatched twice', async () => {
-    const registry = new Registry({ paths: ['examples/manifests/xena'] });
-    expect((await registry.start()).kind).toBe('reloaded');
-    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
-    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
     // the operator's stream existed before toolcap, with a short duplicate window (NATS's own default is 2 minutes)
     const stream = `TOOLCAP_TEST_W${run.toUpperCase()}`;
     const subjectPrefix = `toolcap.testw.${run}`;
@@ -267,7 +272,8 @@ describe('signed replay across the dispatcher\'s duplicate window', () => {
     await jsm.streams.add({ name: stream, subjects: [`${subjectPrefix}.>`], duplicate_window: 2e9 });
     const dispatcher = await jetStreamDispatcher({ stream, subjectPrefix });
     let clock = NOW.getTime();
-    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => new Date(clock), dispatcher }, onError: (e) => console.error(e) });
+    const api = await xenaHooks({ tools: { [TOOL]: { secret: SECRET } }, now: () => new Date(clock), dispatcher });
+    const { app } = api;
     try {
       const wf = `window-${run}`;
       const body = JSON.stringify({ workflowId: wf, action: 'refund', amount: 100 });
@@ -296,20 +302,15 @@ describe('signed replay across the dispatcher\'s duplicate window', () => {
       await dispatcher.close?.();
       await jsm.streams.delete(stream).catch(() => undefined);
       await nc.close();
-      await runtime.close();
-      await store.close();
-      await registry.close();
+      await api.close();
     }
   });
 });
 
 describe('what a webhook refusal repeats of the sender', () => {
   it('an unknown tool id and an unknown workflowType are redacted, then cut to 100 characters, in the problem body', async () => {
-    const registry = new Registry({ paths: ['examples/manifests/xena'] });
-    expect((await registry.start()).kind).toBe('reloaded');
-    const store = await openSqliteStore(join(folder('toolcap-hooks-'), 'toolcap.db'));
-    const runtime = new Runtime({ registry, store, providers: new ProviderTypes(), onWarning: () => undefined });
-    const app = createApi(registry, { runtime, auth: { authenticate }, webhooks: { tools: { [TOOL]: { secret: SECRET } }, now: () => NOW } });
+    const api = await xenaHooks({ tools: { [TOOL]: { secret: SECRET } }, now: () => NOW });
+    const { app } = api;
     try {
       // a token whose first characters fall inside the 100 kept, the rest past them
       const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
@@ -323,9 +324,7 @@ describe('what a webhook refusal repeats of the sender', () => {
         expect(String(body.detail).length).toBeLessThan(400);
       }
     } finally {
-      await runtime.close();
-      await store.close();
-      await registry.close();
+      await api.close();
     }
   });
 });
